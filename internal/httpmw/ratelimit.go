@@ -1,0 +1,114 @@
+package httpmw
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// idleAfter is how long a key's limiter is kept without requests; after
+// that its bucket is full again anyway, so forgetting it changes nothing.
+const idleAfter = 10 * time.Minute
+
+// RateLimiter keeps one token bucket per key (a principal or an address).
+// It is safe for concurrent use and needs no goroutine: idle buckets are
+// swept while handling requests.
+type RateLimiter struct {
+	limit rate.Limit
+	burst int
+	now   func() time.Time
+
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+// NewRateLimiter returns a limiter allowing each key perSecond requests per
+// second on average with bursts of up to burst requests.
+func NewRateLimiter(perSecond float64, burst int) *RateLimiter {
+	if burst < 1 {
+		burst = 1
+	}
+	return &RateLimiter{limit: rate.Limit(perSecond), burst: burst, now: time.Now, buckets: map[string]*bucket{}}
+}
+
+// Reserve takes one token for key. It returns 0 when the request may
+// proceed, or how long the caller should wait before retrying.
+func (l *RateLimiter) Reserve(key string) time.Duration {
+	now := l.now()
+	l.mu.Lock()
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{lim: rate.NewLimiter(l.limit, l.burst)}
+		l.buckets[key] = b
+	}
+	b.seen = now
+	if now.Sub(l.lastSweep) > idleAfter {
+		l.lastSweep = now
+		for k, v := range l.buckets {
+			if now.Sub(v.seen) > idleAfter {
+				delete(l.buckets, k)
+			}
+		}
+	}
+	l.mu.Unlock()
+
+	r := b.lim.ReserveN(now, 1)
+	if !r.OK() {
+		return idleAfter
+	}
+	d := r.DelayFrom(now)
+	if d > 0 {
+		// Refused requests must not consume future tokens.
+		r.CancelAt(now)
+	}
+	return d
+}
+
+// RateLimit answers 429 Too Many Requests with a Retry-After header (whole
+// seconds, rounded up) once key(r) has used up its bucket. An empty key
+// falls back to the client address.
+func RateLimit(l *RateLimiter, key func(*http.Request) string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if l == nil {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			k := ""
+			if key != nil {
+				k = key(r)
+			}
+			if k == "" {
+				k = "ip:" + RemoteIP(r)
+			}
+			if d := l.Reserve(k); d > 0 {
+				secs := int(math.Ceil(d.Seconds()))
+				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+				http.Error(w, "rate limit exceeded: retry after "+strconv.Itoa(max(secs, 1))+"s", http.StatusTooManyRequests)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// RemoteIP returns the IP of the peer that sent r, without the port.
+// Forwarding headers are ignored: they are set by the client unless a
+// trusted proxy rewrites them, and a limiter keyed on them is easy to dodge.
+func RemoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
