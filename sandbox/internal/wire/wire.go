@@ -29,8 +29,10 @@ type Type uint8
 
 // Frame types. "→ worker" frames are written by the parent.
 const (
-	// Hello (worker → parent, once): A is the worker's JSON hello.
-	Hello Type = iota + 1
+	// Setup (→ worker, first frame): A is the worker's JSON settings.
+	Setup Type = iota + 1
+	// Hello (worker → parent, answers Setup): A is the worker's JSON hello.
+	Hello
 	// Exec (→ worker): A is the JSON request, B the program source.
 	Exec
 	// Call (worker → parent): ID is the call id, A the function name,
@@ -47,6 +49,8 @@ const (
 
 func (t Type) String() string {
 	switch t {
+	case Setup:
+		return "setup"
 	case Hello:
 		return "hello"
 	case Exec:
