@@ -1,0 +1,473 @@
+package authserver
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// pendingRequest is a validated authorization request waiting for sign-in and consent.
+type pendingRequest struct {
+	client      *client
+	redirectURI string
+	state       string
+	challenge   string
+	resource    string
+	scopes      []string
+	expires     time.Time
+}
+
+// session is a signed-in browser.
+type session struct {
+	subject string
+	name    string
+	expires time.Time
+}
+
+// authCode is an issued authorization code and everything it is bound to.
+type authCode struct {
+	clientID    string
+	redirectURI string
+	challenge   string
+	resource    string
+	scopes      []string
+	subject     string
+	expires     time.Time
+	// used is set by the first exchange; familyID names the refresh-token
+	// family it produced, revoked if the code is presented again.
+	used     bool
+	familyID string
+}
+
+const (
+	pendingTTL        = 10 * time.Minute
+	maxInMemory       = 10000
+	sessionCookieName = "authserver_session"
+	maxFormBytes      = 16 << 10
+	maxStateBytes     = 2048
+)
+
+// authorizeParams are the single-valued query parameters of /authorize.
+var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "state", "scope",
+	"code_challenge", "code_challenge_method", "resource"}
+
+func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	for _, k := range []string{"client_id", "redirect_uri"} {
+		if len(q[k]) > 1 {
+			s.errorPage(w, http.StatusBadRequest, "Invalid request", k+" appears more than once.")
+			return
+		}
+	}
+	c, err := s.lookupClient(r.Context(), q.Get("client_id"))
+	if err != nil {
+		if errors.Is(err, ErrUnknownClient) {
+			s.log.Info("authserver: authorize with unknown client", "err", err)
+			s.errorPage(w, http.StatusBadRequest, "Unknown application", strings.TrimPrefix(err.Error(), "authserver: "))
+		} else {
+			s.log.Error("authserver: client lookup", "err", err)
+			s.errorPage(w, http.StatusInternalServerError, "Server error", "The application could not be looked up. Try again.")
+		}
+		return
+	}
+	redirectURI := q.Get("redirect_uri")
+	if redirectURI == "" {
+		s.errorPage(w, http.StatusBadRequest, "Invalid request", "redirect_uri is missing.")
+		return
+	}
+	if !c.allowsRedirect(redirectURI) {
+		s.log.Warn("authserver: redirect_uri not registered", "client_id", c.ID, "redirect_uri", redirectURI)
+		s.errorPage(w, http.StatusBadRequest, "Invalid redirect address",
+			"The redirect_uri is not registered for this application, so this server will not send you there.")
+		return
+	}
+	// From here on, errors go back to the client's verified redirect URI.
+	state := q.Get("state")
+	fail := func(code, desc string) {
+		s.redirect(w, r, http.StatusFound, redirectURI, url.Values{"error": {code}, "error_description": {desc}, "state": {state}})
+	}
+	for _, k := range authorizeParams {
+		if len(q[k]) > 1 {
+			fail("invalid_request", k+" appears more than once")
+			return
+		}
+	}
+	if len(state) > maxStateBytes {
+		fail("invalid_request", "state is longer than 2048 bytes")
+		return
+	}
+	if rt := q.Get("response_type"); rt != "code" {
+		fail("unsupported_response_type", "response_type must be code")
+		return
+	}
+	challenge := q.Get("code_challenge")
+	if challenge == "" {
+		fail("invalid_request", "code_challenge is required: use PKCE with code_challenge_method=S256")
+		return
+	}
+	if q.Get("code_challenge_method") != "S256" {
+		fail("invalid_request", "code_challenge_method must be S256 (plain is not allowed)")
+		return
+	}
+	if !validChallenge(challenge) {
+		fail("invalid_request", "code_challenge must be the 43-character base64url SHA-256 of the code verifier")
+		return
+	}
+	resource, oerr := s.checkResource(q.Get("resource"), "")
+	if oerr != nil {
+		fail(oerr.Code, oerr.Description)
+		return
+	}
+	scopes, oerr := s.grantScopes(q.Get("scope"))
+	if oerr != nil {
+		fail(oerr.Code, oerr.Description)
+		return
+	}
+	p := &pendingRequest{
+		client: c, redirectURI: redirectURI, state: state, challenge: challenge,
+		resource: resource, scopes: scopes, expires: s.now().Add(pendingTTL),
+	}
+	id, ok := s.putPending(p)
+	if !ok {
+		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sign-ins are in progress. Try again in a few minutes.")
+		return
+	}
+	if sid, sess := s.sessionFrom(r); sess != nil {
+		s.renderConsent(w, id, p, sid, sess)
+		return
+	}
+	s.renderSignIn(w, http.StatusOK, id, p, "", "")
+}
+
+// validChallenge checks the shape of an S256 challenge: 32 bytes, base64url, no padding.
+func validChallenge(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	return err == nil && len(b) == sha256.Size
+}
+
+// checkResource validates a resource indicator (RFC 8707). The only
+// resource is the MCP endpoint; a trailing slash is tolerated. bound, when
+// set, is the resource a code or refresh token was issued for, and an
+// absent parameter then means that one.
+func (s *Server) checkResource(requested, bound string) (string, *oauthError) {
+	if requested == "" {
+		if bound != "" {
+			return bound, nil
+		}
+		return "", errInvalidTarget("resource is required; use " + s.resource)
+	}
+	if strings.TrimSuffix(requested, "/") != strings.TrimSuffix(s.resource, "/") {
+		return "", errInvalidTarget("this server only issues tokens for resource " + s.resource)
+	}
+	return s.resource, nil
+}
+
+// grantScopes turns a requested scope string into granted scopes: unknown
+// scopes are dropped, no scope at all means every supported scope.
+func (s *Server) grantScopes(requested string) ([]string, *oauthError) {
+	fields := strings.Fields(requested)
+	if len(fields) == 0 {
+		return slices.Clone(s.scopes), nil
+	}
+	var out []string
+	for _, sc := range s.scopes {
+		if slices.Contains(fields, sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errInvalidScope("none of the requested scopes is supported; use " + strings.Join(s.scopes, " "))
+	}
+	return out, nil
+}
+
+// redirect sends the browser back to the client with params plus iss (RFC 9207).
+func (s *Server) redirect(w http.ResponseWriter, r *http.Request, status int, redirectURI string, params url.Values) {
+	u, err := url.Parse(redirectURI)
+	if err != nil { // validated earlier; never expected
+		s.errorPage(w, http.StatusBadRequest, "Invalid redirect address", "The redirect_uri does not parse.")
+		return
+	}
+	q := u.Query()
+	for k, v := range params {
+		if len(v) == 1 && v[0] == "" {
+			continue
+		}
+		q[k] = v
+	}
+	q.Set("iss", s.issuer)
+	u.RawQuery = q.Encode()
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, u.String(), status)
+}
+
+func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Invalid request", "The sign-in form could not be read.")
+		return
+	}
+	id := r.PostForm.Get("request")
+	p := s.getPending(id)
+	if p == nil {
+		s.expiredPage(w)
+		return
+	}
+	username := strings.TrimSpace(r.PostForm.Get("username"))
+	password := r.PostForm.Get("password")
+	if username == "" || password == "" {
+		s.renderSignIn(w, http.StatusBadRequest, id, p, username, "Enter your username and password.")
+		return
+	}
+	subject, name, err := s.users.Authenticate(r.Context(), username, password)
+	if err != nil || subject == "" {
+		if err == nil || errors.Is(err, ErrBadCredentials) {
+			s.log.Info("authserver: failed sign-in", "username", username)
+			s.renderSignIn(w, http.StatusUnauthorized, id, p, username, "Wrong username or password.")
+			return
+		}
+		s.log.Error("authserver: authenticate", "err", err)
+		s.renderSignIn(w, http.StatusInternalServerError, id, p, username, "Sign-in failed because of a server error. Try again.")
+		return
+	}
+	if name == "" {
+		name = username
+	}
+	sid, ok := s.putSession(&session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
+	if !ok {
+		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     sessionCookieName,
+		Value:    sid,
+		Path:     s.localPath(pathAuthorize),
+		HttpOnly: true,
+		Secure:   s.issuerURL.Scheme == "https",
+		SameSite: http.SameSiteLaxMode,
+		MaxAge:   int(s.sessionTTL / time.Second),
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, s.localPath(pathConsent)+"?request="+url.QueryEscape(id), http.StatusSeeOther)
+}
+
+func (s *Server) handleConsentPage(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("request")
+	p := s.getPending(id)
+	if p == nil {
+		s.expiredPage(w)
+		return
+	}
+	sid, sess := s.sessionFrom(r)
+	if sess == nil {
+		s.renderSignIn(w, http.StatusOK, id, p, "", "")
+		return
+	}
+	s.renderConsent(w, id, p, sid, sess)
+}
+
+func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Invalid request", "The consent form could not be read.")
+		return
+	}
+	id := r.PostForm.Get("request")
+	if s.getPending(id) == nil {
+		s.expiredPage(w)
+		return
+	}
+	sid, sess := s.sessionFrom(r)
+	if sess == nil {
+		s.errorPage(w, http.StatusForbidden, "Signed out", "Your sign-in session is missing or expired. Start again from the application.")
+		return
+	}
+	if !hmac.Equal([]byte(r.PostForm.Get("csrf_token")), []byte(s.csrfToken(sid, id))) {
+		s.log.Warn("authserver: consent with invalid CSRF token", "subject", sess.subject)
+		s.errorPage(w, http.StatusForbidden, "Request refused", "The consent form was not submitted from this server's page (invalid CSRF token). Start again from the application.")
+		return
+	}
+	p := s.takePending(id)
+	if p == nil { // a concurrent submission of the same form won
+		s.expiredPage(w)
+		return
+	}
+	switch r.PostForm.Get("action") {
+	case "allow":
+		code := rand.Text()
+		ok := s.putCode(code, &authCode{
+			clientID: p.client.ID, redirectURI: p.redirectURI, challenge: p.challenge,
+			resource: p.resource, scopes: p.scopes, subject: sess.subject,
+			expires: s.now().Add(s.codeTTL),
+		})
+		if !ok {
+			s.redirect(w, r, http.StatusSeeOther, p.redirectURI, url.Values{"error": {"temporarily_unavailable"}, "error_description": {"too many pending authorization codes; try again"}, "state": {p.state}})
+			return
+		}
+		s.log.Info("authserver: consent granted", "client_id", p.client.ID, "subject", sess.subject, "scope", strings.Join(p.scopes, " "))
+		s.redirect(w, r, http.StatusSeeOther, p.redirectURI, url.Values{"code": {code}, "state": {p.state}})
+	case "deny":
+		s.redirect(w, r, http.StatusSeeOther, p.redirectURI, url.Values{"error": {"access_denied"}, "error_description": {"the user denied access"}, "state": {p.state}})
+	default:
+		s.redirect(w, r, http.StatusSeeOther, p.redirectURI, url.Values{"error": {"invalid_request"}, "error_description": {"consent action must be allow or deny"}, "state": {p.state}})
+	}
+}
+
+func (s *Server) expiredPage(w http.ResponseWriter) {
+	s.errorPage(w, http.StatusBadRequest, "Request expired", "This sign-in request is unknown or has expired. Start again from the application.")
+}
+
+func (s *Server) renderSignIn(w http.ResponseWriter, status int, id string, p *pendingRequest, username, msg string) {
+	s.render(w, status, "signin", &pageData{
+		Title: "Sign in", Action: s.localPath(pathSignIn), RequestID: id,
+		ClientName: p.client.displayName(), Username: username, Error: msg, Hint: s.hint,
+	})
+}
+
+func (s *Server) renderConsent(w http.ResponseWriter, id string, p *pendingRequest, sid string, sess *session) {
+	d := &pageData{
+		Title: "Allow access", Action: s.localPath(pathConsent), RequestID: id,
+		ClientName: p.client.displayName(), UserName: sess.name,
+		RedirectHost: redirectHost(p.redirectURI), CSRFToken: s.csrfToken(sid, id),
+	}
+	for _, sc := range p.scopes {
+		d.Scopes = append(d.Scopes, scopeView{Name: sc, Description: s.scopeDesc[sc]})
+	}
+	s.render(w, http.StatusOK, "consent", d)
+}
+
+// redirectHost is what the user is told they will be sent to.
+func redirectHost(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return uri
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// csrfToken binds a consent form to one browser session and one request.
+func (s *Server) csrfToken(sessionID, requestID string) string {
+	m := hmac.New(sha256.New, s.csrfKey[:])
+	m.Write([]byte("consent\x00" + sessionID + "\x00" + requestID))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func (s *Server) sessionFrom(r *http.Request) (string, *session) {
+	c, err := r.Cookie(sessionCookieName)
+	if err != nil || c.Value == "" {
+		return "", nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.sessions[c.Value]
+	if !ok {
+		return "", nil
+	}
+	if !s.now().Before(sess.expires) {
+		delete(s.sessions, c.Value)
+		return "", nil
+	}
+	return c.Value, sess
+}
+
+func (s *Server) putSession(sess *session) (string, bool) {
+	id := rand.Text() + rand.Text()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sessions) >= maxInMemory {
+		now := s.now()
+		for k, v := range s.sessions {
+			if !now.Before(v.expires) {
+				delete(s.sessions, k)
+			}
+		}
+		if len(s.sessions) >= maxInMemory {
+			return "", false
+		}
+	}
+	s.sessions[id] = sess
+	return id, true
+}
+
+func (s *Server) putPending(p *pendingRequest) (string, bool) {
+	id := rand.Text()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) >= maxInMemory {
+		now := s.now()
+		for k, v := range s.pending {
+			if !now.Before(v.expires) {
+				delete(s.pending, k)
+			}
+		}
+		if len(s.pending) >= maxInMemory {
+			return "", false
+		}
+	}
+	s.pending[id] = p
+	return id, true
+}
+
+func (s *Server) getPending(id string) *pendingRequest {
+	if id == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pending[id]
+	if !ok {
+		return nil
+	}
+	if !s.now().Before(p.expires) {
+		delete(s.pending, id)
+		return nil
+	}
+	return p
+}
+
+// takePending removes and returns a pending request, so consent is given once.
+func (s *Server) takePending(id string) *pendingRequest {
+	p := s.getPending(id)
+	if p == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending[id] != p {
+		return nil
+	}
+	delete(s.pending, id)
+	return p
+}
+
+// codeRetention keeps used codes past expiry so late replays are still recognised.
+const codeRetention = 10 * time.Minute
+
+func (s *Server) putCode(code string, c *authCode) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.codes) >= maxInMemory {
+		now := s.now()
+		for k, v := range s.codes {
+			if now.After(v.expires.Add(codeRetention)) {
+				delete(s.codes, k)
+			}
+		}
+		if len(s.codes) >= maxInMemory {
+			return false
+		}
+	}
+	s.codes[code] = c
+	return true
+}

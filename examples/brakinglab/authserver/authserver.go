@@ -1,0 +1,345 @@
+// Package authserver is BrakingLab's development OAuth 2.1 authorization
+// server: RFC 8414 metadata, dynamic client registration (RFC 7591), client ID
+// metadata documents, the authorization-code flow with PKCE S256, a sign-in
+// and consent page, rotating refresh tokens and ES256 JWT access tokens
+// (RFC 9068) whose audience is the MCP resource (RFC 8707).
+//
+// It keeps clients, refresh-token families and its signing key in the host's
+// SQLite database (tables prefixed authserver_), so a restart keeps
+// registrations and tokens valid. Codes, pending sign-ins and browser
+// sessions live in memory: a restart only asks the user to sign in again.
+//
+// It is meant for development and demos. In production, point the resource
+// server at a real identity provider instead.
+package authserver
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// Scopes BrakingLab's MCP endpoint understands.
+const (
+	ScopeRead  = "brakinglab:read"
+	ScopeWrite = "brakinglab:write"
+)
+
+// Defaults used when the matching Options field is zero.
+const (
+	DefaultAccessTokenTTL  = 15 * time.Minute
+	DefaultCodeTTL         = 60 * time.Second
+	DefaultRefreshTokenTTL = 30 * 24 * time.Hour
+	DefaultSessionTTL      = 12 * time.Hour
+	DefaultMaxClients      = 1000
+)
+
+// UserAuthenticator checks a username and password typed into the sign-in page.
+// BrakingLab's store implements it.
+type UserAuthenticator interface {
+	// Authenticate returns the user's stable subject identifier (the token's
+	// sub claim) and a name to show on the consent page. Wrong credentials
+	// must return an error wrapping ErrBadCredentials; other errors are
+	// logged and shown as a generic failure.
+	Authenticate(ctx context.Context, username, password string) (subject, displayName string, err error)
+}
+
+// Options configures a Server. A nil *Options is valid only when Issuer and
+// Resource do not matter, which is never: New requires both.
+type Options struct {
+	// Issuer is the authorization server's issuer URL (RFC 8414), e.g.
+	// "http://127.0.0.1:8080". Endpoints live below its path. Required.
+	Issuer string
+	// Resource is the canonical URL of the MCP endpoint (RFC 8707). It is the
+	// only resource tokens are issued for and the aud claim of every token.
+	// Required.
+	Resource string
+	// ScopesSupported lists the scopes clients may request. A request
+	// without scope gets all of them. Default: ScopeRead, ScopeWrite.
+	ScopesSupported []string
+	// ScopeDescriptions explains scopes on the consent page. Defaults cover
+	// ScopeRead and ScopeWrite.
+	ScopeDescriptions map[string]string
+	// AccessTokenTTL is the access tokens' lifetime. Default 15 minutes.
+	AccessTokenTTL time.Duration
+	// CodeTTL is the authorization codes' lifetime. Default 60 seconds.
+	CodeTTL time.Duration
+	// RefreshTokenTTL bounds a refresh-token family's total lifetime. Default 30 days.
+	RefreshTokenTTL time.Duration
+	// SessionTTL is how long a browser stays signed in. Default 12 hours.
+	SessionTTL time.Duration
+	// MaxClients caps the dynamically registered clients kept; beyond it the
+	// oldest never-used clients are pruned first, then the least recently
+	// used. Default 1000.
+	MaxClients int
+	// HTTPClient fetches client ID metadata documents. The default refuses
+	// connections to private, loopback, link-local and other special
+	// addresses. A client set here replaces that guard (tests use it to fetch
+	// from a loopback TLS server); redirects are refused either way.
+	HTTPClient *http.Client
+	// SignInHint is shown under the sign-in form, e.g. the demo accounts.
+	SignInHint string
+	// Now returns the current time; tests move it. Default time.Now.
+	Now func() time.Time
+	// Logger receives security events (code replay, refresh-token reuse,
+	// refused metadata fetches). Default: discard.
+	Logger *slog.Logger
+}
+
+// Server is the authorization server. It is an http.Handler serving its
+// endpoints at their full paths; Mount registers them on a mux.
+type Server struct {
+	db         *sql.DB
+	users      UserAuthenticator
+	issuer     string
+	issuerURL  *url.URL
+	resource   string
+	scopes     []string
+	scopeDesc  map[string]string
+	accessTTL  time.Duration
+	codeTTL    time.Duration
+	refreshTTL time.Duration
+	sessionTTL time.Duration
+	maxClients int
+	hint       string
+	now        func() time.Time
+	log        *slog.Logger
+
+	keys *keyRing
+	cimd *cimdResolver
+	mux  *http.ServeMux
+	meta oauthex.AuthServerMeta
+
+	// csrfKey signs consent CSRF tokens; sessions are in memory, so it may be too.
+	csrfKey [32]byte
+
+	mu       sync.Mutex
+	pending  map[string]*pendingRequest
+	codes    map[string]*authCode
+	sessions map[string]*session
+}
+
+// Endpoint paths relative to the issuer URL's path.
+const (
+	pathAuthorize = "/authorize"
+	pathSignIn    = "/authorize/signin"
+	pathConsent   = "/authorize/consent"
+	pathToken     = "/token"
+	pathRegister  = "/register"
+	pathJWKS      = "/jwks"
+	// MetadataPathPrefix is prepended to the issuer's path to form the RFC 8414 metadata path.
+	MetadataPathPrefix = "/.well-known/oauth-authorization-server"
+)
+
+// New creates a Server, applying its migrations to db and loading (or
+// creating) its signing key. users checks sign-in credentials.
+func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
+	if db == nil {
+		return nil, errors.New("authserver: nil database")
+	}
+	if users == nil {
+		return nil, errors.New("authserver: nil UserAuthenticator")
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	iss, err := parseBaseURL("Issuer", opts.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseBaseURL("Resource", opts.Resource); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		db:         db,
+		users:      users,
+		issuer:     strings.TrimSuffix(opts.Issuer, "/"),
+		issuerURL:  iss,
+		resource:   opts.Resource,
+		scopes:     opts.ScopesSupported,
+		scopeDesc:  opts.ScopeDescriptions,
+		accessTTL:  orDefault(opts.AccessTokenTTL, DefaultAccessTokenTTL),
+		codeTTL:    orDefault(opts.CodeTTL, DefaultCodeTTL),
+		refreshTTL: orDefault(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
+		sessionTTL: orDefault(opts.SessionTTL, DefaultSessionTTL),
+		maxClients: opts.MaxClients,
+		hint:       opts.SignInHint,
+		now:        opts.Now,
+		log:        opts.Logger,
+		pending:    map[string]*pendingRequest{},
+		codes:      map[string]*authCode{},
+		sessions:   map[string]*session{},
+	}
+	if len(s.scopes) == 0 {
+		s.scopes = []string{ScopeRead, ScopeWrite}
+	}
+	for _, sc := range s.scopes {
+		if sc == "" || strings.ContainsAny(sc, " \"\\") {
+			return nil, fmt.Errorf("authserver: invalid scope %q", sc)
+		}
+	}
+	if s.scopeDesc == nil {
+		s.scopeDesc = map[string]string{
+			ScopeRead:  "Read your sessions, laps, telemetry summaries and coaching notes.",
+			ScopeWrite: "Change your data: create and edit notes, goals and training plans.",
+		}
+	}
+	if s.maxClients <= 0 {
+		s.maxClients = DefaultMaxClients
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	rand.Read(s.csrfKey[:])
+	s.cimd = newCIMDResolver(opts.HTTPClient, s.now)
+
+	ctx := context.Background()
+	if err := migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	if s.keys, err = loadKeyRing(ctx, db, s.now); err != nil {
+		return nil, err
+	}
+	s.meta = s.buildMetadata()
+	s.mux = s.routes()
+	return s, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// parseBaseURL checks an absolute http(s) URL without query or fragment.
+func parseBaseURL(field, raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, fmt.Errorf("authserver: Options.%s is required", field)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("authserver: Options.%s %q must be an absolute http(s) URL without query or fragment", field, raw)
+	}
+	return u, nil
+}
+
+// endpoint returns the absolute URL of an endpoint path.
+func (s *Server) endpoint(p string) string { return s.issuer + p }
+
+// localPath returns the request path an endpoint is served at.
+func (s *Server) localPath(p string) string {
+	return strings.TrimSuffix(s.issuerURL.EscapedPath(), "/") + p
+}
+
+// MetadataPath is the path where RFC 8414 metadata for this issuer is served.
+func (s *Server) MetadataPath() string {
+	return MetadataPathPrefix + strings.TrimSuffix(s.issuerURL.EscapedPath(), "/")
+}
+
+func (s *Server) buildMetadata() oauthex.AuthServerMeta {
+	return oauthex.AuthServerMeta{
+		Issuer:                                     s.issuer,
+		AuthorizationEndpoint:                      s.endpoint(pathAuthorize),
+		TokenEndpoint:                              s.endpoint(pathToken),
+		RegistrationEndpoint:                       s.endpoint(pathRegister),
+		JWKSURI:                                    s.endpoint(pathJWKS),
+		ScopesSupported:                            append([]string(nil), s.scopes...),
+		ResponseTypesSupported:                     []string{"code"},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		CodeChallengeMethodsSupported:              []string{"S256"},
+		ClientIDMetadataDocumentSupported:          true,
+		AuthorizationResponseIssParameterSupported: true,
+	}
+}
+
+// Metadata returns the RFC 8414 metadata document this server serves.
+func (s *Server) Metadata() *oauthex.AuthServerMeta {
+	m := s.buildMetadata()
+	return &m
+}
+
+// Issuer returns the issuer URL (the iss claim of every token).
+func (s *Server) Issuer() string { return s.issuer }
+
+// JWKSURL returns the absolute URL of the JSON Web Key Set.
+func (s *Server) JWKSURL() string { return s.endpoint(pathJWKS) }
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+s.MetadataPath(), s.cors(s.handleMetadata))
+	mux.HandleFunc("OPTIONS "+s.MetadataPath(), s.cors(nil))
+	mux.HandleFunc("GET "+s.localPath(pathJWKS), s.cors(s.handleJWKS))
+	mux.HandleFunc("OPTIONS "+s.localPath(pathJWKS), s.cors(nil))
+	mux.HandleFunc("POST "+s.localPath(pathRegister), s.cors(s.handleRegister))
+	mux.HandleFunc("OPTIONS "+s.localPath(pathRegister), s.cors(nil))
+	mux.HandleFunc("POST "+s.localPath(pathToken), s.cors(s.handleToken))
+	mux.HandleFunc("OPTIONS "+s.localPath(pathToken), s.cors(nil))
+	mux.HandleFunc("GET "+s.localPath(pathAuthorize), s.handleAuthorize)
+	mux.HandleFunc("POST "+s.localPath(pathSignIn), s.handleSignIn)
+	mux.HandleFunc("GET "+s.localPath(pathConsent), s.handleConsentPage)
+	mux.HandleFunc("POST "+s.localPath(pathConsent), s.handleConsent)
+	return mux
+}
+
+// Paths lists the request paths the server answers, for mounting.
+func (s *Server) Paths() []string {
+	return []string{
+		s.MetadataPath(),
+		s.localPath(pathJWKS),
+		s.localPath(pathRegister),
+		s.localPath(pathToken),
+		s.localPath(pathAuthorize),
+		s.localPath(pathSignIn),
+		s.localPath(pathConsent),
+	}
+}
+
+// Mount registers every path of the server on mux.
+func (s *Server) Mount(mux *http.ServeMux) {
+	for _, p := range s.Paths() {
+		mux.Handle(p, s)
+	}
+}
+
+// ServeHTTP serves the server's endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// cors lets browser-based clients (e.g. the MCP Inspector) call the
+// endpoints that carry no cookies. next == nil answers a preflight.
+func (s *Server) cors(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Mcp-Protocol-Version")
+		h.Set("Access-Control-Max-Age", "600")
+		if next == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (s *Server) handleMetadata(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	writeJSON(w, http.StatusOK, s.meta)
+}
