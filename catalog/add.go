@@ -1,0 +1,123 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Func describes one function to register. In must be a struct type (use
+// struct{} for no arguments); Out may be any type that crosses JSON.
+type Func[In, Out any] struct {
+	// Name is how code calls the function: namespace.Name. It must be a
+	// valid JavaScript identifier.
+	Name string
+	// Description is shown to the model as the function's documentation.
+	Description string
+	// Tier says whether the function reads, changes or creates data.
+	Tier Tier
+	// Scopes lists OAuth scopes the caller must all hold.
+	Scopes []string
+	// Handler does the work. Errors made with NotFound, Conflict, Invalid,
+	// or of type *Error or *ValidationError are shown to the model as
+	// written; any other error (and any panic) becomes an *InternalError.
+	Handler func(ctx context.Context, in In) (Out, error)
+	// Validate optionally checks what needs the host (ownership of
+	// referenced IDs, existence). It runs after tag validation, before the
+	// handler, and in dry runs. Its errors are treated like the handler's.
+	Validate func(ctx context.Context, in In) error
+}
+
+// entry is a registered function with its decoding plan.
+type entry struct {
+	info FuncInfo
+	plan *node
+	// run decodes args (already checked against plan), validates, runs the
+	// Validate hook and, unless dry, the handler.
+	run func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error)
+}
+
+// Add registers f in c. Every problem that can be found without calling
+// the function is reported here: an invalid or duplicate name, a missing
+// handler, an unknown tier, a malformed scope, Go types that cannot cross
+// JSON (chan, func, complex, structs without exported fields, non-empty
+// interfaces) and validate tags that validator/v10 does not know.
+func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
+	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), In: in, Out: out}
+	e, err := newEntry(c, info, f.Handler == nil)
+	if err != nil {
+		return err
+	}
+	e.run = func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error) {
+		var v In
+		if err := unmarshalArgs(args, &v); err != nil {
+			return nil, err
+		}
+		if err := c.validateStruct(in, &v); err != nil {
+			return nil, err
+		}
+		if f.Validate != nil {
+			if err := f.Validate(ctx, v); err != nil {
+				return nil, err
+			}
+		}
+		if dry {
+			return validResult{Valid: true}, nil
+		}
+		return f.Handler(ctx, v)
+	}
+	if err := c.validateSample(in); err != nil {
+		return fmt.Errorf("catalog: %s: %w", f.Name, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.funcs[f.Name]; dup {
+		return fmt.Errorf("catalog: function %s.%s is already registered", c.ns, f.Name)
+	}
+	c.funcs[f.Name] = e
+	return nil
+}
+
+// MustAdd is like Add but panics on a registration error. It suits
+// registration at start-up, where such an error is a programming mistake.
+func MustAdd[In, Out any](c *Catalog, f Func[In, Out]) {
+	if err := Add(c, f); err != nil {
+		panic(err)
+	}
+}
+
+type validResult struct {
+	Valid bool `json:"valid"`
+}
+
+func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
+	if err := checkIdent(info.Name); err != nil {
+		return nil, fmt.Errorf("catalog: function name %w", err)
+	}
+	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
+	if noHandler {
+		return nil, wrap(errors.New("Handler is nil"))
+	}
+	if !info.Tier.valid() {
+		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
+	}
+	for _, s := range info.Scopes {
+		if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
+			return nil, wrap(fmt.Errorf("invalid scope %q", s))
+		}
+	}
+	if info.In.Kind() != reflect.Struct {
+		return nil, wrap(fmt.Errorf("argument type %s must be a struct (use struct{} for none)", info.In))
+	}
+	plan, err := buildPlan(info.In, true)
+	if err != nil {
+		return nil, wrap(fmt.Errorf("argument type: %w", err))
+	}
+	if _, err := buildPlan(info.Out, false); err != nil {
+		return nil, wrap(fmt.Errorf("result type: %w", err))
+	}
+	return &entry{info: info, plan: plan}, nil
+}

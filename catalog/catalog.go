@@ -1,0 +1,110 @@
+// Package catalog registers typed Go functions that AI-written code may
+// call, and runs those calls: it decodes JSON arguments without coercion,
+// validates them, checks the caller's scopes, supports dry runs, and turns
+// every failure into an error whose JSON form is safe and useful to show
+// the model.
+//
+// Functions belong to one of three tiers. READ-ONLY functions decode
+// arguments flexibly (unknown fields are ignored). MUTATING and CREATIVE
+// functions decode strictly (unknown fields are rejected at every nesting
+// level) and accept "_validateOnly": true, which decodes, validates and runs
+// the Validate hook without calling the handler. READ-ONLY functions reject
+// "_validateOnly" with a validation issue, since a read has nothing to dry
+// run and silently ignoring it would mislead the caller.
+//
+// A struct field is required (must be present in arguments, always present
+// in results) unless it is a pointer, an interface, a json.RawMessage, or
+// tagged omitempty or omitzero; a validate:"required" tag makes any field
+// required. typegen declares exactly these fields as non-optional. A
+// required field given null is reported like a wrong type; an optional
+// field given null counts as absent.
+package catalog
+
+import (
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// Options configures a Catalog. The zero value is the documented default.
+type Options struct {
+	// AllowAnonymous lets Call run without a Principal in the context.
+	// Functions that require scopes still fail for anonymous callers.
+	AllowAnonymous bool
+	// KeepNulls keeps null-valued object members in results. By default
+	// they are removed.
+	KeepNulls bool
+	// Logger receives the causes of internal errors. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Catalog is a namespace of typed functions. It is safe for concurrent use.
+type Catalog struct {
+	ns       string
+	opts     Options
+	validate *validator.Validate
+
+	mu    sync.RWMutex
+	funcs map[string]*entry
+}
+
+// FuncInfo describes a registered function for introspection.
+type FuncInfo struct {
+	Name        string
+	Description string
+	Tier        Tier
+	Scopes      []string
+	In, Out     reflect.Type // the Go argument and result types
+}
+
+// New returns an empty catalog whose functions are called as
+// namespace.name. The namespace must be a valid JavaScript identifier.
+func New(namespace string, opts *Options) (*Catalog, error) {
+	if err := checkIdent(namespace); err != nil {
+		return nil, fmt.Errorf("catalog: namespace %w", err)
+	}
+	c := &Catalog{ns: namespace, validate: newValidator(), funcs: map[string]*entry{}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.Logger == nil {
+		c.opts.Logger = slog.Default()
+	}
+	return c, nil
+}
+
+// Namespace returns the namespace the catalog's functions live in.
+func (c *Catalog) Namespace() string { return c.ns }
+
+// Functions describes every registered function, sorted by name.
+func (c *Catalog) Functions() []FuncInfo {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]FuncInfo, 0, len(c.funcs))
+	for _, e := range c.funcs {
+		info := e.info
+		info.Scopes = slices.Clone(info.Scopes)
+		out = append(out, info)
+	}
+	slices.SortFunc(out, func(a, b FuncInfo) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func (c *Catalog) lookup(name string) (*entry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.funcs[name]
+	return e, ok
+}

@@ -1,0 +1,205 @@
+// Package jsontype describes how Go types cross JSON: which struct fields
+// encoding/json sees, under which names, which are required, and what their
+// validate tags say. catalog (decoding) and typegen (declarations) share it
+// so that what a declaration calls optional is exactly what decoding accepts
+// as absent.
+package jsontype
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Field is one JSON member of a struct, after embedded structs have been
+// flattened the way encoding/json flattens them.
+type Field struct {
+	Name      string       // JSON member name
+	GoName    string       // Go field name
+	Index     []int        // reflect index path from the outer struct
+	Type      reflect.Type // the field's Go type
+	OmitEmpty bool         // ",omitempty"
+	OmitZero  bool         // ",omitzero"
+	Quoted    bool         // ",string"
+	Doc       string       // the jsonschema:"…" tag: the field's description
+	Validate  string       // the raw validate:"…" tag
+	// Required reports whether the member must be present in input and is
+	// always present in output. A field is required when it has a top-level
+	// validate "required" rule, or when it is not a pointer, not an
+	// interface or json.RawMessage, and has neither omitempty nor omitzero.
+	Required bool
+}
+
+var cache sync.Map // reflect.Type -> []Field
+
+// Fields returns the JSON members of struct type t in encoding/json order.
+// It panics if t is not a struct.
+func Fields(t reflect.Type) []Field {
+	if f, ok := cache.Load(t); ok {
+		return f.([]Field)
+	}
+	f := typeFields(t)
+	cache.Store(t, f)
+	return f
+}
+
+type candidate struct {
+	Field
+	depth  int
+	tagged bool
+}
+
+// typeFields follows encoding/json's typeFields: a breadth-first walk of
+// embedded structs where the shallowest field wins and, at equal depth, a
+// single tagged field wins; other clashes drop the name entirely.
+func typeFields(t reflect.Type) []Field {
+	type level struct {
+		typ   reflect.Type
+		index []int
+	}
+	var cands []candidate
+	current := []level{}
+	next := []level{{typ: t}}
+	visited := map[reflect.Type]bool{}
+	for depth := 0; len(next) > 0; depth++ {
+		current, next = next, current[:0]
+		count := map[reflect.Type]int{}
+		for _, lv := range current {
+			if visited[lv.typ] {
+				continue
+			}
+			visited[lv.typ] = true
+			for i := 0; i < lv.typ.NumField(); i++ {
+				sf := lv.typ.Field(i)
+				ft := sf.Type
+				if sf.Anonymous {
+					et := ft
+					if et.Kind() == reflect.Pointer {
+						et = et.Elem()
+					}
+					if !sf.IsExported() && et.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				index := append(slices.Clip(lv.index), i)
+				et := ft
+				if et.Name() == "" && et.Kind() == reflect.Pointer {
+					et = et.Elem()
+				}
+				if name == "" && sf.Anonymous && et.Kind() == reflect.Struct {
+					count[et]++
+					if count[et] == 1 {
+						next = append(next, level{typ: et, index: index})
+					}
+					continue
+				}
+				tagged := name != ""
+				if name == "" {
+					name = sf.Name
+				}
+				f := Field{
+					Name:      name,
+					GoName:    sf.Name,
+					Index:     index,
+					Type:      ft,
+					OmitEmpty: hasOpt(opts, "omitempty"),
+					OmitZero:  hasOpt(opts, "omitzero"),
+					Quoted:    hasOpt(opts, "string"),
+					Doc:       sf.Tag.Get("jsonschema"),
+					Validate:  sf.Tag.Get("validate"),
+				}
+				f.Required = required(f)
+				cands = append(cands, candidate{f, depth, tagged})
+			}
+		}
+	}
+	// Group by name; keep the dominant field of each group.
+	order := []string{}
+	byName := map[string][]candidate{}
+	for _, c := range cands {
+		if _, ok := byName[c.Name]; !ok {
+			order = append(order, c.Name)
+		}
+		byName[c.Name] = append(byName[c.Name], c)
+	}
+	out := []Field{}
+	for _, name := range order {
+		if f, ok := dominant(byName[name]); ok {
+			out = append(out, f)
+		}
+	}
+	// encoding/json orders by index sequence.
+	slices.SortStableFunc(out, func(a, b Field) int { return slices.Compare(a.Index, b.Index) })
+	return out
+}
+
+func dominant(cs []candidate) (Field, bool) {
+	minDepth := cs[0].depth
+	for _, c := range cs {
+		minDepth = min(minDepth, c.depth)
+	}
+	var top []candidate
+	for _, c := range cs {
+		if c.depth == minDepth {
+			top = append(top, c)
+		}
+	}
+	if len(top) == 1 {
+		return top[0].Field, true
+	}
+	var tagged []candidate
+	for _, c := range top {
+		if c.tagged {
+			tagged = append(tagged, c)
+		}
+	}
+	if len(tagged) == 1 {
+		return tagged[0].Field, true
+	}
+	return Field{}, false
+}
+
+func hasOpt(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+func required(f Field) bool {
+	rules, _ := SplitValidate(f.Validate)
+	for _, r := range rules {
+		if r.Tag == "required" {
+			return true
+		}
+	}
+	if f.OmitEmpty || f.OmitZero {
+		return false
+	}
+	switch f.Type.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return false
+	}
+	return !IsRawMessage(f.Type)
+}
+
+// IsRawMessage reports whether t is json.RawMessage, which carries
+// arbitrary JSON.
+func IsRawMessage(t reflect.Type) bool {
+	return t == rawMessageType
+}
