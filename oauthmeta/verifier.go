@@ -1,0 +1,87 @@
+package oauthmeta
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// A Verifier checks an access token and says who it speaks for.
+// [JWTVerifier] checks JWTs locally; an RFC 7662 introspection client for
+// opaque tokens can implement the same interface.
+//
+// A token that is not acceptable (bad signature, expired, wrong audience…)
+// must yield an error wrapping [auth.ErrInvalidToken] — a [*TokenError]
+// does — so the middleware answers 401 invalid_token. Any other error
+// (the key set cannot be fetched, say) is treated as the server's problem
+// and answered with 503.
+type Verifier interface {
+	Verify(ctx context.Context, token string) (*Token, error)
+}
+
+// VerifierFunc adapts a function to [Verifier].
+type VerifierFunc func(ctx context.Context, token string) (*Token, error)
+
+// Verify calls f.
+func (f VerifierFunc) Verify(ctx context.Context, token string) (*Token, error) { return f(ctx, token) }
+
+// Token is what a [Verifier] learned from a valid access token.
+type Token struct {
+	// Principal is the caller: subject, client id and granted scopes.
+	Principal catalog.Principal
+	// Issuer is the authorization server that issued the token.
+	Issuer string
+	// Expiry is when the token stops being valid (zero for none).
+	Expiry time.Time
+	// Claims holds every claim of a JWT, or the introspection response.
+	Claims map[string]any
+}
+
+// TokenInfo converts t for go-sdk, which hands it to tool handlers as
+// req.Extra.TokenInfo. UserID is the subject; Extra carries "client_id",
+// "iss" and "claims".
+func (t *Token) TokenInfo() *auth.TokenInfo {
+	return &auth.TokenInfo{
+		Scopes:     t.Principal.Scopes,
+		Expiration: t.Expiry,
+		UserID:     t.Principal.Subject,
+		Extra: map[string]any{
+			"client_id": t.Principal.ClientID,
+			"iss":       t.Issuer,
+			"claims":    t.Claims,
+		},
+	}
+}
+
+// TokenError rejects a token. Its Description is short, specific and safe
+// to send to the client in error_description; it never contains the token.
+type TokenError struct {
+	Description string
+	// Err is the underlying cause, if any, for logs. It is not shown to
+	// clients.
+	Err error
+}
+
+// Error returns "invalid token: " followed by the description.
+func (e *TokenError) Error() string { return "invalid token: " + e.Description }
+
+// Unwrap returns [auth.ErrInvalidToken] and the cause, so errors.Is works
+// for both and go-sdk maps the error to 401.
+func (e *TokenError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{auth.ErrInvalidToken}
+	}
+	return []error{auth.ErrInvalidToken, e.Err}
+}
+
+func invalid(desc string) error { return &TokenError{Description: desc} }
+
+func invalidCause(desc string, cause error) error { return &TokenError{Description: desc, Err: cause} }
+
+// ErrUnavailable is wrapped by verifier errors caused by the server's side —
+// the issuer's metadata or key set cannot be fetched — rather than by the
+// token.
+var ErrUnavailable = errors.New("token verification temporarily unavailable")
