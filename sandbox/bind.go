@@ -1,0 +1,232 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// bindHost installs one object per namespace whose methods call the host.
+// Each namespace is a proxy so a misspelled function fails with a hint.
+func (e *execution) bindHost() error {
+	vm := e.vm
+	for ns, names := range e.host.Functions() {
+		target := vm.NewObject()
+		sorted := append([]string(nil), names...)
+		sort.Strings(sorted)
+		for _, name := range sorted {
+			fn := vm.ToValue(e.hostFunc(ns + "." + name)).ToObject(vm)
+			if err := nameFunction(vm, fn, name); err != nil {
+				return err
+			}
+			if err := target.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+				return err
+			}
+		}
+		nsName := ns
+		proxy := vm.NewProxy(target, &goja.ProxyTrapConfig{
+			Get: func(t *goja.Object, prop string, receiver goja.Value) goja.Value {
+				if v := t.Get(prop); v != nil {
+					return v
+				}
+				switch prop {
+				case "then", "toJSON", "constructor", "inspect", "length":
+					return goja.Undefined()
+				}
+				e.throwTypeError("%s.%s is not a function. %s", nsName, prop, suggest(prop, sorted))
+				return nil
+			},
+			Set: func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
+			DeleteProperty: func(*goja.Object, string) bool {
+				return false
+			},
+		})
+		if err := vm.Set(ns, proxy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// suggest names the closest function, or lists what exists.
+func suggest(name string, names []string) string {
+	best, bestD := "", 1<<30
+	for _, n := range names {
+		d := editDistance(strings.ToLower(name), strings.ToLower(n))
+		if d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= max(2, len(name)/3) {
+		return "Did you mean " + best + "?"
+	}
+	if len(names) == 0 {
+		return "This namespace has no functions."
+	}
+	list := names
+	if len(list) > 20 {
+		list = list[:20]
+	}
+	return "Available functions: " + strings.Join(list, ", ") + "."
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// hostFunc returns the native function bound as name ("ns.fn"): it takes
+// one optional argument object, returns a Promise, and runs the host call
+// on its own goroutine.
+func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		vm := e.vm
+		if len(call.Arguments) > 1 {
+			e.throwTypeError("%s takes one argument, an object; got %d arguments", name, len(call.Arguments))
+		}
+		args := json.RawMessage("{}")
+		if a := call.Argument(0); !goja.IsUndefined(a) {
+			s, err := e.stringify(goja.Undefined(), a)
+			if err != nil {
+				panic(err)
+			}
+			if goja.IsUndefined(s) {
+				e.throwTypeError("%s takes an object argument; a %s cannot be sent", name, typeOf(a))
+			}
+			args = json.RawMessage(s.String())
+		}
+		id := len(e.calls)
+		promise, resolve, reject := vm.NewPromise()
+		if id >= e.lim.MaxCalls {
+			e.callLimit = true
+			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached"})
+			err := e.newJSError(e.errorCtor, fmt.Sprintf(
+				"call limit reached: this execution already made %d host calls, the most allowed. Fetch more per call (wider filters, batch arguments) or split the work across executions.", e.lim.MaxCalls))
+			_ = err.Set("code", string(KindCallLimit))
+			_ = err.Set("callsUsed", e.lim.MaxCalls)
+			if rerr := reject(err); rerr != nil {
+				panic(rerr)
+			}
+			return vm.ToValue(promise)
+		}
+		e.calls = append(e.calls, CallRecord{Name: name})
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject}
+		e.wg.Add(1)
+		go e.runCall(id, name, args)
+		return vm.ToValue(promise)
+	}
+}
+
+// runCall runs one host call on its own goroutine and posts the result.
+func (e *execution) runCall(id int, name string, args json.RawMessage) {
+	defer e.wg.Done()
+	start := time.Now()
+	r := callResult{id: id}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				r.out, r.err = nil, hostCallPanic{name: name}
+			}
+		}()
+		r.out, r.err = e.host.Call(e.callCtx, name, args)
+	}()
+	r.dur = time.Since(start)
+	e.results <- r // buffered for MaxCalls results: never blocks
+}
+
+// hostCallPanic is the error a script sees when a host function panicked.
+type hostCallPanic struct{ name string }
+
+func (p hostCallPanic) Error() string {
+	return "internal error in " + p.name + "; the call failed, retrying the same call will likely fail again"
+}
+
+// settle resolves or rejects the promise of a finished call on the loop
+// goroutine; goja runs the continuations inside resolve/reject.
+func (e *execution) settle(r callResult) error {
+	pc := e.pending[r.id]
+	delete(e.pending, r.id)
+	rec := &e.calls[r.id]
+	rec.Duration = r.dur
+	if r.err == nil {
+		v, err := e.parseJSON(r.out)
+		if err == nil {
+			rec.Outcome = OutcomeOK
+			return pc.resolve(v)
+		}
+		r.err = err
+	}
+	rec.Outcome = OutcomeError
+	rec.Error = r.err.Error()
+	return pc.reject(e.hostError(r.err))
+}
+
+// parseJSON turns a host result into a fresh JavaScript value.
+func (e *execution) parseJSON(b json.RawMessage) (goja.Value, error) {
+	if len(b) == 0 {
+		return goja.Undefined(), nil
+	}
+	v, err := e.parse(goja.Undefined(), e.vm.ToValue(string(b)))
+	if err != nil {
+		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
+	}
+	return v, nil
+}
+
+// hostError converts a host error into a JavaScript Error: message is
+// err.Error(); the properties of its JSON form, if it marshals to an
+// object, are copied onto it.
+func (e *execution) hostError(err error) *goja.Object {
+	obj := e.newJSError(e.errorCtor, err.Error())
+	m, ok := err.(json.Marshaler)
+	if !ok {
+		return obj
+	}
+	b, merr := m.MarshalJSON()
+	if merr != nil || len(b) == 0 || b[0] != '{' {
+		return obj
+	}
+	v, perr := e.parseJSON(b)
+	if perr != nil {
+		return obj
+	}
+	props := v.ToObject(e.vm)
+	for _, k := range props.Keys() {
+		if k == "message" || k == "stack" {
+			continue
+		}
+		_ = obj.Set(k, props.Get(k))
+	}
+	return obj
+}
+
+func typeOf(v goja.Value) string {
+	if _, ok := goja.AssertFunction(v); ok {
+		return "function"
+	}
+	switch v.ExportType().Kind().String() {
+	case "string":
+		return "string"
+	}
+	return v.ExportType().String()
+}

@@ -1,0 +1,383 @@
+package sandbox
+
+// The executor seam (shared by in-process mode and worker processes).
+//
+//	execute(ctx, prog, host, lim, hooks) (*Result, error)
+//
+// runs one compiled program in a fresh goja runtime on the calling
+// goroutine and returns when the script's top-level promise settles, a
+// limit is hit, or ctx ends. It enforces every limit except memory itself:
+// time (vm.Interrupt at lim.Timeout), calls, output. It never panics.
+//
+// A worker process obtains prog with compiledFromJS (the parent transpiles
+// and sends compiled.js and compiled.hash), passes a Host that relays calls
+// over its pipe, and sets hooks.started to receive the execution's stop
+// function: its memory watchdog calls stop(KindMemoryLimit, msg) to
+// interrupt the VM, and execute then returns an *Error of that kind with
+// the logs and calls made so far. The Result and *Error are
+// JSON-serialisable so they can cross the pipe unchanged. Builtins that
+// ignore vm.Interrupt (a huge indexOf, a single giant allocation) are the
+// worker's business: the parent's hard deadline at lim.Timeout+1s and the
+// kernel memory cap.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+)
+
+// maxCallStackSize bounds JavaScript recursion; deeper recursion is a
+// RangeError instead of a Go stack overflow that kills the process.
+const maxCallStackSize = 1000
+
+// hostGrace is how long an ended execution waits for host calls that were
+// cancelled to return, so their goroutines do not outlive it.
+const hostGrace = time.Second
+
+// execHooks lets the caller of execute observe and stop an execution.
+type execHooks struct {
+	// started, if set, is called on the executing goroutine once the
+	// runtime exists, before the script runs. stop ends the execution with
+	// an *Error of the given kind and message; it is safe to call from any
+	// goroutine and any number of times (the first call wins) and does
+	// nothing once the execution has returned.
+	started func(stop func(kind Kind, message string))
+}
+
+// callResult is a finished host call, posted back to the loop goroutine.
+type callResult struct {
+	id  int
+	out json.RawMessage
+	err error
+	dur time.Duration
+}
+
+// pendingCall is a host call in flight.
+type pendingCall struct {
+	resolve, reject func(any) error
+}
+
+// execution is the state of one run of execute. Everything except the
+// stop machinery and the results channel is owned by the loop goroutine.
+type execution struct {
+	prog *compiled
+	vm   *goja.Runtime
+	host Host
+	lim  Limits
+
+	callCtx    context.Context
+	cancelCall context.CancelFunc
+	wg         sync.WaitGroup
+	results    chan callResult
+	pending    map[int]pendingCall
+	calls      []CallRecord
+	callLimit  bool // a call was refused for the call limit
+
+	out output
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+	stopErr  *Error
+
+	// helpers from the prelude, captured before the script runs.
+	stringify, parse, format goja.Callable
+	errorCtor, typeErrCtor   *goja.Object
+}
+
+func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
+	start := time.Now()
+	lim = lim.withDefaults()
+	e := &execution{
+		prog:    prog,
+		host:    host,
+		lim:     lim,
+		results: make(chan callResult, lim.MaxCalls),
+		pending: make(map[int]pendingCall),
+		stopped: make(chan struct{}),
+		out:     output{max: lim.MaxOutputBytes},
+	}
+	e.callCtx, e.cancelCall = context.WithCancel(context.WithoutCancel(ctx))
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = e.result(start), &Error{Kind: KindInternal,
+				Message: fmt.Sprintf("the sandbox failed (%v); the script may be fine, try again", r), CallsUsed: len(e.calls)}
+			_ = debug.Stack
+		}
+		e.finish()
+		if res != nil {
+			res.Duration = time.Since(start)
+		}
+	}()
+
+	e.vm = goja.New()
+	timer := time.AfterFunc(lim.Timeout, func() {
+		e.stop(KindTimeout, fmt.Sprintf("the script ran longer than the %s time limit and was stopped. Make fewer or smaller host calls, avoid long loops, or split the work.", lim.Timeout))
+	})
+	defer timer.Stop()
+	stopWatch := context.AfterFunc(ctx, func() {
+		// A worker's memory watchdog cancels with an *Error as the cause.
+		var cause *Error
+		if errors.As(context.Cause(ctx), &cause) {
+			e.stop(cause.Kind, cause.Message)
+			return
+		}
+		ce := cancelledError(ctx)
+		e.stop(ce.Kind, ce.Message)
+	})
+	defer stopWatch()
+	if hooks.started != nil {
+		hooks.started(e.stop)
+	}
+	if err := e.setup(); err != nil {
+		return nil, err
+	}
+
+	v, runErr := e.vm.RunProgram(prog.program)
+	if runErr != nil {
+		return e.result(start), e.scriptError(runErr)
+	}
+	p, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return e.result(start), &Error{Kind: KindInternal, Message: "the program did not produce a promise"}
+	}
+	for {
+		switch p.State() {
+		case goja.PromiseStateFulfilled:
+			return e.finishValue(start, p.Result())
+		case goja.PromiseStateRejected:
+			return e.result(start), e.rejection(p.Result())
+		}
+		select {
+		case <-e.stopped:
+			return e.result(start), e.failure(e.stopErr)
+		default:
+		}
+		if len(e.pending) == 0 {
+			return e.result(start), e.failure(&Error{Kind: KindRuntime, Message: "the script is awaiting a promise that can never settle: no host call is in flight and there are no timers. Make sure every promise you create is resolved, and await host calls directly."})
+		}
+		select {
+		case r := <-e.results:
+			if err := e.settle(r); err != nil {
+				return e.result(start), e.scriptError(err)
+			}
+		case <-e.stopped:
+			return e.result(start), e.failure(e.stopErr)
+		}
+	}
+}
+
+// stop ends the execution with kind; see execHooks.started.
+func (e *execution) stop(kind Kind, message string) {
+	e.stopOnce.Do(func() {
+		e.stopErr = &Error{Kind: kind, Message: message}
+		e.vm.Interrupt(e.stopErr)
+		close(e.stopped)
+	})
+}
+
+// finish cancels host calls still in flight and waits briefly for them.
+func (e *execution) finish() {
+	e.stop(KindCancelled, "the execution has ended") // makes later stops no-ops
+	e.cancelCall()
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	t := time.NewTimer(hostGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// result is the Result so far: logs and calls, no value.
+func (e *execution) result(start time.Time) *Result {
+	calls := make([]CallRecord, len(e.calls))
+	copy(calls, e.calls)
+	for i := range calls {
+		if calls[i].Outcome == "" {
+			calls[i].Outcome = OutcomeCancelled
+			calls[i].Error = "the execution ended before the call returned"
+		}
+	}
+	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated}
+}
+
+// failure completes err with the number of host calls made.
+func (e *execution) failure(err *Error) *Error {
+	c := *err
+	c.CallsUsed = e.callsMade()
+	return &c
+}
+
+// callsMade counts the calls that reached the host.
+func (e *execution) callsMade() int {
+	n := 0
+	for _, c := range e.calls {
+		if c.Outcome != OutcomeRejected {
+			n++
+		}
+	}
+	return n
+}
+
+// setup hardens the runtime and binds console and the host's namespaces.
+func (e *execution) setup() error {
+	vm := e.vm
+	vm.SetParserOptions(parser.WithDisableSourceMaps)
+	vm.SetMaxCallStackSize(maxCallStackSize)
+	v, err := vm.RunProgram(prelude())
+	if err != nil {
+		return e.scriptError(err)
+	}
+	factory, ok := goja.AssertFunction(v)
+	if !ok {
+		return &Error{Kind: KindInternal, Message: "prelude is not a function"}
+	}
+	clean := func(s string) string { return e.prog.cleanStack(s) }
+	v, err = factory(goja.Undefined(), vm.ToValue(clean))
+	if err != nil {
+		return e.scriptError(err)
+	}
+	h := v.ToObject(vm)
+	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify, "parse": &e.parse, "format": &e.format} {
+		if *dst, ok = goja.AssertFunction(h.Get(name)); !ok {
+			return &Error{Kind: KindInternal, Message: "prelude helper " + name + " missing"}
+		}
+	}
+	e.errorCtor = h.Get("Error").ToObject(vm)
+	e.typeErrCtor = h.Get("TypeError").ToObject(vm)
+	if err := e.bindConsole(); err != nil {
+		return err
+	}
+	return e.bindHost()
+}
+
+// newJSError constructs an Error (or TypeError) with the original
+// constructor, which the script may since have replaced.
+func (e *execution) newJSError(ctor *goja.Object, message string) *goja.Object {
+	o, err := e.vm.New(ctor, e.vm.ToValue(message))
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// throwTypeError raises a TypeError in the script from a native function.
+func (e *execution) throwTypeError(format string, args ...any) {
+	panic(e.newJSError(e.typeErrCtor, fmt.Sprintf(format, args...)))
+}
+
+// scriptError converts an error from the runtime into an *Error.
+func (e *execution) scriptError(err error) *Error {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if se, ok := ie.Value().(*Error); ok {
+			return e.failure(se)
+		}
+		return e.failure(&Error{Kind: KindInternal, Message: fmt.Sprint(ie.Value())})
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		// Stack depth is memory: deep recursion through native callbacks
+		// ([1].map(f)) would otherwise exhaust the Go stack.
+		out := &Error{Kind: KindMemoryLimit, Message: fmt.Sprintf(
+			"maximum call stack size exceeded (%d nested calls). Use a loop or an explicit stack instead of deep recursion.", maxCallStackSize)}
+		e.prog.setPosition(out, so.Stack())
+		return e.failure(out)
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		out := e.rejection(ex.Value())
+		if out.Line == 0 {
+			e.prog.setPosition(out, ex.Stack())
+		}
+		return out
+	}
+	return e.failure(&Error{Kind: KindInternal, Message: err.Error()})
+}
+
+// rejection converts the reason the script failed with into an *Error.
+func (e *execution) rejection(reason goja.Value) *Error {
+	out := &Error{Kind: KindRuntime}
+	obj, isObj := reason.(*goja.Object)
+	if isObj && obj.ClassName() == "Error" {
+		out.Message = errorMessage(obj)
+		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
+			out.Stack = e.prog.cleanStack(st.String())
+			out.Line, out.Column = firstPosition(out.Stack)
+		}
+		if e.callLimit && valueString(obj.Get("code")) == string(KindCallLimit) {
+			out.Kind = KindCallLimit
+			out.Message = valueString(obj.Get("message"))
+		}
+	} else {
+		out.Message = "Uncaught " + e.formatValue(reason)
+	}
+	return e.failure(out)
+}
+
+// finishValue converts the script's return value to JSON and applies the
+// output cap.
+func (e *execution) finishValue(start time.Time, v goja.Value) (*Result, error) {
+	res := e.result(start)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		res.Value = json.RawMessage("null")
+		return res, nil
+	}
+	if _, ok := goja.AssertFunction(v); ok {
+		return res, e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
+	}
+	s, err := e.stringify(goja.Undefined(), v)
+	if err != nil {
+		var ex *goja.Exception
+		if errors.As(err, &ex) {
+			return res, e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
+				strings.TrimSpace(errorMessage(ex.Value())) + "). Return plain data: objects, arrays, strings, numbers, booleans, null; convert BigInt with String(x) and remove circular references."})
+		}
+		return res, e.scriptError(err)
+	}
+	if goja.IsUndefined(s) {
+		res.Value = json.RawMessage("null")
+		return res, nil
+	}
+	res.Value = e.out.value(s.String())
+	res.Truncated = e.out.truncated
+	res.Logs = e.out.logs
+	return res, nil
+}
+
+// formatValue renders a value like console.log does.
+func (e *execution) formatValue(v goja.Value) string {
+	s, err := e.format(goja.Undefined(), v)
+	if err != nil {
+		return "(unprintable value)"
+	}
+	return s.String()
+}
+
+// errorMessage is "Name: message" for an Error object, else the value as a
+// string.
+func errorMessage(v goja.Value) string {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
+		if n := valueString(o.Get("name")); n != "" {
+			return n + ": " + valueString(o.Get("message"))
+		}
+		return valueString(o.Get("message"))
+	}
+	return valueString(v)
+}
+
+func valueString(v goja.Value) string {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return ""
+	}
+	return v.String()
+}

@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"runtime"
+	"sync"
+)
+
+// Mode selects where executions run.
+type Mode int
+
+const (
+	// ModeWorker runs each execution in a pooled worker process with a
+	// memory watchdog and a kernel memory cap. It is the default and the
+	// only mode that enforces Limits.MemoryBytes.
+	ModeWorker Mode = iota
+	// ModeInProcess runs executions on goroutines of the calling process.
+	// It enforces every limit except memory: a script can exhaust the
+	// process. Use it for tests and trusted code.
+	ModeInProcess
+)
+
+// String returns "worker" or "in-process".
+func (m Mode) String() string {
+	switch m {
+	case ModeWorker:
+		return "worker"
+	case ModeInProcess:
+		return "in-process"
+	}
+	return "unknown"
+}
+
+// Options configures a [Sandbox]. The zero value is valid.
+type Options struct {
+	// Limits are the maximum limits of every execution; zero fields take
+	// the defaults. RunWith can lower them per execution, never raise them.
+	Limits Limits
+	// Mode selects worker processes (the default) or in-process execution.
+	Mode Mode
+	// PoolSize is the number of worker processes; zero means GOMAXPROCS.
+	// Ignored in ModeInProcess.
+	PoolSize int
+	// WorkerPath, if set, is a separately installed worker binary to run
+	// instead of re-executing the current binary.
+	WorkerPath string
+	// Logger receives operational events (worker restarts, internal
+	// errors); nil means slog.Default(). Script output never goes here.
+	Logger *slog.Logger
+}
+
+// RunOptions adjusts one execution.
+type RunOptions struct {
+	// Limits lower the sandbox's limits for this execution; zero fields and
+	// values above the sandbox's maximum keep the sandbox's value.
+	Limits Limits
+}
+
+// Sandbox runs TypeScript programs. It is safe for concurrent use.
+type Sandbox struct {
+	limits Limits
+	mode   Mode
+	logger *slog.Logger
+	exec   executor
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+// executor runs compiled programs. The in-process executor and the worker
+// pool implement it.
+type executor interface {
+	// run executes prog with lim (defaults applied, already lowered).
+	run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error)
+	// close releases the executor's resources; run is not called after it.
+	close() error
+}
+
+// New returns a Sandbox configured by opts; nil opts means all defaults.
+func New(opts *Options) (*Sandbox, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	s := &Sandbox{
+		limits: opts.Limits.withDefaults(),
+		mode:   opts.Mode,
+		logger: opts.Logger,
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	o := *opts
+	if o.PoolSize <= 0 {
+		o.PoolSize = runtime.GOMAXPROCS(0)
+	}
+	switch opts.Mode {
+	case ModeInProcess:
+		s.exec = inProcess{}
+	case ModeWorker:
+		// TODO(worker): replace with the worker pool, e.g.
+		// s.exec, err = newPool(&o, s.limits).
+		s.exec = inProcess{}
+	default:
+		return nil, newError(KindInternal, "unknown sandbox mode %d", int(opts.Mode))
+	}
+	return s, nil
+}
+
+// Limits returns the sandbox's maximum limits with defaults applied.
+func (s *Sandbox) Limits() Limits { return s.limits }
+
+// Mode returns the mode the sandbox runs in.
+func (s *Sandbox) Mode() Mode { return s.mode }
+
+// Run executes the TypeScript program ts with the sandbox's limits, binding
+// the functions host lists. See RunWith.
+func (s *Sandbox) Run(ctx context.Context, ts string, host Host) (*Result, error) {
+	return s.RunWith(ctx, ts, host, nil)
+}
+
+// RunWith executes the TypeScript program ts, binding the functions host
+// lists; opts may lower the limits for this execution and may be nil.
+//
+// On success the error is nil. A failed execution returns an [*Error] and,
+// except for CODE_TOO_LARGE, SYNTAX and failures before the script started,
+// a non-nil Result with the logs and calls made so far (Value is then nil).
+// After Close, RunWith returns ErrClosed.
+func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOptions) (*Result, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	lim := s.limits
+	if opts != nil {
+		lim = lim.lower(opts.Limits)
+	}
+	if host == nil {
+		host = noHost{}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, cancelledError(ctx)
+	}
+	prog, err := compile(ts, lim.MaxCodeBytes)
+	if err != nil {
+		return nil, err
+	}
+	return s.exec.run(ctx, prog, host, lim)
+}
+
+// Close stops the sandbox, waiting for running executions to finish, and
+// releases its worker processes. It is safe to call more than once.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.exec.close()
+}
+
+// inProcess runs executions on the calling goroutine.
+type inProcess struct{}
+
+func (inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+	return execute(ctx, prog, host, lim, execHooks{})
+}
+
+func (inProcess) close() error { return nil }
+
+// noHost binds nothing.
+type noHost struct{}
+
+func (noHost) Functions() map[string][]string { return nil }
+
+func (noHost) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, newError(KindInternal, "no host")
+}
+
+func cancelledError(ctx context.Context) *Error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return newError(KindCancelled, "the request's deadline passed before the script finished")
+	}
+	return newError(KindCancelled, "the request was cancelled before the script finished")
+}
