@@ -1,0 +1,154 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+)
+
+// AuditKind names an audit event.
+type AuditKind string
+
+// The audit events. Every execution produces ExecutionStarted, then one
+// FunctionCalled per host call, then ExecutionFinished or ExecutionFailed.
+const (
+	ExecutionStarted  AuditKind = "execution.started"
+	FunctionCalled    AuditKind = "function.called"
+	ExecutionFinished AuditKind = "execution.finished"
+	ExecutionFailed   AuditKind = "execution.failed"
+)
+
+// AuditEvent is one structured audit record. It never holds the code (only
+// its SHA-256) nor any result data; argument values appear only when
+// [Options.AuditArgs] is [AuditArgValues].
+type AuditEvent struct {
+	Kind    AuditKind `json:"event"`
+	Time    time.Time `json:"time"`
+	TraceID string    `json:"traceId"`
+	// Subject and ClientID identify the principal; empty when anonymous.
+	Subject  string `json:"subject,omitempty"`
+	ClientID string `json:"clientId,omitempty"`
+	// Tool is the MCP tool that ran the code.
+	Tool string `json:"tool"`
+	// CodeSHA256 is the hex SHA-256 of the submitted code; CodeBytes its size.
+	CodeSHA256 string `json:"codeSha256,omitempty"`
+	CodeBytes  int    `json:"codeBytes,omitempty"`
+	// Function and Tier are set on FunctionCalled events.
+	Function string `json:"function,omitempty"`
+	Tier     string `json:"tier,omitempty"`
+	// Args describes the call's arguments as configured by Options.AuditArgs:
+	// a map from key to JSON size by default, the JSON itself with
+	// AuditArgValues, nil with AuditArgsNone.
+	Args any `json:"args,omitempty"`
+	// Duration of the call or the execution; zero on ExecutionStarted.
+	Duration time.Duration `json:"durationNs,omitempty"`
+	// ResultBytes is the size of the function's JSON result or of the
+	// execution's return value plus logs.
+	ResultBytes int `json:"resultBytes,omitempty"`
+	// Calls is the number of host calls an execution made.
+	Calls int `json:"calls,omitempty"`
+	// ErrorKind classifies a failure: a sandbox kind such as "TIMEOUT", or
+	// for a function call "validation", "insufficient_scope", "not_found",
+	// "conflict", "invalid", "unauthenticated", "unknown_function",
+	// "canceled" or "internal".
+	ErrorKind string `json:"errorKind,omitempty"`
+}
+
+// AuditSink receives audit events. Audit is called synchronously on the
+// execution's goroutines, possibly concurrently: it must be safe for
+// concurrent use and should not block.
+type AuditSink interface {
+	Audit(ctx context.Context, ev AuditEvent)
+}
+
+// AuditFunc adapts a function to an AuditSink.
+type AuditFunc func(ctx context.Context, ev AuditEvent)
+
+// Audit calls f(ctx, ev).
+func (f AuditFunc) Audit(ctx context.Context, ev AuditEvent) { f(ctx, ev) }
+
+// AuditArgs says how much of a function call's arguments an audit event
+// records.
+type AuditArgs int
+
+const (
+	// AuditArgKeys (the default) records each top-level key of the argument
+	// object with the size in bytes of its JSON value, never the values.
+	AuditArgKeys AuditArgs = iota
+	// AuditArgsNone records nothing about arguments.
+	AuditArgsNone
+	// AuditArgValues records the argument JSON as sent. It may put personal
+	// data in the audit log: enable it deliberately.
+	AuditArgValues
+)
+
+// NewSlogAudit returns a sink writing each event as one slog record at
+// Info level (message "audit", the event's fields as attributes). With a
+// slog.JSONHandler this gives one JSON object per line.
+func NewSlogAudit(l *slog.Logger) AuditSink {
+	if l == nil {
+		l = slog.Default()
+	}
+	return slogAudit{l}
+}
+
+type slogAudit struct{ l *slog.Logger }
+
+func (s slogAudit) Audit(ctx context.Context, ev AuditEvent) {
+	attrs := []slog.Attr{
+		slog.String("event", string(ev.Kind)),
+		slog.String("traceId", ev.TraceID),
+		slog.String("tool", ev.Tool),
+	}
+	add := func(key, v string) {
+		if v != "" {
+			attrs = append(attrs, slog.String(key, v))
+		}
+	}
+	add("subject", ev.Subject)
+	add("clientId", ev.ClientID)
+	add("codeSha256", ev.CodeSHA256)
+	if ev.CodeBytes > 0 {
+		attrs = append(attrs, slog.Int("codeBytes", ev.CodeBytes))
+	}
+	add("function", ev.Function)
+	add("tier", ev.Tier)
+	if ev.Args != nil {
+		attrs = append(attrs, slog.Any("args", ev.Args))
+	}
+	if ev.Kind != ExecutionStarted {
+		attrs = append(attrs, slog.Float64("durationMs", float64(ev.Duration.Microseconds())/1000))
+	}
+	if ev.Kind == FunctionCalled || ev.Kind == ExecutionFinished {
+		attrs = append(attrs, slog.Int("resultBytes", ev.ResultBytes))
+	}
+	if ev.Kind == ExecutionFinished || ev.Kind == ExecutionFailed {
+		attrs = append(attrs, slog.Int("calls", ev.Calls))
+	}
+	add("errorKind", ev.ErrorKind)
+	s.l.LogAttrs(ctx, slog.LevelInfo, "audit", attrs...)
+}
+
+// auditArgs describes args for an audit event according to mode.
+func auditArgs(mode AuditArgs, args json.RawMessage) any {
+	switch mode {
+	case AuditArgsNone:
+		return nil
+	case AuditArgValues:
+		if len(args) == 0 {
+			return nil
+		}
+		return json.RawMessage(args)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		// Not an object: record only its size.
+		return map[string]int{"": len(args)}
+	}
+	sizes := make(map[string]int, len(obj))
+	for k, v := range obj {
+		sizes[k] = len(v)
+	}
+	return sizes
+}

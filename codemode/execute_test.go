@@ -1,0 +1,191 @@
+package codemode_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+func TestExecute(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) {
+		o.Limits = sandbox.Limits{Timeout: time.Second}
+	})
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+
+	report := `{sessionId: "s0", overview: {assessment: %q, summary: "ok"},
+  pace: {bestLapMs: 137000, averageLapMs: 138500, consistencyPct: 85, improvementTrend: "improving"},
+  corners: [], actionItems: [{priority: 1, action: "brake earlier", why: "late"}]%s}`
+	tests := []struct {
+		name    string
+		code    string
+		isError bool
+		kind    string
+		line    int
+		// check inspects what the test cares about beyond kind and line.
+		check func(t *testing.T, text string, s structuredResult)
+	}{
+		{
+			name: "coaching script",
+			code: coachingTS,
+			check: func(t *testing.T, text string, s structuredResult) {
+				if !jsonEqual(s.Result, `{"reportId":"r1","corners":5}`) {
+					t.Errorf("result = %s", s.Result)
+				}
+				if len(s.Logs) != 2 || !strings.HasPrefix(s.Logs[0], "Weakest corners: ") {
+					t.Errorf("logs = %q", s.Logs)
+				}
+				if len(s.Calls) != 4 || s.Calls[0].Function != "brakinglab.getSessions" || s.Calls[3].Outcome != "ok" {
+					t.Errorf("calls = %+v", s.Calls)
+				}
+				li, ri := strings.Index(text, "Logs:\nWeakest corners:"), strings.Index(text, "Result:\n{\n  \"reportId\": \"r1\"")
+				if li < 0 || ri < li {
+					t.Errorf("text does not show logs then the result:\n%s", text)
+				}
+			},
+		},
+		{
+			name: "nulls stripped from the result",
+			code: `return {a: 1, b: null, c: [null, {d: null}]}`,
+			check: func(t *testing.T, _ string, s structuredResult) {
+				if !jsonEqual(s.Result, `{"a":1,"c":[null,{}]}`) {
+					t.Errorf("result = %s", s.Result)
+				}
+			},
+		},
+		{
+			name: "undefined return",
+			code: `console.log("hi")`,
+			check: func(t *testing.T, text string, s structuredResult) {
+				if string(s.Result) != "null" || !strings.Contains(text, "Result:\nnull") {
+					t.Errorf("result = %s, text %q", s.Result, text)
+				}
+			},
+		},
+		{
+			name: "syntax error", code: "const a = 1;\nconst b = ;\nreturn b", isError: true, kind: "SYNTAX", line: 2,
+		},
+		{
+			name: "runtime error", code: "const s = await brakinglab.getSessions({});\nconst x: any = null;\nreturn x.field;", isError: true, kind: "RUNTIME", line: 3,
+			check: func(t *testing.T, text string, s structuredResult) {
+				if len(s.Calls) != 1 {
+					t.Errorf("calls = %+v, want the getSessions call made before the error", s.Calls)
+				}
+			},
+		},
+		{
+			name:    "uncaught validation error lists the issues",
+			code:    "await brakinglab.saveCoachingReport(" + sprintf(report, "great", "") + ");",
+			isError: true, kind: "RUNTIME",
+			check: func(t *testing.T, text string, s structuredResult) {
+				if len(s.Error.Issues) != 1 || !pathIs(s.Error.Issues[0].Path, "overview", "assessment") {
+					t.Fatalf("issues = %+v", s.Error.Issues)
+				}
+				if !strings.Contains(text, "overview.assessment: ") {
+					t.Errorf("text does not list the issue:\n%s", text)
+				}
+				if ts.cat.saved.Load() != 1 { // by the coaching script
+					t.Error("an invalid report was saved")
+				}
+			},
+		},
+		{
+			name: "caught validation error exposes err.issues",
+			code: "try { await brakinglab.getBrakingZones({}); } catch (e: any) { return {message: e.message, issues: e.issues}; }",
+			check: func(t *testing.T, _ string, s structuredResult) {
+				var got struct {
+					Message string
+					Issues  []struct{ Path []any }
+				}
+				json.Unmarshal(s.Result, &got)
+				if got.Message != "Validation failed" || len(got.Issues) != 1 || !pathIs(got.Issues[0].Path, "sessionId") {
+					t.Errorf("result = %s", s.Result)
+				}
+			},
+		},
+		{
+			name: "_validateOnly checks without saving",
+			code: "return await brakinglab.saveCoachingReport(" + sprintf(report, "good", ", _validateOnly: true") + ");",
+			check: func(t *testing.T, _ string, s structuredResult) {
+				if string(s.Result) != `{"valid":true}` {
+					t.Errorf("result = %s", s.Result)
+				}
+				if ts.cat.saved.Load() != 1 {
+					t.Error("_validateOnly saved the report")
+				}
+			},
+		},
+		{
+			name: "handler error shown as written",
+			code: `return await brakinglab.getBrakingZones({sessionId: "missing"});`, isError: true, kind: "RUNTIME",
+			check: func(t *testing.T, text string, _ structuredResult) {
+				if !strings.Contains(text, `session "missing" not found: list sessions with getSessions`) {
+					t.Errorf("text = %s", text)
+				}
+			},
+		},
+		{
+			name: "call limit",
+			code: "for (let i = 0; i < 25; i++) {\n  await brakinglab.getSessions({limit: 1});\n}", isError: true, kind: "CALL_LIMIT",
+			check: func(t *testing.T, text string, s structuredResult) {
+				if !strings.Contains(text, "20") {
+					t.Errorf("text does not say the limit: %s", text)
+				}
+			},
+		},
+		{name: "timeout", code: "let n = 0;\nwhile (true) { n++; }", isError: true, kind: "TIMEOUT"},
+		{name: "code too large", code: "// " + strings.Repeat("x", 11<<10), isError: true, kind: "CODE_TOO_LARGE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, cs, tt.code)
+			txt, s := text(res), structuredOf(t, res)
+			if res.IsError != tt.isError {
+				t.Fatalf("isError = %v, want %v:\n%s", res.IsError, tt.isError, txt)
+			}
+			if tt.isError {
+				if s.Error == nil || s.Error.Kind != tt.kind {
+					t.Fatalf("error = %+v, want kind %s:\n%s", s.Error, tt.kind, txt)
+				}
+				if !strings.HasPrefix(txt, tt.kind) {
+					t.Errorf("text does not start with the kind:\n%s", txt)
+				}
+				if tt.line > 0 && (s.Error.Line != tt.line || s.Error.Column == 0) {
+					t.Errorf("position %d:%d, want line %d:\n%s", s.Error.Line, s.Error.Column, tt.line, txt)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, txt, s)
+			}
+			// The server answers the next call normally.
+			if res := run(t, cs, "return 1 + 1"); res.IsError || string(structuredOf(t, res).Result) != "2" {
+				t.Fatalf("next call: %s", text(res))
+			}
+		})
+	}
+}
+
+func pathIs(path []any, want ...any) bool {
+	if len(path) != len(want) {
+		return false
+	}
+	for i := range path {
+		if path[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonEqual(got json.RawMessage, want string) bool {
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal([]byte(want), &b) != nil {
+		return false
+	}
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}

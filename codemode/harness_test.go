@@ -1,0 +1,209 @@
+package codemode_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// testServer is a codemode server on a loopback port with a test issuer.
+type testServer struct {
+	*codemode.Server
+	cat      *testCatalog
+	http     *httptest.Server
+	issuer   *oauthmetatest.Issuer
+	URL      string // the MCP endpoint
+	Resource string
+	audit    *auditRecorder
+}
+
+// startServer starts a server with authentication by a test issuer.
+// configure may adjust the options before New.
+func startServer(t *testing.T, configure func(*codemode.Options)) *testServer {
+	t.Helper()
+	ts := &testServer{cat: newTestCatalog(t), issuer: oauthmetatest.NewIssuer(t, nil), audit: &auditRecorder{}}
+	ts.http = httptest.NewUnstartedServer(nil)
+	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
+	ts.Resource = ts.URL
+	v, err := oauthmeta.NewJWTVerifier(ts.issuer.URL, ts.Resource, &oauthmeta.JWTOptions{JWKSURL: ts.issuer.JWKSURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &codemode.Options{
+		Version:     "1.0.0",
+		SandboxMode: sandbox.ModeInProcess,
+		Audit:       ts.audit,
+		Auth: &codemode.Auth{
+			Verifier:             v,
+			Resource:             ts.Resource,
+			AuthorizationServers: []string{ts.issuer.URL},
+		},
+	}
+	if configure != nil {
+		configure(opts)
+	}
+	ts.Server, err = codemode.New(ts.cat.Catalog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.http.Config.Handler = ts.Handler()
+	ts.http.Start()
+	t.Cleanup(func() {
+		ts.http.Close()
+		if err := ts.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return ts
+}
+
+// token mints an access token for sub with scopes.
+func (ts *testServer) token(sub string, scopes ...string) string {
+	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return b.base.RoundTrip(r)
+}
+
+// connect opens an MCP client session with the official go-sdk client.
+func (ts *testServer) connect(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:   ts.URL,
+		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+	}
+	cs, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// run calls execute_code with code.
+func run(t *testing.T, cs *mcp.ClientSession, code string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	return res
+}
+
+// text returns the result's text content.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structuredOf decodes the result's structuredContent.
+type structuredResult struct {
+	Result json.RawMessage `json:"result"`
+	Logs   []string        `json:"logs"`
+	Calls  []struct {
+		Function string `json:"function"`
+		Outcome  string `json:"outcome"`
+		Error    string `json:"error"`
+	} `json:"calls"`
+	Truncated bool `json:"truncated"`
+	Error     *struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+		Line    int    `json:"line"`
+		Column  int    `json:"column"`
+		Issues  []struct {
+			Path    []any  `json:"path"`
+			Message string `json:"message"`
+		} `json:"issues"`
+	} `json:"error"`
+}
+
+func structuredOf(t *testing.T, res *mcp.CallToolResult) structuredResult {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s structuredResult
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("structuredContent %s: %v", b, err)
+	}
+	return s
+}
+
+// auditRecorder keeps audit events for assertions.
+type auditRecorder struct {
+	mu     sync.Mutex
+	events []codemode.AuditEvent
+}
+
+func (a *auditRecorder) Audit(_ context.Context, ev codemode.AuditEvent) {
+	a.mu.Lock()
+	a.events = append(a.events, ev)
+	a.mu.Unlock()
+}
+
+func (a *auditRecorder) all() []codemode.AuditEvent {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]codemode.AuditEvent(nil), a.events...)
+}
+
+// rawPost sends one JSON-RPC POST to url with extra headers and returns
+// the response.
+func rawPost(t *testing.T, url, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+var _ = net.JoinHostPort
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -1,0 +1,112 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+// execHost adapts the catalog to sandbox.Host for one execution: it binds
+// the functions the tool exposes, calls the catalog as the execution's
+// principal, reports progress and writes one audit event per call.
+type execHost struct {
+	s         *Server
+	ns        string
+	names     []string                // bound function names, unqualified
+	tiers     map[string]catalog.Tier // unqualified name → tier
+	principal *catalog.Principal      // nil: anonymous
+	base      AuditEvent              // trace id, principal, tool
+	progress  func(ctx context.Context, name string, n int)
+
+	mu    sync.Mutex
+	calls int
+	errs  []error // errors returned to the script, newest last
+}
+
+// Functions implements sandbox.Host.
+func (h *execHost) Functions() map[string][]string {
+	return map[string][]string{h.ns: h.names}
+}
+
+// Call implements sandbox.Host. name is "namespace.function".
+func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	fn, ok := strings.CutPrefix(name, h.ns+".")
+	tier, bound := h.tiers[fn]
+	if !ok || !bound {
+		// The sandbox binds only what Functions lists; this is defence in depth.
+		return nil, fmt.Errorf("%s is not available in this tool", name)
+	}
+	h.mu.Lock()
+	h.calls++
+	n := h.calls
+	h.mu.Unlock()
+	if h.progress != nil {
+		h.progress(ctx, name, n)
+	}
+	if h.principal != nil {
+		ctx = catalog.WithPrincipal(ctx, *h.principal)
+	}
+
+	start := time.Now()
+	out, err := h.s.callCatalog(ctx, fn, args)
+	ev := h.base
+	ev.Kind = FunctionCalled
+	ev.Time = start
+	ev.Function = name
+	ev.Tier = tier.String()
+	ev.Args = auditArgs(h.s.opts.AuditArgs, args)
+	ev.Duration = time.Since(start)
+	ev.ResultBytes = len(out)
+	if err != nil {
+		ev.ErrorKind = callErrorKind(err)
+		h.mu.Lock()
+		h.errs = append(h.errs, err)
+		h.mu.Unlock()
+	}
+	h.s.audit.Audit(ctx, ev)
+	return out, err
+}
+
+// issuesFor returns the validation issues of the host error whose message
+// the script let escape (msg is the sandbox's error message), so the tool
+// result can list them even though the script did not catch the error.
+func (h *execHost) issuesFor(msg string) []catalog.Issue {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := len(h.errs) - 1; i >= 0; i-- {
+		var ve *catalog.ValidationError
+		if errors.As(h.errs[i], &ve) && strings.Contains(msg, ve.Error()) {
+			return ve.Issues
+		}
+	}
+	return nil
+}
+
+// callErrorKind classifies a catalog error for the audit log.
+func callErrorKind(err error) string {
+	var (
+		ve *catalog.ValidationError
+		se *catalog.ScopeError
+		ie *catalog.InternalError
+		ce *catalog.Error
+	)
+	switch {
+	case errors.As(err, &ve):
+		return "validation"
+	case errors.As(err, &se):
+		return "insufficient_scope"
+	case errors.As(err, &ie):
+		return "internal"
+	case errors.As(err, &ce):
+		return ce.Code
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return catalog.CodeCanceled
+	}
+	return "error"
+}

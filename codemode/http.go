@@ -1,0 +1,102 @@
+package codemode
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+)
+
+// Handler returns the HTTP handler of the whole server. From the outside
+// in: CORS (the default AI-client origins plus Options.AllowedOrigins),
+// then on the MCP path a request body limit, bearer authentication (when
+// Options.Auth is set), a per-principal rate limit, and go-sdk's Streamable
+// HTTP handler with its DNS-rebinding guard. With Auth, the RFC 9728
+// metadata is served at /.well-known/oauth-protected-resource and at the
+// same prefix followed by the MCP path.
+//
+// Mount it at the root of a server (or strip a prefix consistently with
+// Auth.Resource). The handler is built once; later calls return it again.
+func (s *Server) Handler() http.Handler {
+	s.handlerOnce.Do(func() { s.handler = s.buildHandler() })
+	return s.handler
+}
+
+func (s *Server) buildHandler() http.Handler {
+	o := &s.opts
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                    !o.Stateful,
+		Logger:                       sdkLogger(s.logger),
+		DisableLocalhostProtection:   o.DisableLocalhostProtection,
+		MaxRequestBodyBytes:          o.MaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+
+	var limiter *httpmw.RateLimiter
+	if o.RatePerSecond > 0 {
+		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
+	}
+	endpoint := httpmw.RateLimit(limiter, principalKey)(streamable)
+
+	mux := http.NewServeMux()
+	if a := o.Auth; a != nil {
+		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
+		endpoint = oauthmeta.RequireBearer(a.Verifier, &oauthmeta.BearerOptions{
+			ResourceMetadataURL: prmURL,
+			Scopes:              a.Scopes,
+			Logger:              s.logger,
+		})(endpoint)
+		// Checked in New, so Mount cannot fail on this fresh mux.
+		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
+	} else if o.Principal != nil {
+		p := *o.Principal
+		next := endpoint
+		endpoint = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
+		})
+	}
+	endpoint = httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
+	mux.Handle(o.MCPPath, endpoint)
+	return httpmw.CORS(s.origins)(mux)
+}
+
+// principalKey keys the rate limit on the authenticated subject; anonymous
+// requests fall back to the client IP.
+func principalKey(r *http.Request) string {
+	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
+		return "sub:" + p.Subject
+	}
+	return ""
+}
+
+func (s *Server) scopesSupported() []string {
+	a := s.opts.Auth
+	if len(a.ScopesSupported) > 0 {
+		return a.ScopesSupported
+	}
+	out := slices.Clone(a.Scopes)
+	for _, f := range s.cat.Functions() {
+		for _, sc := range f.Scopes {
+			if !slices.Contains(out, sc) {
+				out = append(out, sc)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *Server) resourceName() string {
+	switch {
+	case s.opts.Auth.ResourceName != "":
+		return s.opts.Auth.ResourceName
+	case s.opts.Title != "":
+		return s.opts.Title
+	}
+	return strings.TrimSpace(s.opts.Name)
+}

@@ -1,0 +1,180 @@
+package codemode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// execError is the error half of a tool result, as the model sees it in
+// structuredContent.error.
+type execError struct {
+	Kind    string          `json:"kind"`
+	Message string          `json:"message"`
+	Line    int             `json:"line,omitempty"`
+	Column  int             `json:"column,omitempty"`
+	Source  string          `json:"source,omitempty"`
+	Issues  []catalog.Issue `json:"issues,omitempty"`
+	Stack   string          `json:"stack,omitempty"`
+}
+
+// callSummary is one host call in structuredContent.calls.
+type callSummary struct {
+	Function string  `json:"function"`
+	Outcome  string  `json:"outcome"`
+	Ms       float64 `json:"ms"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// structured is the structuredContent of a tool result.
+type structured struct {
+	Result    json.RawMessage `json:"result,omitempty"`
+	Logs      []string        `json:"logs"`
+	Calls     []callSummary   `json:"calls"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Error     *execError      `json:"error,omitempty"`
+}
+
+// successResult renders a finished execution: the logs, then the return
+// value as JSON.
+func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
+	value := res.Value
+	if len(value) == 0 {
+		value = json.RawMessage("null")
+	}
+	if !s.opts.KeepNulls {
+		value = stripNulls(value)
+	}
+	st := summarize(res)
+	st.Result = value
+
+	var b strings.Builder
+	writeLogs(&b, st.Logs, "Logs:")
+	b.WriteString("Result:\n")
+	b.Write(indentJSON(value))
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: b.String()}},
+		StructuredContent: st,
+	}
+}
+
+// errorResult renders a failed execution: what failed and where, the
+// validation issues, then the logs made before the failure.
+func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
+	var st structured
+	if res != nil {
+		st = summarize(res)
+	} else {
+		st = structured{Logs: []string{}, Calls: []callSummary{}}
+	}
+	st.Error = xe
+
+	var b strings.Builder
+	b.WriteString(xe.Kind)
+	if xe.Line > 0 {
+		fmt.Fprintf(&b, " at line %d, column %d", xe.Line, xe.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(xe.Message)
+	b.WriteString("\n")
+	if xe.Source != "" {
+		fmt.Fprintf(&b, "  %d | %s\n", xe.Line, xe.Source)
+	}
+	for _, is := range xe.Issues {
+		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
+	}
+	// Only the frames: the stack's first line repeats the message.
+	frames := 0
+	for line := range strings.SplitSeq(xe.Stack, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "at ") && frames < 10 {
+			b.WriteString("  ")
+			b.WriteString(line)
+			b.WriteString("\n")
+			frames++
+		}
+	}
+	writeLogs(&b, st.Logs, "\nLogs before the error:")
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}},
+		StructuredContent: st,
+		IsError:           true,
+	}
+}
+
+func summarize(res *sandbox.Result) structured {
+	st := structured{Logs: make([]string, 0, len(res.Logs)), Calls: make([]callSummary, 0, len(res.Calls)), Truncated: res.Truncated}
+	for _, l := range res.Logs {
+		if l.Level == "" || l.Level == "log" || l.Level == "info" {
+			st.Logs = append(st.Logs, l.Message)
+		} else {
+			st.Logs = append(st.Logs, "["+l.Level+"] "+l.Message)
+		}
+	}
+	for _, c := range res.Calls {
+		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error})
+	}
+	return st
+}
+
+func writeLogs(b *strings.Builder, logs []string, title string) {
+	if len(logs) == 0 {
+		return
+	}
+	b.WriteString(title)
+	b.WriteString("\n")
+	for _, l := range logs {
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	if !strings.HasPrefix(title, "\n") {
+		b.WriteString("\n")
+	}
+}
+
+// indentJSON pretty-prints small values and leaves large ones compact:
+// indentation of a big array costs more tokens than it helps.
+func indentJSON(v json.RawMessage) []byte {
+	if len(v) > 4<<10 {
+		return v
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, v, "", "  "); err != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// issuePath renders ["corners", 0, "verdict"] as corners[0].verdict.
+func issuePath(path []any) string {
+	if len(path) == 0 {
+		return "(arguments)"
+	}
+	var b strings.Builder
+	for i, p := range path {
+		switch v := p.(type) {
+		case int, int64, float64:
+			fmt.Fprintf(&b, "[%v]", v)
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprintf(&b, "%v", v)
+		}
+	}
+	return b.String()
+}
+
+// resultBytes is the size of what an execution returned to the model.
+func resultBytes(res *sandbox.Result) int {
+	n := len(res.Value)
+	for _, l := range res.Logs {
+		n += len(l.Message)
+	}
+	return n
+}

@@ -1,0 +1,29 @@
+package codemode
+
+import (
+	"context"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+// ServeStdio serves one local MCP client over the process's stdin and
+// stdout until the client disconnects or ctx ends. Every call acts as
+// principal: a local process has no token to present, so the operator
+// decides who it is. Nothing else may write to stdout meanwhile.
+func (s *Server) ServeStdio(ctx context.Context, principal catalog.Principal) error {
+	return s.ServeTransport(ctx, principal, &mcp.StdioTransport{})
+}
+
+// ServeIO is ServeStdio over r and w instead of stdin and stdout, e.g. the
+// ends of pipes in a test.
+func (s *Server) ServeIO(ctx context.Context, principal catalog.Principal, r io.ReadCloser, w io.WriteCloser) error {
+	return s.ServeTransport(ctx, principal, &mcp.IOTransport{Reader: r, Writer: w})
+}
+
+// ServeTransport serves one MCP session over t, acting as principal.
+func (s *Server) ServeTransport(ctx context.Context, principal catalog.Principal, t mcp.Transport) error {
+	return s.mcp.Run(catalog.WithPrincipal(ctx, principal), t)
+}

@@ -1,0 +1,152 @@
+package codemode
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// inputSchema is the one argument of the code tools.
+var inputSchema = json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"TypeScript: the body of an async function. Use await for every call and end with return <value>."}},"required":["code"],"additionalProperties":false}`)
+
+// toolInput is what tools/call carries.
+type toolInput struct {
+	Code *string `json:"code"`
+}
+
+func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
+	srv.AddTool(&mcp.Tool{
+		Name:        sp.name,
+		Title:       sp.annotations.Title,
+		Description: sp.description,
+		InputSchema: inputSchema,
+		Annotations: sp.annotations,
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.execute(ctx, req, sp), nil
+	})
+}
+
+// execute runs one tools/call. Every failure the model can act on becomes
+// an isError result, never a protocol error.
+func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec) *mcp.CallToolResult {
+	var in toolInput
+	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil || in.Code == nil {
+		return errorResult(&execError{Kind: "INVALID_INPUT", Message: `arguments must be {"code": "<TypeScript>"}`}, nil)
+	}
+	code := *in.Code
+	p, hasP := s.principal(ctx, req)
+	sum := sha256.Sum256([]byte(code))
+	base := AuditEvent{Tool: sp.name, TraceID: traceID(req), CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(code)}
+	if hasP {
+		base.Subject, base.ClientID = p.Subject, p.ClientID
+	}
+
+	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, base: base}
+	if hasP {
+		host.principal = &p
+		ctx = catalog.WithPrincipal(ctx, p)
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		total := float64(s.sb.Limits().MaxCalls)
+		host.progress = func(ctx context.Context, name string, n int) {
+			// Best effort: a client that went away must not fail the call.
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: tok,
+				Progress:      float64(n),
+				Total:         total,
+				Message:       fmt.Sprintf("%s (%d/%d)", name, n, int(total)),
+			})
+		}
+	}
+
+	start := time.Now()
+	ev := base
+	ev.Kind, ev.Time = ExecutionStarted, start
+	s.audit.Audit(ctx, ev)
+
+	res, err := s.sb.Run(ctx, code, host)
+
+	ev = base
+	ev.Time, ev.Duration = time.Now(), time.Since(start)
+	if res != nil {
+		ev.Calls = len(res.Calls)
+	}
+	if err != nil {
+		xe := s.toExecError(err, host)
+		ev.Kind, ev.ErrorKind = ExecutionFailed, xe.Kind
+		s.audit.Audit(ctx, ev)
+		return errorResult(xe, res)
+	}
+	out := s.successResult(res)
+	ev.Kind = ExecutionFinished
+	ev.ResultBytes = resultBytes(res)
+	s.audit.Audit(ctx, ev)
+	return out
+}
+
+// principal returns who the call acts for: the verified bearer token's
+// subject, client and scopes, else a principal put in the context (stdio,
+// Options.Principal, a host's own middleware).
+func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catalog.Principal, bool) {
+	// The token info is per HTTP request; a context value may date from
+	// the request that opened a stateful session, so the token wins.
+	if ex := req.Extra; ex != nil && ex.TokenInfo != nil && ex.TokenInfo.UserID != "" {
+		p := catalog.Principal{Subject: ex.TokenInfo.UserID, Scopes: ex.TokenInfo.Scopes}
+		if c, ok := ex.TokenInfo.Extra["client_id"].(string); ok {
+			p.ClientID = c
+		}
+		return p, true
+	}
+	return catalog.PrincipalFrom(ctx)
+}
+
+// traceID takes the trace id of a W3C traceparent header when the client
+// sent one, so audit events join the caller's trace; otherwise a random one.
+func traceID(req *mcp.CallToolRequest) string {
+	if req.Extra != nil && req.Extra.Header != nil {
+		// traceparent: version-traceid-parentid-flags
+		parts := strings.Split(req.Extra.Header.Get("Traceparent"), "-")
+		if len(parts) == 4 && len(parts[1]) == 32 && isHex(parts[1]) && parts[1] != strings.Repeat("0", 32) {
+			return parts[1]
+		}
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// toExecError turns a sandbox error into what the model reads, adding the
+// validation issues of an uncaught host error.
+func (s *Server) toExecError(err error, host *execHost) *execError {
+	var se *sandbox.Error
+	if !errors.As(err, &se) {
+		if errors.Is(err, sandbox.ErrClosed) {
+			return &execError{Kind: string(sandbox.KindInternal), Message: "the server is shutting down; retry shortly"}
+		}
+		s.logger.Error("codemode: sandbox failure", "err", err)
+		return &execError{Kind: string(sandbox.KindInternal), Message: "the sandbox failed; retry, and report it if it persists"}
+	}
+	xe := &execError{Kind: string(se.Kind), Message: se.Message, Line: se.Line, Column: se.Column, Source: se.Source, Stack: se.Stack}
+	if se.Kind == sandbox.KindRuntime {
+		xe.Issues = host.issuesFor(se.Message)
+	}
+	return xe
+}
