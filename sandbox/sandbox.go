@@ -99,9 +99,11 @@ func New(opts *Options) (*Sandbox, error) {
 	case ModeInProcess:
 		s.exec = inProcess{}
 	case ModeWorker:
-		// TODO(worker): replace with the worker pool, e.g.
-		// s.exec, err = newPool(&o, s.limits).
-		s.exec = inProcess{}
+		p, err := newPool(&o, s.limits)
+		if err != nil {
+			return nil, err
+		}
+		s.exec = p
 	default:
 		return nil, newError(KindInternal, "unknown sandbox mode %d", int(opts.Mode))
 	}

@@ -1,0 +1,210 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+)
+
+// The parent side of ModeWorker: a pool of worker processes, each running
+// one execution at a time. Workers are reused after clean executions and
+// replaced after a breach, a crash, a timeout or a cancellation, so no
+// execution ever runs in a process a previous script left dirty.
+
+// maxWorkerUses bounds how many executions one worker serves before it is
+// replaced, so slow drift (fragmentation, caches) cannot accumulate.
+const maxWorkerUses = 1000
+
+// pool implements executor with worker processes.
+type pool struct {
+	path     string
+	size     int
+	headroom int64 // RLIMIT_DATA headroom sent to workers
+	memory   int64 // the sandbox's maximum memory limit
+	logger   *slog.Logger
+
+	slots chan struct{} // one per worker that may be busy
+
+	mu     sync.Mutex
+	idle   []*worker // most recently used last
+	live   map[*worker]struct{}
+	closed bool
+
+	bg sync.WaitGroup // spawns and host-call goroutines
+}
+
+// newPool returns a pool for a sandbox with options o and maximum limits
+// max. Workers start lazily; one is started in the background right away so
+// the first execution rarely waits for a spawn.
+func newPool(o *Options, max Limits) (*pool, error) {
+	path := o.WorkerPath
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, newError(KindInternal, "cannot find the current executable to start sandbox workers: %v", err)
+		}
+		path = exe
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	p := &pool{
+		path:     path,
+		size:     max1(o.PoolSize),
+		headroom: dataHeadroom(max.MemoryBytes),
+		memory:   max.MemoryBytes,
+		logger:   logger,
+		slots:    make(chan struct{}, max1(o.PoolSize)),
+		live:     map[*worker]struct{}{},
+	}
+	p.prewarm()
+	return p, nil
+}
+
+func max1(n int) int {
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, cancelledError(ctx)
+	}
+	defer func() { <-p.slots }()
+
+	w, err := p.get()
+	if err != nil {
+		return nil, err
+	}
+	res, err, reuse := w.execute(ctx, p, prog, host, lim)
+	p.put(w, reuse)
+	return res, err
+}
+
+// get returns an idle live worker or starts one.
+func (p *pool) get() (*worker, error) {
+	p.mu.Lock()
+	for len(p.idle) > 0 {
+		w := p.idle[len(p.idle)-1]
+		p.idle = p.idle[:len(p.idle)-1]
+		if w.alive() {
+			p.mu.Unlock()
+			return w, nil
+		}
+		// Died while idle (killed from outside): drop it.
+		delete(p.live, w)
+		w.kill()
+	}
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	w, err := startWorker(p.path, setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory})
+	if err != nil {
+		p.logger.Error("sandbox: cannot start a worker", "err", err)
+		return nil, newError(KindInternal, "the sandbox could not start a worker process; retry shortly")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		w.kill()
+		return nil, ErrClosed
+	}
+	p.live[w] = struct{}{}
+	return w, nil
+}
+
+// put returns w to the pool after an execution, or discards it and starts
+// a replacement in the background.
+func (p *pool) put(w *worker, reuse bool) {
+	w.uses++
+	reuse = reuse && w.uses < maxWorkerUses && w.alive()
+	p.mu.Lock()
+	if reuse && !p.closed && len(p.idle) < p.size {
+		p.idle = append(p.idle, w)
+		p.mu.Unlock()
+		return
+	}
+	delete(p.live, w)
+	closed := p.closed
+	p.mu.Unlock()
+	w.kill()
+	if !closed {
+		p.prewarm()
+	}
+}
+
+// prewarm starts one worker in the background and parks it as idle, so the
+// next execution does not pay for a spawn.
+func (p *pool) prewarm() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(p.live) >= p.size {
+		return
+	}
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		w, err := startWorker(p.path, setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory})
+		if err != nil {
+			p.logger.Warn("sandbox: cannot prestart a worker", "err", err)
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.closed || len(p.live) >= p.size {
+			w.kill()
+			return
+		}
+		p.live[w] = struct{}{}
+		p.idle = append([]*worker{w}, p.idle...)
+	}()
+}
+
+// close kills every worker and waits for background goroutines (spawns and
+// host calls, which see their contexts cancelled).
+func (p *pool) close() error {
+	p.mu.Lock()
+	p.closed = true
+	ws := make([]*worker, 0, len(p.live))
+	for w := range p.live {
+		ws = append(ws, w)
+	}
+	p.live, p.idle = map[*worker]struct{}{}, nil
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.kill()
+	}
+	p.bg.Wait()
+	return nil
+}
+
+// stats reports the pool's live and idle worker counts (for tests).
+func (p *pool) stats() (live, idle int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.live), len(p.idle)
+}
+
+// pids returns the process ids of live workers (for tests).
+func (p *pool) pids() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for w := range p.live {
+		out = append(out, w.pid)
+	}
+	return out
+}
+
+var _ executor = (*pool)(nil)
+
+func (w *worker) String() string { return fmt.Sprintf("worker %d", w.pid) }

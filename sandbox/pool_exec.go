@@ -1,0 +1,190 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
+)
+
+// hardDeadlineSlack is how long past its timeout an execution may run
+// before the parent kills the worker's process group. Builtins such as
+// Array(2**32-1).indexOf(1) and backtracking regexes ignore the in-worker
+// interrupt; the kill is what bounds them.
+const hardDeadlineSlack = time.Second
+
+// cancelGrace is how long a worker has to stop after a Cancel frame before
+// it is killed.
+const cancelGrace = 250 * time.Millisecond
+
+// Why the parent killed a worker during an execution.
+const (
+	killNone int32 = iota
+	killTimeout
+	killCancel
+	killProtocol
+)
+
+// execute runs prog on w. reuse reports whether w is clean enough to serve
+// another execution.
+func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host, lim Limits) (res *Result, err error, reuse bool) {
+	start := time.Now()
+	req, merr := json.Marshal(execMsg{Hash: prog.hash[:], Limits: lim, Functions: host.Functions()})
+	if merr != nil {
+		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
+	}
+	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(prog.js)}); werr != nil {
+		p.logger.Warn("sandbox: worker lost before an execution", "pid", w.pid, "err", werr)
+		return nil, newError(KindInternal, "the sandbox worker was lost before the script started; retry"), false
+	}
+
+	// Host calls get a context that ends with the execution.
+	callCtx, endCalls := context.WithCancel(ctx)
+	defer endCalls()
+
+	var why atomic.Int32
+	hard := time.AfterFunc(lim.Timeout+hardDeadlineSlack, func() {
+		why.CompareAndSwap(killNone, killTimeout)
+		w.kill()
+	})
+	defer func() {
+		if !hard.Stop() {
+			reuse = false // the kill raced with the end of the execution
+		}
+	}()
+	finished := make(chan struct{})
+	defer close(finished)
+	stopCancel := context.AfterFunc(ctx, func() {
+		_ = w.w.Write(wire.Frame{Type: wire.Cancel})
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			why.CompareAndSwap(killNone, killCancel)
+			w.kill()
+		case <-finished:
+		}
+	})
+	defer stopCancel()
+
+	for {
+		f, rerr := w.r.Read()
+		if rerr != nil {
+			return nil, w.deathError(ctx, p, why.Load(), lim, rerr), false
+		}
+		switch f.Type {
+		case wire.Call:
+			p.bg.Add(1)
+			go w.relayCall(callCtx, p, host, f.ID, string(f.A), f.B)
+		case wire.Done:
+			var d doneMsg
+			if jerr := json.Unmarshal(f.A, &d); jerr != nil {
+				w.kill()
+				return nil, newError(KindInternal, "the sandbox worker sent an unreadable result; retry"), false
+			}
+			if d.Result != nil {
+				d.Result.Duration = time.Since(start)
+			}
+			if d.Error != nil {
+				return d.Result, d.Error, !d.Dirty
+			}
+			if d.Result == nil {
+				return nil, newError(KindInternal, "the sandbox worker sent no result; retry"), false
+			}
+			return d.Result, nil, !d.Dirty
+		default:
+			why.CompareAndSwap(killNone, killProtocol)
+			w.kill()
+			p.logger.Error("sandbox: unexpected frame from worker", "pid", w.pid, "type", f.Type.String())
+			return nil, newError(KindInternal, "the sandbox worker broke protocol and was stopped; retry"), false
+		}
+	}
+}
+
+// relayCall runs one host call for the worker and sends back the result.
+func (w *worker) relayCall(ctx context.Context, p *pool, host Host, id uint64, name string, args []byte) {
+	defer p.bg.Done()
+	res, err := callHost(ctx, host, name, args)
+	f := wire.Frame{Type: wire.Return, ID: id}
+	if err != nil {
+		f.B = encodeHostErr(err)
+	} else {
+		f.A = res
+		if len(f.A) == 0 {
+			f.A = []byte("null")
+		}
+	}
+	if werr := w.w.Write(f); werr == wire.ErrTooLarge {
+		f.A, f.B = nil, encodeHostErr(fmt.Errorf("%s returned %d bytes, more than the sandbox can pass to a script; ask for less data", name, len(res)))
+		_ = w.w.Write(f)
+	}
+	// Any other write error means the worker is gone; the execution loop
+	// reports that.
+}
+
+// callHost calls host, turning a panic into a *hostPanic error.
+func callHost(ctx context.Context, host Host, name string, args []byte) (res json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &hostPanic{value: fmt.Sprint(v)}
+		}
+	}()
+	return host.Call(ctx, name, args)
+}
+
+// deathError explains a worker that stopped answering during an execution.
+func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits, readErr error) *Error {
+	w.kill() // make sure it is gone and reaped
+	switch why {
+	case killTimeout:
+		return newError(KindTimeout,
+			"the script ran past the %s timeout and was stopped (a single builtin call on a huge array or a backtracking regular expression cannot be interrupted). Do less work per execution.",
+			lim.Timeout)
+	case killCancel:
+		return cancelledError(ctx)
+	}
+	sig, code, _ := w.exitStatus()
+	stderr := w.tail.String()
+	if looksLikeOOM(sig, stderr) {
+		return memoryLimitError(lim.MemoryBytes)
+	}
+	p.logger.Error("sandbox: worker died during an execution",
+		"pid", w.pid, "signal", sig, "exit", code, "read", readErr, "stderr", lastLines(stderr, 20))
+	return newError(KindInternal, "the sandbox worker exited unexpectedly and the execution was lost; retry, and if it happens again simplify the script")
+}
+
+// looksLikeOOM reports whether a dead worker ran out of memory: the Go
+// runtime's fatal errors for a failed allocation or an overgrown stack
+// (RLIMIT_DATA and the maximum stack make it fail), or a SIGKILL we did not
+// send (the kernel's OOM killer, a cgroup limit).
+func looksLikeOOM(sig syscall.Signal, stderr string) bool {
+	if sig == syscall.SIGKILL {
+		return true
+	}
+	for _, s := range []string{
+		"out of memory",
+		"cannot allocate memory",
+		"stack overflow",
+		"stack exceeds",
+		"failed to allocate",
+		"mmap failed",
+	} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,55 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// Sizing the kernel cap (RLIMIT_DATA) of a worker.
+//
+// The cap is the worker's own data size right after start (VmData: Go's
+// arena reservations, and in cgo builds one 8 MiB pthread stack per thread)
+// plus a headroom that scales with the memory limit. Measuring VmData in the
+// worker makes the cap fit pure-Go, cgo and race builds alike, which start
+// at about 80 MiB, 120 MiB and 430 MiB of VmData on linux/amd64.
+//
+// The heap watchdog stops ordinary scripts at the memory limit; the cap is
+// the backstop for single builtin calls that allocate past any watchdog
+// ("x".repeat(2**30) asks for 1 GiB in one step): the worker then dies with
+// "fatal error: runtime: out of memory" and the parent reports
+// MEMORY_LIMIT. A cgo build that starts many threads uses up the headroom
+// faster (each new thread's stack counts), so such a worker may die early on
+// memory-hungry scripts; that is reported as MEMORY_LIMIT too and the next
+// execution gets a fresh worker.
+
+// dataHeadroom returns the bytes a worker may map beyond its start-up data
+// size when the memory limit is mem.
+func dataHeadroom(mem int64) int64 {
+	return (64<<20 + 2*mem) * raceMemoryFactor
+}
+
+// vmData returns the process's current data size (VmData in
+// /proc/self/status), or 0 when it cannot be read.
+func vmData() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(line, []byte("VmData:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) != 2 || string(f[1]) != "kB" {
+			return 0
+		}
+		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}

@@ -1,0 +1,8 @@
+//go:build race
+
+package sandbox
+
+// raceMemoryFactor relaxes memory caps in race-detector builds, whose
+// runtime multiplies memory use several times. Normal builds keep the full
+// cap (see rlimit_norace.go).
+const raceMemoryFactor = 4

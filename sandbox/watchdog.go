@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// The in-worker heap watchdog. goja has no heap limit, so a worker samples
+// the Go heap every millisecond while a script runs and ends the execution
+// when it grew past the memory limit. Attribution is exact because a worker
+// runs one execution at a time.
+
+// watchInterval is how often the watchdog samples the heap (one sample
+// costs about half a microsecond).
+const watchInterval = time.Millisecond
+
+var heapMetrics = []string{
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/stacks:bytes",
+}
+
+// heapInUse returns the bytes in live-or-unswept heap objects plus
+// goroutine stacks.
+func heapInUse(s []metrics.Sample) uint64 {
+	metrics.Read(s)
+	var n uint64
+	for _, x := range s {
+		if x.Value.Kind() == metrics.KindUint64 {
+			n += x.Value.Uint64()
+		}
+	}
+	return n
+}
+
+func newHeapSamples() []metrics.Sample {
+	s := make([]metrics.Sample, len(heapMetrics))
+	for i, name := range heapMetrics {
+		s[i].Name = name
+	}
+	return s
+}
+
+// idleBytes is the Go runtime's total mapped memory now.
+func idleBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// watchHeap starts the watchdog for one execution allowed limit bytes above
+// the current heap. When the heap stays above that after a forced
+// collection (garbage must not count), it calls breach once with the bytes
+// in use. stop ends the watchdog and reports whether breach was called.
+func watchHeap(limit int64, breach func(used uint64)) (stop func() bool) {
+	samples := newHeapSamples()
+	base := heapInUse(samples)
+	max := base + uint64(limit)
+	quit := make(chan struct{})
+	var (
+		wg       sync.WaitGroup
+		breached bool
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(watchInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			if heapInUse(samples) <= max {
+				continue
+			}
+			runtime.GC()
+			if used := heapInUse(samples); used > max {
+				breached = true
+				breach(used - base)
+				return
+			}
+		}
+	}()
+	return func() bool {
+		close(quit)
+		wg.Wait()
+		return breached
+	}
+}

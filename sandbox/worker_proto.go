@@ -1,0 +1,102 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// The JSON payloads of the worker protocol (see internal/wire for framing).
+
+// workerEnv is the environment variable that turns a process started by the
+// pool into a worker. The worker's environment holds nothing else.
+const workerEnv = "CODEMODE_SANDBOX_WORKER"
+
+// setupMsg is the first frame a worker reads.
+type setupMsg struct {
+	// DataHeadroom is how far RLIMIT_DATA is set above the worker's data
+	// size at start, in bytes; 0 applies no cap.
+	DataHeadroom int64 `json:"dataHeadroom"`
+	// MemoryBytes is the sandbox's maximum memory limit; the worker sizes
+	// its Go memory limit and maximum stack from it.
+	MemoryBytes int64 `json:"memoryBytes"`
+}
+
+// helloMsg answers setupMsg.
+type helloMsg struct {
+	PID       int    `json:"pid"`
+	DataLimit int64  `json:"dataLimit"` // as applied; 0 when none
+	Error     string `json:"error,omitempty"`
+}
+
+// execMsg starts one execution; the frame's B field is the JavaScript.
+type execMsg struct {
+	Hash      []byte              `json:"hash"`
+	Limits    Limits              `json:"limits"`
+	Functions map[string][]string `json:"functions"`
+}
+
+// doneMsg ends one execution.
+type doneMsg struct {
+	Result *Result `json:"result,omitempty"`
+	Error  *Error  `json:"error,omitempty"`
+	// Dirty asks the parent not to reuse this worker.
+	Dirty bool `json:"dirty,omitempty"`
+}
+
+// hostErrMsg carries a Host.Call error from the parent to the worker.
+type hostErrMsg struct {
+	Message string `json:"message"`
+	// Object is the error's own JSON object when it implements
+	// json.Marshaler, so err.issues survives the trip.
+	Object json.RawMessage `json:"object,omitempty"`
+	// Panic is set when Host.Call panicked; the worker re-raises it so
+	// both modes handle host panics the same way.
+	Panic string `json:"panic,omitempty"`
+}
+
+// encodeHostErr turns a Host.Call error into a Return frame's B field.
+func encodeHostErr(err error) []byte {
+	m := hostErrMsg{Message: err.Error()}
+	var p *hostPanic
+	if errors.As(err, &p) {
+		m.Panic = p.value
+	}
+	if jm, ok := err.(json.Marshaler); ok {
+		if b, merr := jm.MarshalJSON(); merr == nil && len(b) > 0 && b[0] == '{' {
+			m.Object = b
+		}
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// hostPanic is a recovered panic from Host.Call in the parent.
+type hostPanic struct{ value string }
+
+func (p *hostPanic) Error() string { return "host function panicked: " + p.value }
+
+// relayedError is a parent's Host.Call error as seen in the worker. It
+// marshals back to the original error object.
+type relayedError struct {
+	msg string
+	obj json.RawMessage
+}
+
+func (e *relayedError) Error() string { return e.msg }
+
+// MarshalJSON returns the host error's own object, or {"message": …}.
+func (e *relayedError) MarshalJSON() ([]byte, error) {
+	if len(e.obj) > 0 {
+		return e.obj, nil
+	}
+	return json.Marshal(map[string]string{"message": e.msg})
+}
+
+func decodeHostErr(b []byte) (*relayedError, string) {
+	var m hostErrMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return &relayedError{msg: fmt.Sprintf("host error could not be decoded: %v", err)}, ""
+	}
+	return &relayedError{msg: m.Message, obj: m.Object}, m.Panic
+}
