@@ -1,0 +1,202 @@
+// Package store is BrakingLab's SQLite database: users, tracks, cars,
+// sessions with laps and telemetry, race events and the records a driver
+// and their coach write (preparations, readiness assessments, notepads,
+// track notes, coaching reports, strategies).
+//
+// Every method that reads or writes a user's records takes the user's ID
+// and only ever touches that user's rows: another user's ID behaves exactly
+// like a missing one (ErrNotFound). Every mutation runs in a transaction.
+// Records that can be deleted are soft-deleted (deleted_at) and can be
+// restored.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/tracks"
+)
+
+// Errors returned by Store methods.
+var (
+	// ErrNotFound means the record does not exist, is deleted, or belongs
+	// to another user.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalidCredentials means the username or password is wrong.
+	ErrInvalidCredentials = errors.New("invalid username or password")
+	// ErrExists means a unique value (such as a username) is taken.
+	ErrExists = errors.New("already exists")
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is an open BrakingLab database. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+}
+
+// Open opens (creating if needed) the SQLite database at path, turns on
+// WAL and foreign keys, applies pending migrations and loads the track
+// reference data. Close it when done.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: empty database path")
+	}
+	q := url.Values{}
+	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.syncTracks(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// DB returns the underlying database, for packages that keep their own
+// tables in the same file (such as the development authorization server).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrate applies migrations/NNNN_*.sql in order, each in its own
+// transaction, recording applied versions in schema_migrations.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("store: migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil || n > 0 {
+				return err
+			}
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, version, ts(time.Now()))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("store: migration %s: %w", version, err)
+		}
+	}
+	return nil
+}
+
+// syncTracks makes the tracks tables match the tracks package.
+func (s *Store) syncTracks(ctx context.Context) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, t := range tracks.All() {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tracks (id, name, country, length_m, sector1_end_m, sector2_end_m) VALUES (?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET name = excluded.name, country = excluded.country, length_m = excluded.length_m,
+				sector1_end_m = excluded.sector1_end_m, sector2_end_m = excluded.sector2_end_m`,
+				t.ID, t.Name, t.Country, t.LengthM, t.SectorEndsM[0], t.SectorEndsM[1]); err != nil {
+				return fmt.Errorf("store: track %s: %w", t.ID, err)
+			}
+			for _, c := range t.Corners {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO track_corners (track_id, idx, name, apex_m, direction) VALUES (?, ?, ?, ?, ?)
+					ON CONFLICT (track_id, idx) DO UPDATE SET name = excluded.name, apex_m = excluded.apex_m, direction = excluded.direction`,
+					t.ID, c.Index, c.Name, c.ApexM, string(c.Direction)); err != nil {
+					return fmt.Errorf("store: corner %s/%d: %w", t.ID, c.Index, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// tx runs fn in a transaction, committing if it returns nil.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// NewID returns a random identifier with the given prefix, such as
+// "ses_9f86d081884c7d65". IDs are opaque to clients.
+func NewID(prefix string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// ts formats t for storage.
+func ts(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// parseTS reads a stored time.
+func parseTS(s string) time.Time {
+	t, _ := time.Parse(timeLayout, s)
+	return t
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// Count returns the number of rows in a table, for tests and diagnostics.
+// Only the package's own tables are accepted.
+func (s *Store) Count(ctx context.Context, table string) (int, error) {
+	if _, ok := tables[table]; !ok {
+		return 0, fmt.Errorf("store: unknown table %q", table)
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+	return n, err
+}
+
+// Tables lists the tables Count accepts.
+func Tables() []string {
+	out := make([]string, 0, len(tables))
+	for t := range tables {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var tables = map[string]struct{}{
+	"users": {}, "tracks": {}, "track_corners": {}, "cars": {}, "sessions": {}, "laps": {}, "lap_telemetry": {},
+	"race_events": {}, "race_preparations": {}, "readiness_assessments": {}, "notepads": {}, "track_notes": {},
+	"coaching_reports": {}, "race_strategies": {},
+}
