@@ -1,0 +1,202 @@
+package codemode_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+
+// mcpHeaders makes a raw POST look like the 2026-07-28 protocol.
+func mcpHeaders(token string) map[string]string {
+	h := map[string]string{}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return h
+}
+
+func TestPrincipalFromBearerToken(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	res := run(t, cs, `return (await brakinglab.getSessions({limit: 1})).length`)
+	if res.IsError {
+		t.Fatal(text(res))
+	}
+	if got := ts.cat.lastUser.Load(); got != "alice" {
+		t.Fatalf("handler saw subject %v, want alice", got)
+	}
+	for _, ev := range ts.audit.all() {
+		if ev.Subject != "alice" || ev.ClientID == "" {
+			t.Fatalf("audit event %s: subject %q client %q", ev.Kind, ev.Subject, ev.ClientID)
+		}
+	}
+}
+
+func TestAuthChallenges(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.Auth.Scopes = []string{scopeRead} })
+	prm := strings.Replace(ts.URL, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1)
+	tests := []struct {
+		name      string
+		token     string
+		status    int
+		challenge string
+	}{
+		{"no token", "", 401, `resource_metadata="` + prm + `"`},
+		{"bad token", "not-a-jwt", 401, `error="invalid_token"`},
+		{"token for another audience", ts.issuer.Mint("https://other.example/mcp"), 401, `error="invalid_token"`},
+		{"missing required scope", ts.token("bob", scopeWrite), 403, `error="insufficient_scope", error_description="token lacks required scope: sessions:read", scope="sessions:read"`},
+		{"valid", ts.token("bob", scopeRead), 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := rawPost(t, ts.URL, listTools, mcpHeaders(tt.token))
+			if resp.StatusCode != tt.status {
+				b, _ := io.ReadAll(resp.Body)
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, b)
+			}
+			if got := resp.Header.Get("WWW-Authenticate"); !strings.Contains(got, tt.challenge) {
+				t.Fatalf("WWW-Authenticate = %q, want it to contain %q", got, tt.challenge)
+			}
+		})
+	}
+
+	// The metadata the challenge points to is served, naming the issuer.
+	resp, err := http.Get(prm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil || meta.Resource != ts.Resource || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != ts.issuer.URL {
+		t.Fatalf("metadata %+v, %v", meta, err)
+	}
+	if strings.Join(meta.ScopesSupported, " ") != "reports:write sessions:delete sessions:read" {
+		t.Errorf("scopes_supported = %q", meta.ScopesSupported)
+	}
+}
+
+func TestFunctionScopeErrorNamesTheScope(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := ts.connect(t, ts.token("carol", scopeRead), nil)
+	res := run(t, cs, `await brakinglab.deleteSession({sessionId: "s1"});`)
+	if !res.IsError || !strings.Contains(text(res), "brakinglab.deleteSession requires scope sessions:delete") {
+		t.Fatalf("result:\n%s", text(res))
+	}
+	if ts.cat.deleted.Load() != 0 {
+		t.Fatal("the session was deleted without the scope")
+	}
+	// Caught, the error carries the missing scopes as data.
+	res = run(t, cs, `try { await brakinglab.deleteSession({sessionId: "s1"}); } catch (e: any) { return e.missingScopes; }`)
+	if res.IsError || !jsonEqual(structuredOf(t, res).Result, `["sessions:delete"]`) {
+		t.Fatalf("result:\n%s", text(res))
+	}
+}
+
+func TestCORS(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.AllowedOrigins = []string{"https://inspector.example"} })
+	for _, tt := range []struct {
+		origin  string
+		allowed bool
+	}{
+		{"https://claude.ai", true},
+		{"https://chatgpt.com", true},
+		{"https://inspector.example", true},
+		{"https://evil.example", false},
+	} {
+		req, _ := http.NewRequest(http.MethodOptions, ts.URL, nil)
+		req.Header.Set("Origin", tt.origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization,content-type,mcp-protocol-version,mcp-session-id")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := resp.Header.Get("Access-Control-Allow-Origin")
+		if tt.allowed != (got == tt.origin) || (!tt.allowed && got != "") {
+			t.Errorf("%s: Allow-Origin %q (status %d)", tt.origin, got, resp.StatusCode)
+		}
+		if tt.allowed && !strings.Contains(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")), "mcp-protocol-version") {
+			t.Errorf("%s: Allow-Headers %q", tt.origin, resp.Header.Get("Access-Control-Allow-Headers"))
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.RatePerSecond, o.RateBurst = 0.001, 2 })
+	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
+	for i, want := range []int{200, 200, 429} {
+		resp := rawPost(t, ts.URL, listTools, mcpHeaders(alice))
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: status %d, want %d", i, resp.StatusCode, want)
+		}
+		if want == 429 && resp.Header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	}
+	if resp := rawPost(t, ts.URL, listTools, mcpHeaders(bob)); resp.StatusCode != 200 {
+		t.Fatalf("bob limited by alice's requests: %d", resp.StatusCode)
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.MaxBodyBytes = 4 << 10 })
+	tok := ts.token("alice", allScopes...)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"` + strings.Repeat("x", 8<<10) + `"}}}`
+	if resp := rawPost(t, ts.URL, big, mcpHeaders(tok)); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413", resp.StatusCode)
+	}
+	if resp := rawPost(t, ts.URL, listTools, mcpHeaders(tok)); resp.StatusCode != 200 {
+		t.Fatalf("small request: %d", resp.StatusCode)
+	}
+}
+
+func TestDNSRebindingGuard(t *testing.T) {
+	ts := startServer(t, nil)
+	tok := ts.token("alice", allScopes...)
+	h := mcpHeaders(tok)
+	h["Host"] = "attacker.example"
+	if resp := rawPost(t, ts.URL, listTools, h); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("status %d, want 403", resp.StatusCode)
+	}
+
+	// The documented escape hatch for tunnels.
+	ts = startServer(t, func(o *codemode.Options) { o.DisableLocalhostProtection = true })
+	tok = ts.token("alice", allScopes...)
+	h = mcpHeaders(tok)
+	h["Host"] = "tunnel.example"
+	if resp := rawPost(t, ts.URL, listTools, h); resp.StatusCode != 200 {
+		t.Fatalf("with DisableLocalhostProtection: status %d, want 200", resp.StatusCode)
+	}
+}
+
+func TestFixedPrincipalWithoutAuth(t *testing.T) {
+	p := principal("dev", allScopes...)
+	ts := startServer(t, func(o *codemode.Options) { o.Auth, o.Principal = nil, &p })
+	cs := ts.connect(t, "", nil)
+	if res := run(t, cs, `return (await brakinglab.getSessions({})).length`); res.IsError {
+		t.Fatal(text(res))
+	}
+	if got := ts.cat.lastUser.Load(); got != "dev" {
+		t.Fatalf("subject %v, want dev", got)
+	}
+}
+
+func TestAnonymousRefusedByCatalog(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.Auth = nil })
+	cs := ts.connect(t, "", nil)
+	res := run(t, cs, `return await brakinglab.getSessions({})`)
+	if !res.IsError || !strings.Contains(text(res), "authentication required") {
+		t.Fatalf("anonymous call: %s", text(res))
+	}
+}
