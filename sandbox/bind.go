@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,7 +131,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			return vm.ToValue(promise)
 		}
 		e.calls = append(e.calls, CallRecord{Name: name})
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: e.callSite()}
 		e.wg.Add(1)
 		go e.runCall(id, name, args)
 		return vm.ToValue(promise)
@@ -178,7 +179,30 @@ func (e *execution) settle(r callResult) error {
 	}
 	rec.Outcome = OutcomeError
 	rec.Error = r.err.Error()
-	return pc.reject(e.hostError(r.err))
+	obj := e.hostError(r.err)
+	if pc.site != "" {
+		// Point the error at the call, since it was made on the loop.
+		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	return pc.reject(obj)
+}
+
+// callSite is the script's stack at a host call, as goja formats it.
+func (e *execution) callSite() string {
+	var b strings.Builder
+	for _, f := range e.vm.CaptureCallStack(maxFrames+1, nil) {
+		if f.SrcName() != sourceName {
+			continue
+		}
+		p := f.Position()
+		b.WriteString("    at ")
+		if n := f.FuncName(); n != "" {
+			b.WriteString(n + " (" + sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + ")\n")
+		} else {
+			b.WriteString(sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // parseJSON turns a host result into a fresh JavaScript value.

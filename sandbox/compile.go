@@ -142,6 +142,9 @@ func syntaxError(ts string, m api.Message) *Error {
 	}
 	e.Line, e.Column = line, col+1
 	e.Source = strings.TrimRight(lines[line-1], "\r")
+	if t := strings.TrimSpace(e.Source); strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") {
+		e.Message += ". Modules are not available: the program is the body of an async function, so drop import/export and call the functions of the provided namespaces directly."
+	}
 	return e
 }
 

@@ -63,6 +63,7 @@ type callResult struct {
 // pendingCall is a host call in flight.
 type pendingCall struct {
 	resolve, reject func(any) error
+	site            string // the script's stack at the call
 }
 
 // execution is the state of one run of execute. Everything except the
@@ -90,11 +91,13 @@ type execution struct {
 	// helpers from the prelude, captured before the script runs.
 	stringify, parse, format goja.Callable
 	errorCtor, typeErrCtor   *goja.Object
+	rangeErrCtor             *goja.Object
 }
 
 func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
 	start := time.Now()
 	lim = lim.withDefaults()
+	boundRegexps()
 	e := &execution{
 		prog:    prog,
 		host:    host,
@@ -254,6 +257,10 @@ func (e *execution) setup() error {
 	}
 	e.errorCtor = h.Get("Error").ToObject(vm)
 	e.typeErrCtor = h.Get("TypeError").ToObject(vm)
+	e.rangeErrCtor = h.Get("RangeError").ToObject(vm)
+	if err := e.wrapRegExpExec(); err != nil {
+		return err
+	}
 	if err := e.bindConsole(); err != nil {
 		return err
 	}
@@ -272,7 +279,13 @@ func (e *execution) newJSError(ctor *goja.Object, message string) *goja.Object {
 
 // throwTypeError raises a TypeError in the script from a native function.
 func (e *execution) throwTypeError(format string, args ...any) {
-	panic(e.newJSError(e.typeErrCtor, fmt.Sprintf(format, args...)))
+	e.throwError(e.typeErrCtor, format, args...)
+}
+
+// throwError raises an error made with ctor in the script from a native
+// function.
+func (e *execution) throwError(ctor *goja.Object, format string, args ...any) {
+	panic(e.newJSError(ctor, fmt.Sprintf(format, args...)))
 }
 
 // scriptError converts an error from the runtime into an *Error.

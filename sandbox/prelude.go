@@ -13,9 +13,18 @@ import (
 const preludeJS = `(function (clean) {
 "use strict";
 const g = globalThis;
-const OrigError = Error, TypeErr = TypeError, stringify = JSON.stringify, parse = JSON.parse;
+const OrigError = Error, TypeErr = TypeError, RangeErr = RangeError, stringify = JSON.stringify, parse = JSON.parse;
 const defineProperty = Object.defineProperty, getPrototypeOf = Object.getPrototypeOf, keys = Object.keys;
 const isArray = Array.isArray, SetC = Set, StringC = String;
+
+// Well-known symbols goja lacks, defined the way esbuild's lowered
+// helpers look them up (Symbol.for("Symbol." + name)), so user code and
+// lowered for-await / using agree.
+for (const name of ["asyncIterator", "dispose", "asyncDispose"]) {
+	if (typeof Symbol[name] !== "symbol") {
+		defineProperty(Symbol, name, { value: Symbol.for("Symbol." + name), writable: false, configurable: false });
+	}
+}
 
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
@@ -73,7 +82,7 @@ function format(v) {
 	}
 	return StringC(v);
 }
-return { stringify, parse, Error: OrigError, TypeError: TypeErr, format };
+return { stringify, parse, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr, format };
 })`
 
 var (
