@@ -99,7 +99,7 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	}
 	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if noHandler {
-		return nil, wrap(errors.New("Handler is nil"))
+		return nil, wrap(errors.New("the Handler field is nil"))
 	}
 	if !info.Tier.valid() {
 		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))

@@ -57,11 +57,9 @@ func (c *Catalog) Call(ctx context.Context, name string, args json.RawMessage) (
 // check decodes args generically and checks them against the plan,
 // reporting every issue found. It returns whether a dry run was asked for.
 func (c *Catalog) check(e *entry, args []byte) (dry bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return false, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Arguments must be valid JSON"}}}
+	v, perr := parseArgs(args)
+	if perr != nil {
+		return false, perr
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -27,29 +27,44 @@ var unmarshalOpts = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
 var marshalOpts = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(),
 	jsonv2.FormatNilSliceAsNull(false), jsonv2.FormatNilMapAsNull(false))
 
-// unmarshalArgs decodes checked arguments. Errors here come from types that
-// decode themselves (json.Unmarshaler) or from input the generic decoder
-// tolerates, such as duplicate member names.
+// unmarshalArgs decodes checked arguments. Errors here come only from types
+// that decode themselves (json.Unmarshaler): the plan check has already
+// caught everything else.
 func unmarshalArgs(args []byte, v any) error {
 	err := jsonv2.Unmarshal(args, v, unmarshalOpts)
 	if err == nil {
 		return nil
 	}
-	var ptr jsontext.Pointer
-	var se *jsonv2.SemanticError
-	var sy *jsontext.SyntacticError
-	msg := "Invalid value"
+	var (
+		te *jsonv1.UnmarshalTypeError
+		se *jsonv2.SemanticError
+	)
 	switch {
-	case errors.As(err, &se):
-		ptr = se.JSONPointer
-		if se.Err != nil {
-			msg = "Invalid value: " + se.Err.Error()
+	case errors.As(err, &te):
+		path := []any{}
+		if te.Field != "" {
+			for _, part := range strings.Split(te.Field, ".") {
+				if i, err := strconv.Atoi(part); err == nil {
+					path = append(path, i)
+				} else {
+					path = append(path, part)
+				}
+			}
 		}
-	case errors.As(err, &sy):
-		ptr = sy.JSONPointer
-		msg = "Invalid JSON: " + sy.Err.Error()
+		msg := "Invalid value"
+		if te.Err != nil {
+			msg += ": " + te.Err.Error()
+		}
+		return &ValidationError{Issues: []Issue{{Path: path, Message: msg}}}
+	case errors.As(err, &se):
+		msg := "Invalid value"
+		if se.Err != nil {
+			msg += ": " + se.Err.Error()
+		}
+		return &ValidationError{Issues: []Issue{{Path: pointerPath(se.JSONPointer), Message: msg}}}
 	}
-	return &ValidationError{Issues: []Issue{{Path: pointerPath(ptr), Message: msg}}}
+	// A type's own UnmarshalJSON failed: its message describes its format.
+	return &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Invalid value: " + err.Error()}}}
 }
 
 // pointerPath converts an RFC 6901 pointer to an issue path; all-digit

@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// parseArgs decodes JSON into nil, bool, json.Number, string, []any and
+// map[string]any. Unlike encoding/json it rejects duplicate member names
+// and invalid UTF-8 instead of silently picking one meaning, and it says
+// where the problem is.
+func parseArgs(b []byte) (any, *ValidationError) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(b))
+	v, err := readValue(d)
+	if err == nil {
+		if _, err = d.ReadToken(); err == io.EOF {
+			return v, nil
+		}
+	}
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		msg := "Invalid JSON"
+		if errors.Is(se, jsontext.ErrDuplicateName) {
+			msg = "Duplicate field"
+		} else if se.Err != nil {
+			msg = "Invalid JSON: " + se.Err.Error()
+		}
+		return nil, &ValidationError{Issues: []Issue{{Path: pointerPath(se.JSONPointer), Message: msg}}}
+	}
+	return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Arguments must be one valid JSON object"}}}
+}
+
+func readValue(d *jsontext.Decoder) (any, error) {
+	tok, err := d.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil, nil
+	case 't', 'f':
+		return tok.Bool(), nil
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case '[':
+		arr := []any{}
+		for d.PeekKind() != ']' {
+			v, err := readValue(d)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	case '{':
+		obj := map[string]any{}
+		for d.PeekKind() != '}' {
+			k, err := d.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			key := k.String() // the token is only valid until the next read
+			v, err := readValue(d)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = v
+		}
+		if _, err := d.ReadToken(); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
+	return nil, errors.New("unexpected token")
+}

