@@ -204,3 +204,16 @@ var allScopes = []string{scopeRead, scopeWrite, scopeDelete}
 func principal(sub string, scopes ...string) catalog.Principal {
 	return catalog.Principal{Subject: sub, ClientID: "test-client", Scopes: scopes}
 }
+
+// newReadOnlyCatalog has READ-ONLY functions only.
+func newReadOnlyCatalog(tb testing.TB) *catalog.Catalog {
+	cat, err := catalog.New("stats", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[struct{}, int]{
+		Name: "count", Tier: catalog.ReadOnly,
+		Handler: func(context.Context, struct{}) (int, error) { return 1, nil },
+	})
+	return cat
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
@@ -207,3 +208,27 @@ func rawPost(t *testing.T, url, body string, header map[string]string) *http.Res
 var _ = net.JoinHostPort
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// newServer builds a Server with an in-process sandbox, closed at the end
+// of the test.
+func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
+	t.Helper()
+	var o codemode.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.SandboxMode = sandbox.ModeInProcess
+	var c *catalog.Catalog
+	switch v := cat.(type) {
+	case *catalog.Catalog:
+		c = v
+	case *testCatalog:
+		c = v.Catalog
+	}
+	s, err := codemode.New(c, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}

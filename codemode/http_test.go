@@ -10,7 +10,7 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
-const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+const listToolsBody = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
 
 // mcpHeaders makes a raw POST look like the 2026-07-28 protocol.
 func mcpHeaders(token string) map[string]string {
@@ -55,7 +55,7 @@ func TestAuthChallenges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := rawPost(t, ts.URL, listTools, mcpHeaders(tt.token))
+			resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(tt.token))
 			if resp.StatusCode != tt.status {
 				b, _ := io.ReadAll(resp.Body)
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, b)
@@ -136,7 +136,7 @@ func TestRateLimit(t *testing.T) {
 	ts := startServer(t, func(o *codemode.Options) { o.RatePerSecond, o.RateBurst = 0.001, 2 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
 	for i, want := range []int{200, 200, 429} {
-		resp := rawPost(t, ts.URL, listTools, mcpHeaders(alice))
+		resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(alice))
 		if resp.StatusCode != want {
 			t.Fatalf("request %d: status %d, want %d", i, resp.StatusCode, want)
 		}
@@ -144,7 +144,7 @@ func TestRateLimit(t *testing.T) {
 			t.Fatal("429 without Retry-After")
 		}
 	}
-	if resp := rawPost(t, ts.URL, listTools, mcpHeaders(bob)); resp.StatusCode != 200 {
+	if resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(bob)); resp.StatusCode != 200 {
 		t.Fatalf("bob limited by alice's requests: %d", resp.StatusCode)
 	}
 }
@@ -156,7 +156,7 @@ func TestBodyLimit(t *testing.T) {
 	if resp := rawPost(t, ts.URL, big, mcpHeaders(tok)); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d, want 413", resp.StatusCode)
 	}
-	if resp := rawPost(t, ts.URL, listTools, mcpHeaders(tok)); resp.StatusCode != 200 {
+	if resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(tok)); resp.StatusCode != 200 {
 		t.Fatalf("small request: %d", resp.StatusCode)
 	}
 }
@@ -166,7 +166,7 @@ func TestDNSRebindingGuard(t *testing.T) {
 	tok := ts.token("alice", allScopes...)
 	h := mcpHeaders(tok)
 	h["Host"] = "attacker.example"
-	if resp := rawPost(t, ts.URL, listTools, h); resp.StatusCode != http.StatusForbidden {
+	if resp := rawPost(t, ts.URL, listToolsBody, h); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("status %d, want 403", resp.StatusCode)
 	}
 
@@ -175,7 +175,7 @@ func TestDNSRebindingGuard(t *testing.T) {
 	tok = ts.token("alice", allScopes...)
 	h = mcpHeaders(tok)
 	h["Host"] = "tunnel.example"
-	if resp := rawPost(t, ts.URL, listTools, h); resp.StatusCode != 200 {
+	if resp := rawPost(t, ts.URL, listToolsBody, h); resp.StatusCode != 200 {
 		t.Fatalf("with DisableLocalhostProtection: status %d, want 200", resp.StatusCode)
 	}
 }

@@ -1,0 +1,160 @@
+package codemode_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run go test -update after checking the change):\n%s", name, got)
+	}
+}
+
+func TestToolsList(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != codemode.ToolName {
+		t.Fatalf("tools: %+v", res.Tools)
+	}
+	tool := res.Tools[0]
+	golden(t, "execute_code.golden", tool.Description)
+	for _, want := range []string{"await", "return", "console.log", "_validateOnly", "10 s", "32 MB", "20 function calls", "10 KB", "100 KB", "CALL_LIMIT", ts.Declarations()} {
+		if !strings.Contains(tool.Description, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	for _, fn := range []string{"getSessions", "getWeakCorners", "getBrakingZones", "saveCoachingReport", "deleteSession"} {
+		if !strings.Contains(ts.Declarations(), fn) {
+			t.Errorf("declarations lack %s", fn)
+		}
+	}
+	a := tool.Annotations
+	if a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		t.Errorf("annotations %+v: want not read-only, destructive (deleteSession is MUTATING), not idempotent, closed world", a)
+	}
+	t.Logf("description: %d chars, ~%d tokens", len(tool.Description), len(tool.Description)/4)
+
+	// The declarations are also a resource.
+	uri := "codemode://types/brakinglab.d.ts"
+	rl, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != uri {
+		t.Fatalf("resources %+v, %v", rl, err)
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != ts.Declarations() {
+		t.Fatalf("read resource: %+v, %v", rr, err)
+	}
+}
+
+func TestAnnotationsFollowTiers(t *testing.T) {
+	// Only READ-ONLY functions: the tool says so.
+	cat := newTestCatalog(t)
+	ro := newReadOnlyCatalog(t)
+	for _, tt := range []struct {
+		name                  string
+		srv                   *codemode.Server
+		readOnly, destructive bool
+	}{
+		{"mixed", mustNew(t, cat.Catalog, nil), false, true},
+		{"read-only", mustNew(t, ro, nil), true, false},
+	} {
+		tools := listTools(t, tt.srv)
+		a := tools[0].Annotations
+		if a.ReadOnlyHint != tt.readOnly || *a.DestructiveHint != tt.destructive || a.IdempotentHint != tt.readOnly {
+			t.Errorf("%s: annotations %+v", tt.name, a)
+		}
+	}
+}
+
+func TestReadOnlyTool(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.ReadOnlyTool = true })
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 2 {
+		t.Fatalf("tools %+v, %v", res, err)
+	}
+	var ro *mcp.Tool
+	for _, tool := range res.Tools {
+		if tool.Name == codemode.ReadOnlyToolName {
+			ro = tool
+		}
+	}
+	if ro == nil || !ro.Annotations.ReadOnlyHint || *ro.Annotations.DestructiveHint {
+		t.Fatalf("read-only tool %+v", ro)
+	}
+	if strings.Contains(ro.Description, "deleteSession") || strings.Contains(ro.Description, "saveCoachingReport") || strings.Contains(ro.Description, "_validateOnly") {
+		t.Error("read-only tool describes mutations")
+	}
+	golden(t, "execute_readonly_code.golden", ro.Description)
+
+	call := func(code string) *mcp.CallToolResult {
+		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := call(`return (await brakinglab.getSessions({})).length`); r.IsError || string(structuredOf(t, r).Result) != "5" {
+		t.Fatalf("read: %s", text(r))
+	}
+	if r := call(`return await brakinglab.deleteSession({sessionId: "s1"})`); !r.IsError {
+		t.Fatalf("mutation through the read-only tool: %s", text(r))
+	}
+	if ts.cat.deleted.Load() != 0 {
+		t.Fatal("deleted through the read-only tool")
+	}
+}
+
+func mustNew(t *testing.T, cat interface{ Namespace() string }, opts *codemode.Options) *codemode.Server {
+	t.Helper()
+	return newServer(t, cat, opts)
+}
+
+// listTools lists srv's tools over in-memory transports.
+func listTools(t *testing.T, srv *codemode.Server) []*mcp.Tool {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCPServer().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
