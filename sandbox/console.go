@@ -22,9 +22,11 @@ func (e *execution) bindConsole() error {
 		fn := vm.ToValue(func(call goja.FunctionCall) goja.Value {
 			parts := make([]string, len(call.Arguments))
 			for i, a := range call.Arguments {
-				if s, ok := a.Export().(string); ok {
-					parts[i] = s
-					continue
+				if _, sym := a.(*goja.Symbol); !sym {
+					if s, ok := a.Export().(string); ok {
+						parts[i] = s
+						continue
+					}
 				}
 				parts[i] = e.formatArg(a)
 			}
