@@ -147,9 +147,9 @@ func TestHostArguments(t *testing.T) {
 			t.Errorf("value = %s", res.Value)
 		}
 		for src, want := range map[string]string{
-			"await ns.echo({}, 2)":         "ns.echo takes one argument, an object; got 2 arguments",
-			"await ns.echo(() => 1)":       "ns.echo takes an object argument; a function cannot be sent",
-			"await ns.echo({ n: 1n })":     "BigInt",
+			"await ns.echo({}, 2)":                         "ns.echo takes one argument, an object; got 2 arguments",
+			"await ns.echo(() => 1)":                       "ns.echo takes an object argument; a function cannot be sent",
+			"await ns.echo({ n: 1n })":                     "BigInt",
 			"const o: any = {}; o.o = o; await ns.echo(o)": "circular",
 		} {
 			_, e := runErr(t, sb, src, host)
