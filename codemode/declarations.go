@@ -2,14 +2,10 @@ package codemode
 
 import (
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 // declarations returns the TypeScript declarations of fns.
-func declarations(cat *catalog.Catalog, fns []catalog.FuncInfo) (string, error) {
-	// TODO: typegen
-	s := "declare namespace " + cat.Namespace() + " {\n"
-	for _, f := range fns {
-		s += "  function " + f.Name + "(args: any): Promise<any>;\n"
-	}
-	return s + "}\n", nil
+func (s *Server) declarations(fns []catalog.FuncInfo) (string, error) {
+	return typegen.GenerateFuncs(s.cat.Namespace(), fns, &typegen.Options{Compact: s.opts.CompactDeclarations})
 }

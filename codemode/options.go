@@ -47,6 +47,11 @@ type Options struct {
 	// SandboxMode and Workers. Close does not close it.
 	Sandbox *sandbox.Sandbox
 
+	// CompactDeclarations leaves field documentation and constraint tags
+	// out of the declarations, keeping function documentation: a shorter
+	// description for small context windows, at the cost of the model
+	// learning constraints from validation errors instead.
+	CompactDeclarations bool
 	// Example is the short program shown in the tool description. Empty
 	// means a generic one calling the first READ-ONLY function.
 	Example string

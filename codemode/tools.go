@@ -45,7 +45,7 @@ func (s *Server) spec(name string, fns []catalog.FuncInfo, readOnlyTool bool) (t
 			anyWrite, allRead = true, false
 		}
 	}
-	decls, err := declarations(s.cat, fns)
+	decls, err := s.declarations(fns)
 	if err != nil {
 		return sp, fmt.Errorf("codemode: declarations: %w", err)
 	}
