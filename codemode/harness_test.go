@@ -35,7 +35,16 @@ type testServer struct {
 // configure may adjust the options before New.
 func startServer(t *testing.T, configure func(*codemode.Options)) *testServer {
 	t.Helper()
-	ts := &testServer{cat: newTestCatalog(t), issuer: oauthmetatest.NewIssuer(t, nil), audit: &auditRecorder{}}
+	tc := newTestCatalog(t)
+	ts := startServerFor(t, tc.Catalog, configure)
+	ts.cat = tc
+	return ts
+}
+
+// startServerFor is startServer for any catalog.
+func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Options)) *testServer {
+	t.Helper()
+	ts := &testServer{issuer: oauthmetatest.NewIssuer(t, nil), audit: &auditRecorder{}}
 	ts.http = httptest.NewUnstartedServer(nil)
 	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
 	ts.Resource = ts.URL
@@ -56,7 +65,7 @@ func startServer(t *testing.T, configure func(*codemode.Options)) *testServer {
 	if configure != nil {
 		configure(opts)
 	}
-	ts.Server, err = codemode.New(ts.cat.Catalog, opts)
+	ts.Server, err = codemode.New(cat, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
