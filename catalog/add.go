@@ -69,7 +69,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 		}
 		return f.Handler(ctx, v)
 	}
-	if err := c.validateSample(in); err != nil {
+	if err := c.checkTags(in); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
 	c.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/brakinglab/codemode-go/internal/jsonnull"
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // Arguments are decoded with encoding/json's semantics except that member
@@ -105,57 +106,48 @@ func (c *Catalog) validateStruct(t reflect.Type, v any) error {
 	return fmt.Errorf("validating arguments: %w", err)
 }
 
-// validateSample runs the validator over a value of type t in which every
-// pointer is set and every slice and map has one element, so that a
-// misspelled validate tag anywhere panics now rather than during a call.
-func (c *Catalog) validateSample(t reflect.Type) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("bad validate tag: %v", r)
+// checkTags parses every validate tag reachable from t, so that a
+// misspelled rule is reported at registration. validator/v10 only parses a
+// struct's tags when it first validates a value of it, and never reaches
+// elements of slices without "dive", so walking the types is the only way
+// to see them all.
+func (c *Catalog) checkTags(t reflect.Type) error {
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type) error
+	walk = func(t reflect.Type) error {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
 		}
-	}()
-	v := reflect.New(t)
-	fill(v.Elem(), map[reflect.Type]int{})
-	_ = c.validate.Struct(v.Interface())
-	return nil
-}
-
-func fill(v reflect.Value, seen map[reflect.Type]int) {
-	t := v.Type()
-	if seen[t] > 1 {
-		return
-	}
-	seen[t]++
-	defer func() { seen[t]-- }()
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.CanSet() && t.Elem().Kind() != reflect.Interface {
-			v.Set(reflect.New(t.Elem()))
-			fill(v.Elem(), seen)
+		if t.Kind() != reflect.Struct || seen[t] {
+			return nil
 		}
-	case reflect.Slice:
-		if v.CanSet() {
-			v.Set(reflect.MakeSlice(t, 1, 1))
-			fill(v.Index(0), seen)
-		}
-	case reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			fill(v.Index(i), seen)
-		}
-	case reflect.Map:
-		if v.CanSet() {
-			m := reflect.MakeMap(t)
-			k := reflect.New(t.Key()).Elem()
-			e := reflect.New(t.Elem()).Elem()
-			fill(e, seen)
-			m.SetMapIndex(k, e)
-			v.Set(m)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if f := v.Field(i); f.CanSet() {
-				fill(f, seen)
+		seen[t] = true
+		for _, f := range jsontype.Fields(t) {
+			if f.Validate != "" {
+				if err := c.parseTag(f); err != nil {
+					return err
+				}
+			}
+			if err := walk(f.Type); err != nil {
+				return err
 			}
 		}
+		return nil
 	}
+	return walk(t)
+}
+
+// parseTag makes validator/v10 parse f's tag by validating a zero value
+// with it. Only an unknown rule is an error: cross-field rules may fail in
+// other ways outside their struct.
+func (c *Catalog) parseTag(f jsontype.Field) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if msg := fmt.Sprint(r); strings.Contains(msg, "Undefined validation function") {
+				err = fmt.Errorf("field %s: validate tag %q: %s", f.GoName, f.Validate, msg)
+			}
+		}
+	}()
+	_ = c.validate.Var(reflect.Zero(f.Type).Interface(), f.Validate)
+	return nil
 }
