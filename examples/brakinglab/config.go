@@ -154,6 +154,11 @@ func (c *config) validate() error {
 		if err := checkBaseURL("-public-url", c.PublicURL); err != nil {
 			return err
 		}
+		// The MCP endpoint and the OAuth well-known documents sit at fixed
+		// paths below the origin; a proxy path prefix would move them.
+		if u, _ := url.Parse(c.PublicURL); strings.Trim(u.Path, "/") != "" {
+			return fmt.Errorf("-public-url %q: give the origin only (e.g. https://x.example); serve BrakingLab at the root of its host", c.PublicURL)
+		}
 	}
 	if c.NoAuth {
 		if !isLoopbackHost(host) {

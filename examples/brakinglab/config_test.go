@@ -104,6 +104,7 @@ func TestParseConfigRejects(t *testing.T) {
 		{"audience without issuer", []string{"-audience", "x"}, nil, "-audience needs -issuer"},
 		{"issuer not a URL", []string{"-issuer", "id.example"}, nil, "absolute http(s) URL"},
 		{"issuer over plain http", []string{"-issuer", "http://id.example"}, nil, "use https"},
+		{"public url with a path", []string{"-public-url", "https://x.example/lab"}, nil, "origin only"},
 		{"public url with query", []string{"-public-url", "https://x.example/?a=1"}, nil, "query or fragment"},
 		{"bad address", []string{"-addr", "8080"}, nil, "want host:port"},
 		{"bad port", []string{"-addr", "127.0.0.1:http"}, nil, "port must be a number"},
@@ -150,7 +151,6 @@ func TestBaseURL(t *testing.T) {
 		{"", "[::1]:80", "http://[::1]:80"},
 		{"", "[::]:8080", "http://127.0.0.1:8080"},
 		{"https://lab.example/", "127.0.0.1:8080", "https://lab.example"},
-		{"https://x.example/lab", "0.0.0.0:1", "https://x.example/lab"},
 	}
 	for _, tt := range tests {
 		c := &config{PublicURL: tt.publicURL}

@@ -107,7 +107,7 @@ func TestBrowserConsent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shot, err := chromedp.Run(browser, chromedp.FullScreenshot(90))
+		shot, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}
