@@ -354,3 +354,5 @@ func wantOAuthError(t *testing.T, r tokenReply, status int, code string) {
 }
 
 func describe(v any) string { return fmt.Sprintf("%+v", v) }
+
+func decodeSegment(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
