@@ -97,7 +97,7 @@ func TestWeakCorners(t *testing.T) {
 	// Recent laps: 5100 and 5300 ms (mean 5200, sd 100), braking 12 and 16 m
 	// later, 4 and 2 km/h slower at the apex, 3 km/h slower on exit.
 	// Score: 0.7·200/400 + 0.3·100/250 = 0.47. Late braking 14/8 beats
-	// over-slowing 3/3 and inconsistency 100/100.
+	// over-slowing 3/3 and inconsistency 100/150.
 	got := WeakCorners(testTrack, [][]CornerLap{best}, [][]CornerLap{lap(5100, 112, 76), lap(5300, 116, 78)})
 	if len(got) != 2 {
 		t.Fatalf("got %d corners", len(got))

@@ -54,7 +54,8 @@ type Weakness struct {
 }
 
 // WeakCorners ranks the track's corners by weakness. history holds every
-// lap (as measured by Corners) the driver's best per corner is taken from;
+// lap (as measured by Corners) the driver's best per corner is taken from
+// (the best time, and the other metrics of the fastest tenth of the laps);
 // recent holds the laps being judged, usually those of the last few
 // sessions (they may also appear in history). The result is sorted by
 // Score, then TimeLostMs, highest first; it is empty when recent is.
@@ -63,13 +64,9 @@ func WeakCorners(track tracks.Track, history, recent [][]CornerLap) []Weakness {
 		return nil
 	}
 	out := make([]Weakness, 0, len(track.Corners))
+	all := append(append([][]CornerLap{}, history...), recent...)
 	for ci, c := range track.Corners {
-		ref := recent[0][ci]
-		for _, lap := range append(append([][]CornerLap{}, history...), recent...) {
-			if lap[ci].TimeMs < ref.TimeMs {
-				ref = lap[ci]
-			}
-		}
+		ref := reference(all, ci)
 		w := Weakness{CornerIndex: ci, CornerName: c.Name, BestMs: ref.TimeMs, Laps: len(recent)}
 		times := make([]float64, len(recent))
 		for i, lap := range recent {
@@ -104,6 +101,36 @@ func WeakCorners(track tracks.Track, history, recent [][]CornerLap) []Weakness {
 	return out
 }
 
+// reference is what the driver does on their best passes through corner
+// ci: the best time, and the other metrics averaged over the fastest tenth
+// of the laps (at least one) so one lucky lap does not set the standard.
+func reference(laps [][]CornerLap, ci int) CornerLap {
+	sorted := make([]CornerLap, len(laps))
+	for i, l := range laps {
+		sorted[i] = l[ci]
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].TimeMs < sorted[j].TimeMs })
+	top := sorted[:max(1, len(sorted)/10)]
+	ref := CornerLap{CornerIndex: ci, TimeMs: top[0].TimeMs, Braked: true}
+	braked := 0
+	for _, cl := range top {
+		ref.MinSpeedKph += cl.MinSpeedKph / float64(len(top))
+		ref.ExitSpeedKph += cl.ExitSpeedKph / float64(len(top))
+		if cl.Braked {
+			braked++
+			ref.BrakePointM += cl.BrakePointM
+			ref.TrailBrakeMs += cl.TrailBrakeMs
+		}
+	}
+	if braked == 0 {
+		ref.Braked = false
+	} else {
+		ref.BrakePointM /= float64(braked)
+		ref.TrailBrakeMs /= float64(braked)
+	}
+	return ref
+}
+
 // Diagnose picks the issue whose symptom is largest after normalising each
 // to a "clearly there" size:
 //
@@ -112,7 +139,7 @@ func WeakCorners(track tracks.Track, history, recent [][]CornerLap) []Weakness {
 //	over_slowing        minimum speed 3 km/h lower than best
 //	poor_exit           exit speed 3 km/h lower than best beyond what the minimum explains
 //	trail_brake_release 80 ms less trail braking than best
-//	inconsistent        corner time spread of 100 ms
+//	inconsistent        corner time spread of 150 ms
 //
 // Ties go to the earlier in Issues; with no symptom at all the answer is
 // inconsistent (small random losses are all that is left).
@@ -127,7 +154,7 @@ func Diagnose(w Weakness) Issue {
 		OverSlowing:       math.Max(0, -w.MinSpeedDeltaKph) / 3,
 		PoorExit:          math.Max(0, w.MinSpeedDeltaKph-w.ExitSpeedDeltaKph) / 3,
 		TrailBrakeRelease: math.Max(0, -w.TrailBrakeDeltaMs) / 80,
-		Inconsistent:      w.StdDevMs / 100,
+		Inconsistent:      w.StdDevMs / 150,
 	}
 	best := Issues[0]
 	for _, is := range Issues[1:] {

@@ -95,7 +95,7 @@ func (s *Store) RestoreRaceEvent(ctx context.Context, userID, id string) (RaceEv
 
 // RaceEvent returns one of the user's live events.
 func (s *Store) RaceEvent(ctx context.Context, userID, id string) (RaceEvent, error) {
-	return raceEvent(ctx, s.db, userID, id)
+	return raceEvent(ctx, s.conn(), userID, id)
 }
 
 const raceEventSelect = `SELECT id, name, track_id, coalesce(car_id, ''), sim, starts_at, duration_min, laps, status, notes, created_at, updated_at
@@ -132,7 +132,7 @@ func (s *Store) RaceEvents(ctx context.Context, userID string, f RaceEventFilter
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY starts_at, id`, args...)
+	rows, err := s.conn().QueryContext(ctx, q+` ORDER BY starts_at, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (s *Store) RacePreparation(ctx context.Context, userID, eventID string) (d 
 		return Document{}, false, err
 	}
 	var body, created, updated string
-	err = s.db.QueryRowContext(ctx, `SELECT id, body, created_at, updated_at FROM race_preparations WHERE user_id = ? AND race_event_id = ?`,
+	err = s.conn().QueryRowContext(ctx, `SELECT id, body, created_at, updated_at FROM race_preparations WHERE user_id = ? AND race_event_id = ?`,
 		userID, eventID).Scan(&d.ID, &body, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Document{}, false, nil
@@ -276,7 +276,7 @@ func (s *Store) SaveRaceStrategy(ctx context.Context, userID, trackID, eventID s
 }
 
 func (s *Store) documents(ctx context.Context, q string, args ...any) ([]Document, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.conn().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func (s *Store) RestoreNotepad(ctx context.Context, userID, id string) (Notepad,
 
 // Notepad returns one of the user's live notepads.
 func (s *Store) Notepad(ctx context.Context, userID, id string) (Notepad, error) {
-	return notepad(ctx, s.db, userID, id)
+	return notepad(ctx, s.conn(), userID, id)
 }
 
 // Notepads lists the user's live notepads, most recently updated first;
@@ -83,7 +83,7 @@ func (s *Store) Notepads(ctx context.Context, userID, tag string) ([]Notepad, er
 		q += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE lower(json_each.value) = lower(?))`
 		args = append(args, tag)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY updated_at DESC, id`, args...)
+	rows, err := s.conn().QueryContext(ctx, q+` ORDER BY updated_at DESC, id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (s *Store) RestoreTrackNote(ctx context.Context, userID, id string) (TrackN
 	if err := s.restore(ctx, "track_notes", userID, id); err != nil {
 		return TrackNote{}, err
 	}
-	return trackNote(ctx, s.db, userID, id)
+	return trackNote(ctx, s.conn(), userID, id)
 }
 
 // TrackNotes lists the user's live notes for a track, by corner then age;
@@ -184,7 +184,7 @@ func (s *Store) TrackNotes(ctx context.Context, userID, trackID string, cornerIn
 		q += ` AND corner_index = ?`
 		args = append(args, *cornerIndex)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY corner_index IS NOT NULL, corner_index, created_at, id`, args...)
+	rows, err := s.conn().QueryContext(ctx, q+` ORDER BY corner_index IS NOT NULL, corner_index, created_at, id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (s *Store) UpsertCars(ctx context.Context, cars []Car) error {
 
 // Cars lists every car by name.
 func (s *Store) Cars(ctx context.Context) ([]Car, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, class, fuel_tank_l FROM cars ORDER BY name`)
+	rows, err := s.conn().QueryContext(ctx, `SELECT id, name, class, fuel_tank_l FROM cars ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (s *Store) Sessions(ctx context.Context, userID string, f SessionFilter) ([
 	if f.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.conn().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (s *Store) Sessions(ctx context.Context, userID string, f SessionFilter) ([
 
 // Session returns one of the user's sessions.
 func (s *Store) Session(ctx context.Context, userID, id string) (Session, error) {
-	x, err := scanSession(s.db.QueryRowContext(ctx, sessionSelect+` AND s.id = ?`, userID, id))
+	x, err := scanSession(s.conn().QueryRowContext(ctx, sessionSelect+` AND s.id = ?`, userID, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrNotFound
 	}
@@ -216,7 +216,7 @@ func (s *Store) Laps(ctx context.Context, userID, sessionID string) ([]Lap, erro
 	if _, err := s.Session(ctx, userID, sessionID); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT lap_number, lap_time_ms, s1_ms, s2_ms, s3_ms, valid, fuel_used_l FROM laps
+	rows, err := s.conn().QueryContext(ctx, `SELECT lap_number, lap_time_ms, s1_ms, s2_ms, s3_ms, valid, fuel_used_l FROM laps
 		WHERE session_id = ? ORDER BY lap_number`, sessionID)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (s *Store) Laps(ctx context.Context, userID, sessionID string) ([]Lap, erro
 // session; a missing lap or one without telemetry gives ErrNotFound.
 func (s *Store) LapTelemetry(ctx context.Context, userID, sessionID string, lap int) ([]byte, error) {
 	var b []byte
-	err := s.db.QueryRowContext(ctx, `SELECT t.data FROM lap_telemetry t JOIN sessions s ON s.id = t.session_id
+	err := s.conn().QueryRowContext(ctx, `SELECT t.data FROM lap_telemetry t JOIN sessions s ON s.id = t.session_id
 		WHERE s.user_id = ? AND s.deleted_at IS NULL AND t.session_id = ? AND t.lap_number = ?`, userID, sessionID, lap).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -257,7 +257,7 @@ func (s *Store) SessionTelemetry(ctx context.Context, userID, sessionID string, 
 	if validOnly {
 		q += ` AND l.valid = 1`
 	}
-	rows, err := s.db.QueryContext(ctx, q, sessionID)
+	rows, err := s.conn().QueryContext(ctx, q, sessionID)
 	if err != nil {
 		return nil, err
 	}

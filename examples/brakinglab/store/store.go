@@ -46,6 +46,9 @@ var migrations embed.FS
 // Store is an open BrakingLab database. It is safe for concurrent use.
 type Store struct {
 	db *sql.DB
+	// cur is set on the Store that InTx hands out: every method then runs
+	// inside that one transaction.
+	cur *sql.Tx
 }
 
 // Open opens (creating if needed) the SQLite database at path, turns on
@@ -80,8 +83,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // tables in the same file (such as the development authorization server).
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database. Closing a Store handed out by InTx does nothing.
+func (s *Store) Close() error {
+	if s.cur != nil {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // migrate applies migrations/NNNN_*.sql in order, each in its own
 // transaction, recording applied versions in schema_migrations.
@@ -140,8 +148,29 @@ func (s *Store) syncTracks(ctx context.Context) error {
 	})
 }
 
-// tx runs fn in a transaction, committing if it returns nil.
+// InTx runs fn with a Store whose every method works inside one
+// transaction, committed if fn returns nil and rolled back otherwise. Use it
+// for batches that must be all or nothing, such as the demo data.
+func (s *Store) InTx(ctx context.Context, fn func(*Store) error) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		return fn(&Store{db: s.db, cur: tx})
+	})
+}
+
+// conn is what reads go through: the current transaction, if any.
+func (s *Store) conn() querier {
+	if s.cur != nil {
+		return s.cur
+	}
+	return s.db
+}
+
+// tx runs fn in a transaction, committing if it returns nil. Inside InTx it
+// joins the running transaction.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.cur != nil {
+		return fn(s.cur)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -181,7 +210,7 @@ func (s *Store) Count(ctx context.Context, table string) (int, error) {
 		return 0, fmt.Errorf("store: unknown table %q", table)
 	}
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
+	err := s.conn().QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n)
 	return n, err
 }
 

@@ -74,7 +74,7 @@ func (s *Store) SetPassword(ctx context.Context, username, password string) erro
 func (s *Store) AuthenticateUser(ctx context.Context, username, password string) (User, error) {
 	var u User
 	var hash, created string
-	err := s.db.QueryRowContext(ctx, `SELECT id, username, display_name, password_hash, created_at FROM users WHERE username = ?`,
+	err := s.conn().QueryRowContext(ctx, `SELECT id, username, display_name, password_hash, created_at FROM users WHERE username = ?`,
 		strings.TrimSpace(username)).Scan(&u.ID, &u.Username, &u.DisplayName, &hash, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Spend the same time as a real check so usernames cannot be probed.
@@ -105,7 +105,7 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (User, erro
 
 // Users lists every user by username.
 func (s *Store) Users(ctx context.Context) ([]User, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, username, display_name, created_at FROM users ORDER BY username`)
+	rows, err := s.conn().QueryContext(ctx, `SELECT id, username, display_name, created_at FROM users ORDER BY username`)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *Store) Users(ctx context.Context) ([]User, error) {
 func (s *Store) user(ctx context.Context, where string, arg string) (User, error) {
 	var u User
 	var created string
-	err := s.db.QueryRowContext(ctx, `SELECT id, username, display_name, created_at FROM users WHERE `+where, arg).
+	err := s.conn().QueryRowContext(ctx, `SELECT id, username, display_name, created_at FROM users WHERE `+where, arg).
 		Scan(&u.ID, &u.Username, &u.DisplayName, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, ErrNotFound
