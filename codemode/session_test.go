@@ -8,11 +8,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,43 +24,37 @@ import (
 
 func TestProgressNotifications(t *testing.T) {
 	ts := startServer(t, nil)
-	var (
-		mu       sync.Mutex
-		messages []string
-	)
+	got := make(chan string, 100)
 	cs := ts.connect(t, ts.token("alice", allScopes...), &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			messages = append(messages, req.Params.Message)
-			mu.Unlock()
+			got <- fmt.Sprintf("%v %s %v/%v", req.Params.ProgressToken, req.Params.Message, req.Params.Progress, req.Params.Total)
 		},
 	})
+	// Without a progress token, nothing is sent.
+	run(t, cs, coachingTS)
+
 	params := &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": coachingTS}}
 	params.SetProgressToken("coach-1")
 	res, err := cs.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
 		t.Fatalf("%v %s", err, text(res))
 	}
-	// Notifications travel on the call's own SSE stream, before the result.
-	mu.Lock()
-	defer mu.Unlock()
-	want := []string{
-		"brakinglab.getSessions (1/20)",
-		"brakinglab.getWeakCorners (2/20)",
-		"brakinglab.getBrakingZones (3/20)",
-		"brakinglab.saveCoachingReport (4/20)",
-	}
-	if strings.Join(messages, "|") != strings.Join(want, "|") {
-		t.Fatalf("progress messages %q, want %q", messages, want)
-	}
-
-	// Without a progress token, nothing is sent.
-	messages = nil
-	mu.Unlock()
-	run(t, cs, coachingTS)
-	mu.Lock()
-	if len(messages) != 0 {
-		t.Fatalf("progress without a token: %q", messages)
+	// The server writes the notifications on the call's stream before the
+	// result; the client dispatches them on its own goroutine, so wait.
+	for _, want := range []string{
+		"coach-1 brakinglab.getSessions (1/20) 1/20",
+		"coach-1 brakinglab.getWeakCorners (2/20) 2/20",
+		"coach-1 brakinglab.getBrakingZones (3/20) 3/20",
+		"coach-1 brakinglab.saveCoachingReport (4/20) 4/20",
+	} {
+		select {
+		case msg := <-got:
+			if msg != want {
+				t.Fatalf("progress %q, want %q", msg, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no progress notification %q", want)
+		}
 	}
 }
 
