@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -80,11 +81,29 @@ func (o *output) value(js string) json.RawMessage {
 		return json.RawMessage(js)
 	}
 	o.shrinkLogs(o.max / 2)
-	room := o.max - o.used
 	o.truncated = true
-	s := cut(js, room) + ellipsis + fmt.Sprintf(" [return value truncated: it was %d bytes of JSON, over the %d-byte output limit. Return less: filter, aggregate or slice the data inside the script.]", len(js), o.max)
-	b, _ := json.Marshal(s)
-	return b
+	budget := o.max - o.used
+	note := ellipsis + fmt.Sprintf(" [return value truncated: it was %d bytes of JSON, over the %d-byte output limit. Return less: filter, aggregate or slice the data inside the script.]", len(js), o.max)
+	// Quoting can grow the prefix (every " becomes \"), so shrink it until
+	// the encoded string fits.
+	n := budget - len(note) - 2
+	for {
+		b := quoteJSON(cut(js, n) + note)
+		if len(b) <= budget || n <= 0 {
+			o.used += len(b)
+			return b
+		}
+		n -= len(b) - budget
+	}
+}
+
+// quoteJSON encodes s as a JSON string without HTML escaping.
+func quoteJSON(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 // cut returns the longest prefix of s of at most n bytes that ends on a
