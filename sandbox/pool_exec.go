@@ -43,8 +43,11 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 		return nil, newError(KindInternal, "the sandbox worker was lost before the script started; retry"), false
 	}
 
-	// Host calls get a context that ends with the execution.
-	callCtx, endCalls := context.WithCancel(ctx)
+	// Host calls get the caller's values and a context that ends with the
+	// execution, as in-process: cancelling ctx stops the script first
+	// (Cancel frame), so the script never sees its calls fail with
+	// "context canceled" before it is stopped.
+	callCtx, endCalls := context.WithCancel(context.WithoutCancel(ctx))
 	defer endCalls()
 
 	var why atomic.Int32
@@ -150,18 +153,19 @@ func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits,
 	}
 	sig, code, _ := w.exitStatus()
 	stderr := w.tail.String()
-	if looksLikeOOM(sig, stderr) {
+	if code == workerExitMemory || looksLikeOOM(sig, stderr) {
 		return memoryLimitError(lim.MemoryBytes)
 	}
 	p.logger.Error("sandbox: worker died during an execution",
-		"pid", w.pid, "signal", sig, "exit", code, "read", readErr, "stderr", lastLines(stderr, 20))
+		"pid", w.pid, "signal", sig, "exit", code, "read", readErr, "stderr", lastLines(stderr, 40))
 	return newError(KindInternal, "the sandbox worker exited unexpectedly and the execution was lost; retry, and if it happens again simplify the script")
 }
 
 // looksLikeOOM reports whether a dead worker ran out of memory: the Go
-// runtime's fatal errors for a failed allocation or an overgrown stack
-// (RLIMIT_DATA and the maximum stack make it fail), or a SIGKILL we did not
-// send (the kernel's OOM killer, a cgroup limit).
+// runtime's fatal errors for a failed allocation, a thread that could not
+// get its stack, or an overgrown goroutine stack (RLIMIT_DATA and the
+// maximum stack make these fail), or a SIGKILL we did not send (the
+// kernel's OOM killer, a cgroup limit).
 func looksLikeOOM(sig syscall.Signal, stderr string) bool {
 	if sig == syscall.SIGKILL {
 		return true
@@ -173,6 +177,9 @@ func looksLikeOOM(sig syscall.Signal, stderr string) bool {
 		"stack exceeds",
 		"failed to allocate",
 		"mmap failed",
+		// cgo builds: a new thread's 8 MiB stack counts against
+		// RLIMIT_DATA, so near the cap thread creation fails first.
+		"pthread_create failed",
 	} {
 		if strings.Contains(stderr, s) {
 			return true

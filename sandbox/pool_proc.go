@@ -52,7 +52,7 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	cmd.Env = []string{workerEnv + "=1"}
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout = inR, outW
-	tail := &tailBuffer{max: 8 << 10}
+	tail := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = tail
 	cmd.SysProcAttr = workerSysProcAttr()
 	err = cmd.Start()
@@ -137,27 +137,40 @@ func (w *worker) stderrNote() string {
 	return ""
 }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the first and the last max bytes written to it: a Go
+// fatal error names its cause on the first line and may follow it with
+// long goroutine dumps.
 type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu   sync.Mutex
+	max  int
+	head []byte
+	buf  []byte
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	n := len(p)
+	if room := t.max - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
+	}
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.max; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
-	return len(p), nil
+	return n, nil
 }
 
+// String returns the beginning and the end of what was written.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	if len(t.buf) == 0 {
+		return string(t.head)
+	}
+	return string(t.head) + "\n…\n" + string(t.buf)
 }
 
 // exitStatus describes how the process ended, once it has.

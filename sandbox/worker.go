@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
 )
@@ -31,7 +32,14 @@ func init() {
 const (
 	workerExitOK       = 0 // the parent closed stdin
 	workerExitProtocol = 3 // the parent sent something unexpected
+	workerExitMemory   = 4 // a builtin kept allocating past the memory limit
 )
+
+// memoryStopGrace is how long a script may take to stop after the watchdog
+// interrupted it. A single builtin call (fill on a huge array) ignores the
+// interrupt while it allocates; past the grace the worker reports
+// MEMORY_LIMIT and exits.
+const memoryStopGrace = 100 * time.Millisecond
 
 // serveWorker runs the worker loop until in ends.
 func serveWorker(in *os.File, out *os.File) int {
@@ -140,7 +148,21 @@ func (l *workerLoop) start(f wire.Frame) bool {
 }
 
 func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string) {
-	done := l.execute(ctx, cancel, m, js)
+	var once sync.Once
+	send := func(d doneMsg) (sent bool) {
+		once.Do(func() {
+			sent = true
+			b, err := json.Marshal(d)
+			if err != nil {
+				b = mustJSON(doneMsg{Error: newError(KindInternal, "the result could not be encoded: %v", err), Dirty: true})
+			}
+			if err := l.w.Write(wire.Frame{Type: wire.Done, A: b}); err != nil {
+				os.Exit(workerExitProtocol)
+			}
+		})
+		return sent
+	}
+	done := l.execute(ctx, cancel, m, js, send)
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
@@ -148,19 +170,15 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	// are dropped on arrival.
 	clear(l.pending)
 	l.mu.Unlock()
-	b, err := json.Marshal(done)
-	if err != nil {
-		b = mustJSON(doneMsg{Error: newError(KindInternal, "the result could not be encoded: %v", err), Dirty: true})
-	}
-	if err := l.w.Write(wire.Frame{Type: wire.Done, A: b}); err != nil {
-		os.Exit(workerExitProtocol)
+	if !send(done) {
+		return // the watchdog already reported and is ending the process
 	}
 	// Collect this execution's garbage while idle, so the next one starts
 	// from a clean baseline.
 	runtime.GC()
 }
 
-func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string) (done doneMsg) {
+func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool) (done doneMsg) {
 	defer func() {
 		if v := recover(); v != nil {
 			done = doneMsg{Error: newError(KindInternal, "the sandbox worker failed: %v", v), Dirty: true}
@@ -173,7 +191,14 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 		return doneMsg{Error: asSandboxError(err)}
 	}
 	stop := watchHeap(m.Limits.MemoryBytes, func(used uint64) {
-		cancel(memoryLimitError(m.Limits.MemoryBytes))
+		merr := memoryLimitError(m.Limits.MemoryBytes)
+		cancel(merr)
+		time.AfterFunc(memoryStopGrace, func() {
+			if send(doneMsg{Error: merr, Dirty: true}) {
+				fmt.Fprintf(os.Stderr, "sandbox worker: out of memory: %d bytes in use, still allocating after the interrupt\n", used)
+				os.Exit(workerExitMemory)
+			}
+		})
 	})
 	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, execHooks{})
 	breached := stop()

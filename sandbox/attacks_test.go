@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAttacks runs every script in testdata/attacks against the default
+// worker pool. The first line of each file says what must happen:
+//
+//	// expect: KIND            the execution fails with that error kind
+//	// expect: value JSON      it succeeds with that value, twice in a row
+//	// expect: truncated       it succeeds with output cut at the limit
+//
+// After each attack the next execution on the same pool must work, and at
+// the end the test process's RSS must have grown by less than 64 MiB.
+func TestAttacks(t *testing.T) {
+	files, err := filepath.Glob("testdata/attacks/*.ts")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no attack scripts: %v", err)
+	}
+	// Memory keeps its default. Attacks expected to time out run with a
+	// 1 s timeout (a per-execution override) to keep the suite fast; the
+	// others get 5 s, so a loaded machine cannot turn a memory breach into
+	// a timeout.
+	sb, p := newWorkerSandbox(t, Limits{Timeout: 5 * time.Second}, 1)
+	host := &testHost{}
+	ctx := context.Background()
+	probe := func(t *testing.T) {
+		t.Helper()
+		res, err := sb.Run(ctx, "return (await t.echo(41)) + 1", host)
+		if err != nil || string(res.Value) != "42" {
+			t.Fatalf("the pool does not work after the attack: %v %v", res, err)
+		}
+	}
+	probe(t)
+	runtime.GC()
+	rssBefore := vmRSS(t)
+
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".ts")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := bytes.Cut(src, []byte("\n"))
+			expect, ok := strings.CutPrefix(string(first), "// expect: ")
+			if !ok {
+				t.Fatalf("first line %q is not an expectation", first)
+			}
+			pidsBefore := p.pids()
+			switch {
+			case expect == "truncated":
+				res, err := sb.Run(ctx, string(src), host)
+				if err != nil {
+					t.Fatalf("error %v, want a truncated result", err)
+				}
+				if !res.Truncated || len(res.Value) > DefaultMaxOutputBytes+1024 {
+					t.Fatalf("truncated=%v, %d-byte value", res.Truncated, len(res.Value))
+				}
+				if !strings.Contains(string(res.Value), "output limit") {
+					t.Fatalf("no truncation marker in the value's end: …%s", res.Value[max(0, len(res.Value)-200):])
+				}
+			case strings.HasPrefix(expect, "value "):
+				want := strings.TrimPrefix(expect, "value ")
+				for run := 1; run <= 2; run++ {
+					res, err := sb.Run(ctx, string(src), host)
+					if err != nil {
+						t.Fatalf("run %d: %v", run, err)
+					}
+					if string(res.Value) != want {
+						t.Fatalf("run %d: value %s, want %s", run, res.Value, want)
+					}
+				}
+			default:
+				lim := sb.Limits()
+				if strings.Contains(expect, string(KindTimeout)) {
+					lim.Timeout = time.Second
+				}
+				start := time.Now()
+				_, err := sb.RunWith(ctx, string(src), host, &RunOptions{Limits: lim})
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("err = %v, want an *Error of kind %s", err, expect)
+				}
+				if !slices.Contains(strings.Split(expect, "|"), string(e.Kind)) {
+					t.Fatalf("kind %s (%s), want %s", e.Kind, e.Message, expect)
+				}
+				// Every attack ends by the hard deadline (timeout + 1 s); the
+				// extra second absorbs a loaded machine.
+				if took := time.Since(start); took > lim.Timeout+hardDeadlineSlack+time.Second {
+					t.Fatalf("the attack took %v", took)
+				}
+				if e.Message == "" {
+					t.Fatal("empty message")
+				}
+				t.Logf("%s after %v: %s", e.Kind, time.Since(start).Round(time.Millisecond), e.Message)
+				if e.Kind == KindMemoryLimit || e.Kind == KindTimeout {
+					// A breached worker must never serve again.
+					for _, pid := range p.pids() {
+						if slices.Contains(pidsBefore, pid) {
+							t.Fatalf("worker %d served the attack and is still in the pool", pid)
+						}
+					}
+				}
+			}
+			probe(t)
+		})
+	}
+
+	runtime.GC()
+	grown := vmRSS(t) - rssBefore
+	t.Logf("test process RSS grew by %d KiB over %d attacks", grown>>10, len(files))
+	if grown >= 64<<20 {
+		t.Fatalf("test process RSS grew by %d MiB, want < 64 MiB", grown>>20)
+	}
+}
+
+// vmRSS returns this process's resident set size.
+func vmRSS(t testing.TB) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
+			f := bytes.Fields(rest)
+			kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS line")
+	return 0
+}

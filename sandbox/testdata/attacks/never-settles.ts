@@ -1,0 +1,3 @@
+// expect: RUNTIME
+// Awaiting a promise nothing can resolve ends with an error, not a hang.
+await new Promise(() => {});

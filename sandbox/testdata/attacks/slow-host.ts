@@ -1,0 +1,3 @@
+// expect: TIMEOUT
+// A host call that outlives the timeout.
+await t.slow({});

@@ -1,0 +1,2 @@
+// expect: TIMEOUT
+while (true) {}

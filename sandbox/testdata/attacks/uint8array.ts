@@ -1,0 +1,3 @@
+// expect: MEMORY_LIMIT
+// A 2 GiB typed array in one allocation.
+return new Uint8Array(2 ** 31).length;
