@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -214,6 +215,10 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.meta = s.buildMetadata()
+	// MCP clients refuse metadata with, e.g., plain-http endpoints off loopback.
+	if err := oauthmeta.CheckAuthServerMeta(&s.meta); err != nil {
+		return nil, fmt.Errorf("authserver: %w", err)
+	}
 	s.mux = s.routes()
 	return s, nil
 }
@@ -282,8 +287,9 @@ func (s *Server) JWKSURL() string { return s.endpoint(pathJWKS) }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+s.MetadataPath(), s.cors(s.handleMetadata))
-	mux.HandleFunc("OPTIONS "+s.MetadataPath(), s.cors(nil))
+	// The lead's server serves Metadata() through oauthmeta.Mount next to the
+	// resource metadata; this route makes the Server complete on its own.
+	mux.Handle(s.MetadataPath(), oauthmeta.AuthServerMetadataHandler(&s.meta))
 	mux.HandleFunc("GET "+s.localPath(pathJWKS), s.cors(s.handleJWKS))
 	mux.HandleFunc("OPTIONS "+s.localPath(pathJWKS), s.cors(nil))
 	mux.HandleFunc("POST "+s.localPath(pathRegister), s.cors(s.handleRegister))
@@ -337,9 +343,4 @@ func (s *Server) cors(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
-}
-
-func (s *Server) handleMetadata(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	writeJSON(w, http.StatusOK, s.meta)
 }

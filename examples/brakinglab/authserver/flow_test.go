@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
@@ -41,6 +42,20 @@ func verifyAccessToken(t *testing.T, e *env, raw string) map[string]any {
 	json.Unmarshal(hdr, &h)
 	if h["typ"] != "at+jwt" || h["alg"] != "ES256" || h["kid"] == "" {
 		t.Errorf("JWT header = %v, want typ at+jwt, alg ES256 and a kid", h)
+	}
+	// And the resource server's own verifier (strict RFC 9068) accepts it.
+	ov, err := oauthmeta.NewJWTVerifier(e.srv.Issuer(), e.Resource(), &oauthmeta.JWTOptions{
+		Algorithms: []string{"ES256"}, Now: e.clock.Now, ClockSkew: -1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ot, err := ov.Verify(context.Background(), raw)
+	if err != nil {
+		t.Fatalf("oauthmeta rejected the access token: %v", err)
+	}
+	if ot.Principal.Subject != claims["sub"] || ot.Principal.ClientID != claims["client_id"] || strings.Join(ot.Principal.Scopes, " ") != claims["scope"] {
+		t.Errorf("oauthmeta principal %+v, claims %v", ot.Principal, claims)
 	}
 	return claims
 }
@@ -232,6 +247,27 @@ func TestRestartKeepsClientsAndTokens(t *testing.T) {
 	}
 }
 
+// A token this server minted for another resource is refused by the MCP
+// endpoint's verifier: audiences are not interchangeable.
+func TestTokenForAnotherResourceRejected(t *testing.T) {
+	e := newEnv(t, nil)
+	other, err := e.srv.mintAccessToken("user-demo", "dcr_x", []string{ScopeRead}, "https://other.example/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := oauthmeta.NewJWTVerifier(e.srv.Issuer(), e.Resource(), &oauthmeta.JWTOptions{Algorithms: []string{"ES256"}, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(context.Background(), other); err == nil {
+		t.Fatal("token for another resource accepted")
+	}
+	mine, _ := e.srv.mintAccessToken("user-demo", "dcr_x", []string{ScopeRead}, e.Resource())
+	if _, err := v.Verify(context.Background(), mine); err != nil {
+		t.Fatalf("own token refused: %v", err)
+	}
+}
+
 func TestNewValidatesOptions(t *testing.T) {
 	db := openDB(t, t.TempDir()+"/x.db")
 	cases := []struct {
@@ -242,6 +278,7 @@ func TestNewValidatesOptions(t *testing.T) {
 		{"no resource", &Options{Issuer: "http://127.0.0.1:1"}},
 		{"relative issuer", &Options{Issuer: "/oauth", Resource: "http://127.0.0.1:1/mcp"}},
 		{"issuer with query", &Options{Issuer: "http://127.0.0.1:1/?x=1", Resource: "http://127.0.0.1:1/mcp"}},
+		{"plain http off loopback", &Options{Issuer: "http://lab.example.com", Resource: "http://lab.example.com/mcp"}},
 		{"bad scope", &Options{Issuer: "http://127.0.0.1:1", Resource: "http://127.0.0.1:1/mcp", ScopesSupported: []string{"a b"}}},
 	}
 	for _, tc := range cases {

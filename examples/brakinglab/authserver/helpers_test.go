@@ -89,6 +89,13 @@ func newEnv(t *testing.T, opts *Options) *env {
 // Resource are filled in from the test server's URL when empty.
 func newEnvOnDB(t *testing.T, path string, opts *Options) *env {
 	t.Helper()
+	return newEnvWith(t, path, opts, nil)
+}
+
+// newEnvWith is newEnvOnDB with a hook that adds routes (e.g. an MCP
+// endpoint) to the server's mux.
+func newEnvWith(t *testing.T, path string, opts *Options, extra func(e *env, mux *http.ServeMux)) *env {
+	t.Helper()
 	e := &env{t: t, clock: &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, dbPath: path}
 	var handler http.Handler = http.NotFoundHandler()
 	var mu sync.Mutex
@@ -120,6 +127,9 @@ func newEnvOnDB(t *testing.T, path string, opts *Options) *env {
 	e.srv = srv
 	mux := http.NewServeMux()
 	srv.Mount(mux)
+	if extra != nil {
+		extra(e, mux)
+	}
 	mu.Lock()
 	handler = mux
 	mu.Unlock()
