@@ -52,7 +52,7 @@ func (k *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 }
 
 func (k *keySet) verify(ctx context.Context, jwt string) ([]byte, error) {
-	jws, err := jose.ParseSigned(jwt, k.algs)
+	jws, err := jose.ParseSignedCompact(jwt, k.algs)
 	if err != nil {
 		return nil, err
 	}

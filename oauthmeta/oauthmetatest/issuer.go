@@ -90,7 +90,7 @@ func Start(opts *Options) (*Issuer, error) {
 		o = *opts
 	}
 	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
-		return nil, fmt.Errorf("Path %q must start with /", o.Path)
+		return nil, fmt.Errorf("option Path %q must start with /", o.Path)
 	}
 	o.Path = strings.TrimSuffix(o.Path, "/")
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
