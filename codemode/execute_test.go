@@ -79,7 +79,7 @@ func TestExecute(t *testing.T) {
 		{
 			name:    "uncaught validation error lists the issues",
 			code:    "await brakinglab.saveCoachingReport(" + sprintf(report, "great", "") + ");",
-			isError: true, kind: "RUNTIME",
+			isError: true, kind: "RUNTIME", line: 1,
 			check: func(t *testing.T, text string, s structuredResult) {
 				if len(s.Error.Issues) != 1 || !pathIs(s.Error.Issues[0].Path, "overview", "assessment") {
 					t.Fatalf("issues = %+v", s.Error.Issues)
@@ -120,7 +120,7 @@ func TestExecute(t *testing.T) {
 		},
 		{
 			name: "handler error shown as written",
-			code: `return await brakinglab.getBrakingZones({sessionId: "missing"});`, isError: true, kind: "RUNTIME",
+			code: `return await brakinglab.getBrakingZones({sessionId: "missing"});`, isError: true, kind: "RUNTIME", line: 1,
 			check: func(t *testing.T, text string, _ structuredResult) {
 				if !strings.Contains(text, `session "missing" not found: list sessions with getSessions`) {
 					t.Errorf("text = %s", text)

@@ -1,0 +1,177 @@
+package codemode_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+type lapsIn struct {
+	Track string `json:"track" validate:"required"`
+}
+
+type lap struct {
+	Number int `json:"number"`
+	TimeMs int `json:"timeMs"`
+}
+
+// exampleCatalog registers one READ-ONLY function.
+func exampleCatalog() *catalog.Catalog {
+	cat, err := catalog.New("garage", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[lapsIn, []lap]{
+		Name:        "getLaps",
+		Description: "Lists the laps driven on a track.",
+		Tier:        catalog.ReadOnly,
+		Handler: func(ctx context.Context, in lapsIn) ([]lap, error) {
+			return []lap{{1, 92500}, {2, 91800}, {3, 92100}}, nil
+		},
+	})
+	return cat
+}
+
+// A host builds a catalog, wraps it in a codemode server and serves it; a
+// client then runs one program that calls the host and returns only what
+// it needs.
+func Example() {
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		SandboxMode: sandbox.ModeInProcess,
+		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	// In-memory transports stand in for stdio here.
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1"}, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `
+const laps = await garage.getLaps({ track: "Spa" });
+const best = laps.reduce((a, b) => (a.timeMs <= b.timeMs ? a : b));
+console.log("laps:", laps.length);
+return { bestLap: best.number, seconds: best.timeMs / 1000 };`}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Logs:
+	// laps: 3
+	//
+	// Result:
+	// {
+	//   "bestLap": 2,
+	//   "seconds": 91.8
+	// }
+}
+
+// A failed run is an isError result naming the kind of error and the
+// position in the model's own code.
+func Example_error() {
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		SandboxMode: sandbox.ModeInProcess,
+		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1"}, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": "const laps = await garage.getLaps({});\nreturn laps.length;"}})
+	fmt.Println(res.IsError)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// true
+	// RUNTIME at line 1, column 27: Error: Validation failed
+	//   - track: Required field
+	//   at <anonymous> (agent.ts:1:27)
+}
+
+// Handler serves the whole server over HTTP: Streamable HTTP at /mcp, OAuth
+// metadata, bearer tokens, CORS, rate limiting and body limits.
+func ExampleServer_Handler() {
+	const issuer = "https://auth.example.com"
+	const resource = "https://coach.example.com/mcp"
+	verifier, err := oauthmeta.NewJWTVerifier(issuer, resource, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		Name:    "garage",
+		Version: "1.0.0",
+		Auth: &codemode.Auth{
+			Verifier:             verifier,
+			Resource:             resource,
+			AuthorizationServers: []string{issuer},
+		},
+		AllowedOrigins: []string{"https://inspector.example.com"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	http.ListenAndServe("127.0.0.1:8080", srv.Handler())
+}
+
+// The default audit sink writes one JSON object per event through slog:
+// the code's hash instead of the code, argument keys and sizes instead of
+// values.
+func ExampleNewSlogAudit() {
+	stable := func(_ []string, a slog.Attr) slog.Attr {
+		switch a.Key {
+		case slog.TimeKey, "traceId", "durationMs":
+			return slog.Attr{} // vary from run to run
+		}
+		return a
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: stable}))
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		SandboxMode: sandbox.ModeInProcess,
+		Audit:       codemode.NewSlogAudit(logger),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1", ClientID: "claude"}, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `return (await garage.getLaps({track: "Spa"})).length`}})
+	// Output:
+	// {"level":"INFO","msg":"audit","event":"execution.started","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52}
+	// {"level":"INFO","msg":"audit","event":"function.called","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"function":"garage.getLaps","tier":"READ-ONLY","args":{"track":5},"resultBytes":85}
+	// {"level":"INFO","msg":"audit","event":"execution.finished","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"resultBytes":1,"calls":1}
+}
