@@ -26,8 +26,8 @@ import (
 	"github.com/brakinglab/codemode-go/examples/brakinglab/tracks"
 )
 
-// Seed is the fixed random seed of the generator.
-const Seed = 20261121
+// RandomSeed is the fixed seed of the generator's random numbers.
+const RandomSeed = 20261121
 
 // DefaultPasswords are the development-only passwords of the demo users,
 // used when Options.Passwords does not set one. They are printed at start-up
@@ -74,6 +74,24 @@ type Owned[T any] struct {
 type Preparation struct {
 	RaceEventID string
 	Body        json.RawMessage
+}
+
+// Login is a demo account's username and development password.
+type Login struct {
+	Username, Password string
+}
+
+// Logins returns the demo accounts with their default development
+// passwords, for start-up banners and sign-in pages.
+func Logins() []Login {
+	return []Login{{DemoUser, DefaultPasswords[DemoUser]}, {RivalUser, DefaultPasswords[RivalUser]}}
+}
+
+// Seed inserts the demo data with default options (today's calendar,
+// DefaultPasswords) unless it is already there; see SeedStore.
+func Seed(ctx context.Context, st *store.Store) error {
+	_, err := SeedStore(ctx, st, nil)
+	return err
 }
 
 // SeedStore inserts the demo data unless the store already has a user
@@ -251,7 +269,7 @@ func Generate(now time.Time) (Data, error) {
 		now = time.Now()
 	}
 	today := now.UTC().Truncate(24 * time.Hour)
-	rng := rand.New(rand.NewPCG(Seed, Seed>>3))
+	rng := rand.New(rand.NewPCG(RandomSeed, RandomSeed>>3))
 	ds := drivers(rng)
 	d := Data{Cars: Cars}
 	scales := map[string]float64{}

@@ -144,6 +144,9 @@ func simulate(t tracks.Track, cr car, scale float64, drive []cornerDrive) teleme
 		m := tr.MidM(i)
 		for _, c := range t.Corners {
 			sigma := halfWidth(c) + 30
+			if math.Abs(m-c.ApexM) > 4*sigma {
+				continue
+			}
 			amp := math.Min(0.9, math.Max(0.08, 80/c.ApexSpeedKph))
 			s := amp * math.Exp(-math.Pow((m-c.ApexM)/sigma, 2))
 			if c.Direction == tracks.Left {
