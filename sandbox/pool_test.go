@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // testHost is the host the worker tests bind as t.*.
@@ -159,5 +161,140 @@ func TestWorkerCloseLeavesNoProcess(t *testing.T) {
 	if _, err := sb.Run(context.Background(), "return 1", &testHost{}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Run after Close: %v", err)
 	}
-	_ = os.Getpid
+}
+
+func TestWorkerReuseAndReplacement(t *testing.T) {
+	sb, p := newWorkerSandbox(t, Limits{Timeout: 2 * time.Second}, 1)
+	ctx := context.Background()
+	pidAfter := func(src string) int {
+		t.Helper()
+		_, _ = sb.Run(ctx, src, &testHost{})
+		live, idle := p.stats()
+		if live != 1 || idle != 1 {
+			t.Fatalf("after %q: %d live, %d idle workers, want 1 and 1", src, live, idle)
+		}
+		return p.pids()[0]
+	}
+	first := pidAfter("return 1")
+	for _, src := range []string{"return 2", "throw new Error('x')", "let = ;", `await Promise.all(Array.from({length: 25}, () => t.echo(1)))`} {
+		if pid := pidAfter(src); pid != first {
+			t.Fatalf("a clean execution (%q) replaced worker %d with %d", src, first, pid)
+		}
+	}
+	for _, src := range []string{"while (true) {}", `const a: any[] = []; while (true) a.push([1, 2, 3])`, `"x".repeat(2 ** 30)`} {
+		before := p.pids()[0]
+		// The replacement is started in the background; wait for it.
+		_, _ = sb.Run(ctx, src, &testHost{})
+		if _, err := sb.Run(ctx, "return 1", &testHost{}); err != nil {
+			t.Fatal(err)
+		}
+		if pid := p.pids()[0]; pid == before {
+			t.Fatalf("worker %d served %q and was reused", pid, src)
+		}
+	}
+}
+
+// TestWorkerIsolation checks what a worker process is given: an empty
+// environment apart from the marker, its own process group and the kernel
+// data cap.
+func TestWorkerIsolation(t *testing.T) {
+	t.Setenv("SANDBOX_TEST_SECRET", "hunter2")
+	sb, p := newWorkerSandbox(t, Limits{}, 1)
+	if _, err := sb.Run(context.Background(), "return 1", &testHost{}); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.pids()[0]
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	if got := strings.Trim(string(env), "\x00"); got != workerEnv+"=1" {
+		t.Errorf("worker environment = %q, want only the marker", got)
+	}
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		t.Errorf("worker process group %d (%v), want its own (%d)", pgid, err, pid)
+	}
+	limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(limits), "\n") {
+		if strings.HasPrefix(line, "Max data size") {
+			f := strings.Fields(line)
+			if f[3] == "unlimited" || f[4] == "unlimited" {
+				t.Errorf("worker RLIMIT_DATA not set: %q", line)
+			}
+			t.Logf("%s", line)
+		}
+	}
+}
+
+func TestWorkerPath(t *testing.T) {
+	sb, err := New(&Options{WorkerPath: "/nonexistent/worker"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	_, err = sb.Run(context.Background(), "return 1", &testHost{})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindInternal {
+		t.Fatalf("err = %v, want INTERNAL", err)
+	}
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb2, err := New(&Options{WorkerPath: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb2.Close()
+	if res, err := sb2.Run(context.Background(), "return 3", &testHost{}); err != nil || string(res.Value) != "3" {
+		t.Fatalf("explicit worker path: %v %v", res, err)
+	}
+}
+
+// TestWorkerNoLeaks runs clean, failing, timed-out and cancelled
+// executions, closes the sandbox and checks that no goroutine and no worker
+// process is left.
+func TestWorkerNoLeaks(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	sb, err := New(&Options{Limits: Limits{Timeout: 500 * time.Millisecond}, PoolSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sb.exec.(*pool)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for _, src := range []string{
+		"return 1",
+		`return await Promise.all([t.echo(1), t.echo(2)])`,
+		"while (true) {}",
+		`await t.slow({})`,
+		`Array(2 ** 32 - 1).indexOf(1)`,
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = sb.Run(ctx, src, &testHost{})
+		}()
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = sb.Run(cctx, `await t.slow({})`, &testHost{})
+	}()
+	cancel()
+	wg.Wait()
+	pids := p.pids()
+	if err := sb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("worker %d still exists after Close", pid)
+		}
+	}
 }
