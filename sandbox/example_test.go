@@ -1,0 +1,109 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// lapHost exposes two functions under the "brakinglab" namespace.
+type lapHost struct{}
+
+func (lapHost) Functions() map[string][]string {
+	return map[string][]string{"brakinglab": {"getLaps", "getSessions"}}
+}
+
+func (lapHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	switch name {
+	case "brakinglab.getSessions":
+		return json.RawMessage(`[{"id":"s1","track":"Spa"},{"id":"s2","track":"Monza"}]`), nil
+	case "brakinglab.getLaps":
+		var in struct{ SessionID string }
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, err
+		}
+		return json.RawMessage(`[{"ms":138200},{"ms":137900},{"ms":139100}]`), nil
+	}
+	return nil, fmt.Errorf("unknown function %s", name)
+}
+
+// A script calls host functions concurrently, filters what comes back, logs
+// and returns a value.
+func Example() {
+	sb, err := sandbox.New(nil) // worker processes, default limits
+	if err != nil {
+		panic(err)
+	}
+	defer sb.Close()
+
+	res, err := sb.Run(context.Background(), `
+const sessions = await brakinglab.getSessions({});
+const laps = await Promise.all(sessions.map((s: any) => brakinglab.getLaps({ sessionId: s.id })));
+const best = laps.map((l: any[]) => Math.min(...l.map((x) => x.ms)));
+console.log("sessions:", sessions.length);
+return { best };
+`, lapHost{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(res.Value))
+	for _, l := range res.Logs {
+		fmt.Println(l.Level, l.Message)
+	}
+	fmt.Println(len(res.Calls), "calls")
+	// Output:
+	// {"best":[137900,137900]}
+	// log sessions: 2
+	// 3 calls
+}
+
+// Errors carry a Kind to switch on, a message for the model and the
+// position in the model's TypeScript.
+func ExampleError() {
+	sb, _ := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess})
+	defer sb.Close()
+
+	_, err := sb.Run(context.Background(), "const s = await brakinglab.getSesions();", lapHost{})
+	var e *sandbox.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Kind)
+		fmt.Println(e.Message)
+		fmt.Printf("line %d, column %d\n", e.Line, e.Column)
+	}
+	// Output:
+	// RUNTIME
+	// TypeError: brakinglab.getSesions is not a function. Did you mean getSessions?
+	// line 1, column 17
+}
+
+// RunWith lowers limits for one execution; it can never raise them above
+// the sandbox's.
+func ExampleSandbox_RunWith() {
+	sb, _ := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess, Limits: sandbox.Limits{Timeout: 5 * time.Second}})
+	defer sb.Close()
+
+	_, err := sb.RunWith(context.Background(), "while (true) {}", nil,
+		&sandbox.RunOptions{Limits: sandbox.Limits{Timeout: 50 * time.Millisecond}})
+	fmt.Println(errors.Is(err, &sandbox.Error{Kind: sandbox.KindTimeout}))
+	// Output:
+	// true
+}
+
+// Output over MaxOutputBytes is cut with a marker the model can act on.
+func ExampleResult_truncated() {
+	sb, _ := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess, Limits: sandbox.Limits{MaxOutputBytes: 64}})
+	defer sb.Close()
+
+	res, _ := sb.Run(context.Background(), `for (let i = 0; i < 100; i++) console.log("lap", i); return "done";`, nil)
+	last := res.Logs[len(res.Logs)-1]
+	fmt.Println(res.Truncated, string(res.Value))
+	fmt.Println(strings.HasPrefix(last.Message, "[output truncated"))
+	// Output:
+	// true "done"
+	// true
+}
