@@ -1,0 +1,101 @@
+package codemode_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// BenchmarkExecuteCoaching runs the shared coaching script
+// (testdata/bench/coaching.ts: three reads, a CREATIVE write, two logs)
+// end to end: the official go-sdk client posts tools/call over loopback
+// HTTP, the server transpiles, runs the script in the sandbox against the
+// fixture catalog, and the client decodes the result. It reports p50 and
+// executions per second with 1 and 4 concurrent clients.
+func BenchmarkExecuteCoaching(b *testing.B) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeInProcess} {
+		for _, clients := range []int{1, 4} {
+			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
+				benchCoaching(b, mode, clients)
+			})
+		}
+	}
+}
+
+func benchCoaching(b *testing.B, mode sandbox.Mode, clients int) {
+	tc := newTestCatalog(b)
+	p := principal("bench", allScopes...)
+	srv, err := codemode.New(tc.Catalog, &codemode.Options{
+		SandboxMode:   mode,
+		Principal:     &p,
+		RatePerSecond: -1,
+		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+
+	transport := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer transport.CloseIdleConnections()
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: transport}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	call := func(cs *mcp.ClientSession) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": coachingTS}})
+		if err != nil || res.IsError {
+			b.Fatalf("%v %s", err, text(res))
+		}
+	}
+	for range 20 { // warm up: compile cache, connections
+		call(sessions[0])
+	}
+
+	durations := make([]time.Duration, b.N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(b.N) {
+					return
+				}
+				t0 := time.Now()
+				call(cs)
+				durations[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "exec/s")
+}
