@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -95,9 +96,8 @@ func TestHostErrors(t *testing.T) {
 			return nil, errors.New("session 42 not found")
 		},
 		"ns.panics": func(context.Context, json.RawMessage) (json.RawMessage, error) {
-			var m map[string]int
-			m["x"] = 1 // nil map write
-			return nil, nil
+			var s []int
+			return json.RawMessage(fmt.Sprint(s[len(s)-1])), nil // index out of range
 		},
 		"ns.badJSON": func(context.Context, json.RawMessage) (json.RawMessage, error) {
 			return json.RawMessage(`{not json`), nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -250,7 +249,7 @@ func TestErrorJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.Kind != KindRuntime || back.Line != 2 || back.Error() != e.Error() {
 		t.Errorf("round trip = %+v, %v", back, err)
 	}
-	if got := e.Error(); got != fmt.Sprintf("RUNTIME at agent.ts:2:7: Error: x") {
+	if got := e.Error(); got != "RUNTIME at agent.ts:2:7: Error: x" {
 		t.Errorf("Error() = %q", got)
 	}
 }
