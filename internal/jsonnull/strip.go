@@ -89,21 +89,26 @@ func isDelim(c byte) bool {
 	return false
 }
 
-// str skips a string literal starting at s.i.
+// str skips a string literal starting at s.i. It jumps from quote to
+// quote and counts the backslashes before each to find the closing one.
 func (s *stripper) str() bool {
-	s.i++ // opening quote
-	for s.i < len(s.in) {
-		switch s.in[s.i] {
-		case '\\':
-			s.i += 2
-		case '"':
-			s.i++
-			return true
-		default:
-			s.i++
+	i := s.i + 1
+	for {
+		j := bytes.IndexByte(s.in[i:], '"')
+		if j < 0 {
+			return false
 		}
+		i += j
+		n := 0
+		for k := i - 1; k > s.i && s.in[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			s.i = i + 1
+			return true
+		}
+		i++
 	}
-	return false
 }
 
 // isNull reports whether a null literal starts at s.i, and skips it.
