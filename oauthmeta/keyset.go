@@ -97,6 +97,10 @@ func tryKeys(jws *jose.JSONWebSignature, kid string, keys []jose.JSONWebKey) (pa
 			continue
 		}
 		matched = true
+		// A key pinned to one algorithm verifies only that algorithm.
+		if key.Algorithm != "" && key.Algorithm != jws.Signatures[0].Header.Algorithm {
+			continue
+		}
 		if p, err := jws.Verify(key); err == nil {
 			return p, true
 		}
