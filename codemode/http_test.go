@@ -200,3 +200,23 @@ func TestAnonymousRefusedByCatalog(t *testing.T) {
 		t.Fatalf("anonymous call: %s", text(res))
 	}
 }
+
+// A 2025-06-18 client (initialize, then tools/call without a session id)
+// is served by the default stateless handler, like 2026-07-28 clients.
+func TestOlderProtocolRevision(t *testing.T) {
+	ts := startServer(t, nil)
+	h := mcpHeaders(ts.token("alice", allScopes...))
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`
+	resp := rawPost(t, ts.URL, init, h)
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	h["Mcp-Protocol-Version"] = "2025-06-18"
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return (await brakinglab.getSessions({})).length"}}}`
+	resp = rawPost(t, ts.URL, call, h)
+	body, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"structuredContent":{"result":5`) {
+		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
+	}
+}

@@ -58,8 +58,9 @@ type Options struct {
 
 	// Logger receives operational messages. Nil means slog.Default().
 	Logger *slog.Logger
-	// Audit receives the audit events. Nil means JSON lines on Logger's
-	// handler through NewSlogAudit(Logger).
+	// Audit receives the audit events. Nil means NewSlogAudit(Logger) when
+	// Logger is set, else JSON lines on stderr (never stdout, which stdio
+	// serving owns).
 	Audit AuditSink
 	// AuditArgs says how much of each call's arguments the audit records;
 	// the default records keys and sizes only.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,8 +93,12 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 		s.logger = slog.Default()
 	}
 	s.audit = o.Audit
-	if s.audit == nil {
-		s.audit = NewSlogAudit(s.logger)
+	switch {
+	case s.audit != nil:
+	case o.Logger != nil:
+		s.audit = NewSlogAudit(o.Logger)
+	default:
+		s.audit = NewSlogAudit(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	}
 	if a := o.Auth; a != nil {
 		if err := a.check(); err != nil {
