@@ -16,6 +16,12 @@ import (
 func (e *execution) bindHost() error {
 	vm := e.vm
 	for ns, names := range e.host.Functions() {
+		if !isIdentifier(ns) {
+			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q is not a JavaScript identifier", ns)}
+		}
+		if vm.GlobalObject().Get(ns) != nil {
+			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q would replace a JavaScript global; choose another name", ns)}
+		}
 		target := vm.NewObject()
 		sorted := append([]string(nil), names...)
 		sort.Strings(sorted)
@@ -51,6 +57,22 @@ func (e *execution) bindHost() error {
 		}
 	}
 	return nil
+}
+
+// isIdentifier reports whether s is a plain ASCII JavaScript identifier.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'):
+		case i > 0 && r >= '0' && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // suggest names the closest function, or lists what exists.
@@ -112,7 +134,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				panic(err)
 			}
 			if goja.IsUndefined(s) {
-				e.throwTypeError("%s takes an object argument; a %s cannot be sent", name, typeOf(a))
+				e.throwTypeError("%s takes an object argument; a %s cannot be sent", name, kindOf(a))
 			}
 			args = json.RawMessage(s.String())
 		}
@@ -244,13 +266,13 @@ func (e *execution) hostError(err error) *goja.Object {
 	return obj
 }
 
-func typeOf(v goja.Value) string {
+// kindOf names the kind of a value JSON cannot hold.
+func kindOf(v goja.Value) string {
 	if _, ok := goja.AssertFunction(v); ok {
 		return "function"
 	}
-	switch v.ExportType().Kind().String() {
-	case "string":
-		return "string"
+	if _, ok := v.(*goja.Symbol); ok {
+		return "symbol"
 	}
-	return v.ExportType().String()
+	return "value of this kind"
 }

@@ -243,3 +243,21 @@ func TestPendingCallsCancelled(t *testing.T) {
 		}
 	})
 }
+
+// TestBadNamespaces checks that a host binding names that cannot work is
+// refused with a clear error instead of shadowing globals.
+func TestBadNamespaces(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{})
+	for ns, want := range map[string]string{
+		"JSON":    "would replace a JavaScript global",
+		"console": "would replace a JavaScript global",
+		"my-ns":   "not a JavaScript identifier",
+		"":        "not a JavaScript identifier",
+	} {
+		_, err := sb.Run(context.Background(), "return 1", echoHost(ns+".f"))
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindInternal || !strings.Contains(e.Message, want) {
+			t.Errorf("namespace %q: %v, want INTERNAL %q", ns, err, want)
+		}
+	}
+}
