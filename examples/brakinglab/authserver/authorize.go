@@ -22,7 +22,12 @@ type pendingRequest struct {
 	resource    string
 	scopes      []string
 	expires     time.Time
+	// failures counts wrong passwords; at maxSignInFailures the request is dropped.
+	failures int
 }
+
+// maxSignInFailures bounds password guesses per authorization request.
+const maxSignInFailures = 5
 
 // session is a signed-in browser.
 type session struct {
@@ -234,6 +239,10 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if err != nil || subject == "" {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)
+			if s.countFailure(id, p) {
+				s.errorPage(w, http.StatusTooManyRequests, "Too many attempts", "Too many wrong passwords for this sign-in. Start again from the application.")
+				return
+			}
 			s.renderSignIn(w, http.StatusUnauthorized, id, p, username, "Wrong username or password.")
 			return
 		}
@@ -434,6 +443,18 @@ func (s *Server) getPending(id string) *pendingRequest {
 		return nil
 	}
 	return p
+}
+
+// countFailure records a wrong password and drops the request at the limit.
+func (s *Server) countFailure(id string, p *pendingRequest) (dropped bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p.failures++
+	if p.failures >= maxSignInFailures {
+		delete(s.pending, id)
+		return true
+	}
+	return false
 }
 
 // takePending removes and returns a pending request, so consent is given once.

@@ -56,7 +56,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // openDB opens (and creates) a SQLite database file.
-func openDB(t *testing.T, path string) *sql.DB {
+func openDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)")
 	if err != nil {
@@ -68,7 +68,7 @@ func openDB(t *testing.T, path string) *sql.DB {
 
 // env is a running authorization server on a loopback httptest server.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	ts     *httptest.Server
 	srv    *Server
 	clock  *clock
@@ -80,21 +80,21 @@ func (e *env) URL() string      { return e.ts.URL }
 func (e *env) Resource() string { return e.ts.URL + "/mcp" }
 
 // newEnv starts a server on a fresh database file.
-func newEnv(t *testing.T, opts *Options) *env {
+func newEnv(t testing.TB, opts *Options) *env {
 	t.Helper()
 	return newEnvOnDB(t, filepath.Join(t.TempDir(), "brakinglab.db"), opts)
 }
 
 // newEnvOnDB starts a server on the database file at path. Issuer and
 // Resource are filled in from the test server's URL when empty.
-func newEnvOnDB(t *testing.T, path string, opts *Options) *env {
+func newEnvOnDB(t testing.TB, path string, opts *Options) *env {
 	t.Helper()
 	return newEnvWith(t, path, opts, nil)
 }
 
 // newEnvWith is newEnvOnDB with a hook that adds routes (e.g. an MCP
 // endpoint) to the server's mux.
-func newEnvWith(t *testing.T, path string, opts *Options, extra func(e *env, mux *http.ServeMux)) *env {
+func newEnvWith(t testing.TB, path string, opts *Options, extra func(e *env, mux *http.ServeMux)) *env {
 	t.Helper()
 	e := &env{t: t, clock: &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}, dbPath: path}
 	var handler http.Handler = http.NotFoundHandler()
@@ -205,7 +205,7 @@ type page struct {
 	Body     string
 }
 
-func do(t *testing.T, c *http.Client, req *http.Request) page {
+func do(t testing.TB, c *http.Client, req *http.Request) page {
 	t.Helper()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -216,13 +216,13 @@ func do(t *testing.T, c *http.Client, req *http.Request) page {
 	return page{resp.StatusCode, resp.Header.Get("Location"), resp.Header, string(b)}
 }
 
-func get(t *testing.T, c *http.Client, u string) page {
+func get(t testing.TB, c *http.Client, u string) page {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	return do(t, c, req)
 }
 
-func postForm(t *testing.T, c *http.Client, u string, v url.Values) page {
+func postForm(t testing.TB, c *http.Client, u string, v url.Values) page {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(v.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -235,7 +235,7 @@ var (
 )
 
 // formOf returns the action and hidden fields of the page's form.
-func formOf(t *testing.T, p page) (string, url.Values) {
+func formOf(t testing.TB, p page) (string, url.Values) {
 	t.Helper()
 	m := formActionRE.FindStringSubmatch(p.Body)
 	if m == nil {
@@ -353,7 +353,7 @@ func (e *env) login() (clientID string, tok tokenReply) {
 	return clientID, tok
 }
 
-func wantOAuthError(t *testing.T, r tokenReply, status int, code string) {
+func wantOAuthError(t testing.TB, r tokenReply, status int, code string) {
 	t.Helper()
 	if r.Status != status || r.Error != code {
 		t.Fatalf("got %d %q (%s), want %d %q", r.Status, r.Error, r.Description, status, code)
