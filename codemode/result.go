@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/jsonnull"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -49,7 +50,9 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 		value = json.RawMessage("null")
 	}
 	if !s.opts.KeepNulls {
-		value = stripNulls(value)
+		if v, err := jsonnull.Strip(value); err == nil {
+			value = v
+		}
 	}
 	st := summarize(res)
 	st.Result = value
