@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestPrintTypes(t *testing.T) {
+	stdout, stderr, code := runBinary(t, "", "-print-types")
+	if code != 0 {
+		t.Fatalf("-print-types exited %d: %s", code, stderr)
+	}
+	for _, want := range []string{"declare namespace brakinglab", "getSessions", "saveCoachingReport"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("-print-types output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "level=") {
+		t.Errorf("log lines leaked into the declarations on stdout:\n%s", stdout)
+	}
+}
+
+func TestNoAuthRefusedOffLoopback(t *testing.T) {
+	_, stderr, code := runBinary(t, "", "-insecure-no-auth", "-addr", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "refuses to listen") {
+		t.Fatalf("exit %d, stderr %q; want 2 and a refusal", code, stderr)
+	}
+}
+
+// TestStdio serves one client over stdin/stdout as demo, as Claude Desktop
+// would run it.
+func TestStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(binary, "-stdio", "-user", "demo", "-db", filepath.Join(t.TempDir(), "lab.db"))
+	cmd.Env = cleanEnv()
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-stdio", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v", err)
+	}
+	defer cs.Close()
+	value, _ := executeCode(t, ctx, cs, `const s = await brakinglab.getSessions({ trackName: "Spa", limit: 2 });
+return s.length;`)
+	if string(value) != "2" {
+		t.Errorf("getSessions over stdio returned %s, want 2", value)
+	}
+}
+
+// freePort returns a loopback port that was free a moment ago, for tests
+// that must restart the server on the same address (the issuer and the
+// resource URL include the port).
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// accessToken runs the authorization-code flow over HTTP and returns an
+// access token for user.
+func accessToken(t *testing.T, s *server, user string) string {
+	t.Helper()
+	d := discover(t, s)
+	const redirect = "http://127.0.0.1:53685/callback"
+	clientID := register(t, d, "BrakingLab e2e token helper", redirect)
+	ar := newAuthRequest(d, clientID, redirect)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := signInAndDecide(ctx, browserClient(), s.Base, ar.URL, user, s.Users[user], "Allow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exchange(t, d, clientID, redirect, res.Redirect.Query().Get("code"), ar.Verifier)
+}
+
+// TestTokenForAnotherServerRejected: a token issued by one BrakingLab (its
+// issuer, its resource) is refused by another with invalid_token.
+func TestTokenForAnotherServerRejected(t *testing.T) {
+	a, b := startServer(t), startServer(t)
+	tok := accessToken(t, a, "demo")
+	if code := postWithToken(t, a.MCPURL, tok); code != http.StatusOK {
+		t.Fatalf("own server: status %d, want 200", code)
+	}
+	req, _ := http.NewRequest(http.MethodPost, b.MCPURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Errorf("other server: status %d, WWW-Authenticate %q; want 401 invalid_token", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+// TestRestartKeepsTokens: the signing key and the data live in the
+// database, so a token issued before a restart on the same address still
+// works after it, and the demo data is not seeded twice.
+func TestRestartKeepsTokens(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "lab.db")
+	addr := "127.0.0.1:" + freePort(t)
+	first := startServer(t, "-db", db, "-addr", addr)
+	tok := accessToken(t, first, "demo")
+	first.stop(t)
+
+	second := startServer(t, "-db", db, "-addr", addr)
+	if second.MCPURL != first.MCPURL {
+		t.Fatalf("restarted at %s, first run was %s", second.MCPURL, first.MCPURL)
+	}
+	if code := postWithToken(t, second.MCPURL, tok); code != http.StatusOK {
+		t.Errorf("token from before the restart: status %d, want 200", code)
+	}
+	if strings.Contains(second.stderr.String(), "seeded demo data") {
+		t.Error("the second start seeded the demo data again")
+	}
+}
