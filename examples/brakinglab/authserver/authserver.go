@@ -1,16 +1,3 @@
-// Package authserver is BrakingLab's development OAuth 2.1 authorization
-// server: RFC 8414 metadata, dynamic client registration (RFC 7591), client ID
-// metadata documents, the authorization-code flow with PKCE S256, a sign-in
-// and consent page, rotating refresh tokens and ES256 JWT access tokens
-// (RFC 9068) whose audience is the MCP resource (RFC 8707).
-//
-// It keeps clients, refresh-token families and its signing key in the host's
-// SQLite database (tables prefixed authserver_), so a restart keeps
-// registrations and tokens valid. Codes, pending sign-ins and browser
-// sessions live in memory: a restart only asks the user to sign in again.
-//
-// It is meant for development and demos. In production, point the resource
-// server at a real identity provider instead.
 package authserver
 
 import (
@@ -55,8 +42,8 @@ type UserAuthenticator interface {
 	Authenticate(ctx context.Context, username, password string) (subject, displayName string, err error)
 }
 
-// Options configures a Server. A nil *Options is valid only when Issuer and
-// Resource do not matter, which is never: New requires both.
+// Options configures a Server. Issuer and Resource are required; every
+// other zero value means the documented default.
 type Options struct {
 	// Issuer is the authorization server's issuer URL (RFC 8414), e.g.
 	// "http://127.0.0.1:8080". Endpoints live below its path. Required.

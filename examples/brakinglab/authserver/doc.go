@@ -1,0 +1,57 @@
+// Package authserver is BrakingLab's development OAuth 2.1 authorization
+// server. It makes the MCP endpoint connectable by real clients (Claude,
+// ChatGPT, the MCP Inspector, the go-sdk and TypeScript SDK clients) with no
+// manual configuration. For production, point the resource server at a real
+// identity provider instead.
+//
+// # Endpoints
+//
+// Paths are relative to the issuer URL's path:
+//
+//	/.well-known/oauth-authorization-server  RFC 8414 metadata (via oauthmeta)
+//	/register                                RFC 7591 dynamic client registration
+//	/authorize                               authorization request → sign-in → consent
+//	/authorize/signin, /authorize/consent    the HTML forms
+//	/token                                   authorization_code and refresh_token grants
+//	/jwks                                    the public signing keys
+//
+// # Decisions
+//
+//   - Public clients only (token_endpoint_auth_method "none"); PKCE S256 is
+//     mandatory, plain and a missing challenge are refused.
+//   - Clients are registered (DCR) or named by an https client ID metadata
+//     document URL. Documents are fetched with a 5 s timeout, a 16 KiB
+//     limit, no redirects, cached 10 minutes (failures 30 s), and over a
+//     dialer that refuses private, loopback, link-local and other special
+//     addresses at connect time, after DNS resolution (see PublicAddr).
+//   - Redirect URIs are https, or http on 127.0.0.1, [::1] or localhost;
+//     no fragments, no user info. Matching is exact, except that a
+//     loopback http redirect URI may use another port (RFC 8252 §7.3):
+//     native apps pick a free port each run.
+//   - An unknown client or redirect URI shows an error page and never
+//     redirects. Other errors go back to the redirect URI with state and
+//     iss (RFC 9207).
+//   - resource (RFC 8707) is required and must be Options.Resource (a
+//     trailing slash is tolerated); tokens always carry exactly that
+//     audience. A missing scope means every supported scope; unknown
+//     scopes next to known ones are dropped, only unknown ones is
+//     invalid_scope.
+//   - Codes live 60 s in memory, are single use and bound to client,
+//     redirect URI, challenge, resource, scopes and user. Any exchange
+//     attempt burns the code; presenting it again revokes the refresh
+//     tokens it produced.
+//   - Refresh tokens rotate on every use and are stored hashed. Each grant
+//     is a family; reusing a rotated token (or racing two uses of one)
+//     revokes the family. Access tokens are ES256 JWTs (typ at+jwt, kid,
+//     RFC 9068 claims) and are not revocable: keep them short.
+//   - Clients, refresh-token families and the signing key are stored in the
+//     host's SQLite database (tables authserver_*, migrations tracked in
+//     authserver_migrations), so a restart keeps them. Pending sign-ins,
+//     codes and browser sessions are in memory: after a restart users sign
+//     in again. The client table is capped (Options.MaxClients); never-used
+//     clients are pruned first, as Claude registers on every connection.
+//   - The sign-in session is a random HttpOnly, SameSite=Lax cookie (Secure
+//     for an https issuer) scoped to /authorize. The consent form carries a
+//     CSRF token: an HMAC of the session and the request. Five wrong
+//     passwords end an authorization request.
+package authserver
