@@ -37,9 +37,9 @@
 //     scopes next to known ones are dropped, only unknown ones is
 //     invalid_scope.
 //   - Codes live 60 s in memory, are single use and bound to client,
-//     redirect URI, challenge, resource, scopes and user. Any exchange
-//     attempt burns the code; presenting it again revokes the refresh
-//     tokens it produced.
+//     redirect URI, challenge, resource, scopes and user. A failed exchange
+//     (wrong verifier, client or redirect URI) burns the code too; presenting
+//     a used code revokes the refresh tokens it produced.
 //   - Refresh tokens rotate on every use and are stored hashed. Each grant
 //     is a family; reusing a rotated token (or racing two uses of one)
 //     revokes the family. Access tokens are ES256 JWTs (typ at+jwt, kid,
