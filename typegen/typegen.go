@@ -52,7 +52,7 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 }
 
 func newGen(opts *Options) *gen {
-	g := &gen{names: map[reflect.Type]string{}, taken: map[string]bool{}}
+	g := &gen{names: map[reflect.Type]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -62,10 +62,14 @@ func newGen(opts *Options) *gen {
 // gen accumulates named type declarations while function signatures are
 // written, so each Go type is declared once under a unique name.
 type gen struct {
-	opts    Options
-	names   map[reflect.Type]string // declared name of each named struct
-	taken   map[string]bool
-	pending []reflect.Type // named structs still to declare, in first-use order
+	opts  Options
+	names map[reflect.Type]string // declared name of each named struct
+	taken map[string]bool
+	// pkgTaken records "Name pkgpath" pairs already declared, so a second
+	// type with the same name from the same package gets a number rather
+	// than a package prefix.
+	pkgTaken map[string]bool
+	pending  []reflect.Type // named structs still to declare, in first-use order
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {

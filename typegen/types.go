@@ -115,13 +115,16 @@ func (g *gen) named(t reflect.Type) string {
 	base := pascal(goName(t))
 	name := base
 	if g.taken[name] {
-		if pkg := t.PkgPath(); pkg != "" {
-			name = pascal(pkg[strings.LastIndexAny(pkg, "/.")+1:]) + base
+		// Prefer the package name (store.Session → StoreSession) when the
+		// clash is with another package; fall back to a number.
+		if pkg := t.PkgPath(); pkg != "" && !g.pkgTaken[name+" "+pkg] {
+			name = pascal(identOnly(pkg[strings.LastIndexAny(pkg, "/.")+1:])) + base
 		}
 		for i := 2; g.taken[name]; i++ {
 			name = base + strconv.Itoa(i)
 		}
 	}
+	g.pkgTaken[base+" "+t.PkgPath()] = true
 	g.taken[name] = true
 	g.names[t] = name
 	g.pending = append(g.pending, t)
@@ -140,12 +143,7 @@ func goName(t reflect.Type) string {
 	b.WriteString(n[:i])
 	for _, arg := range strings.Split(strings.TrimSuffix(n[i+1:], "]"), ",") {
 		arg = arg[strings.LastIndexAny(arg, "/.")+1:]
-		b.WriteString(pascal(strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return r
-			}
-			return -1
-		}, arg)))
+		b.WriteString(pascal(identOnly(arg)))
 	}
 	return b.String()
 }
@@ -302,4 +300,14 @@ func allOptional(t reflect.Type) bool {
 		}
 	}
 	return true
+}
+
+// identOnly keeps the letters and digits of s.
+func identOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s)
 }

@@ -1,0 +1,64 @@
+package typegen_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/typegen"
+)
+
+// Declarations for a one-function catalog.
+func ExampleGenerate() {
+	type RateArgs struct {
+		SessionID string `json:"sessionId" jsonschema:"Session to rate"`
+		Corner    int    `json:"corner" validate:"min=1"`
+		Verdict   string `json:"verdict" validate:"oneof=good needs_work critical"`
+		Advice    string `json:"advice,omitempty"`
+	}
+	type Rating struct {
+		ID string `json:"id"`
+	}
+	c, err := catalog.New("brakinglab", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	catalog.MustAdd(c, catalog.Func[RateArgs, Rating]{
+		Name:        "rateCorner",
+		Description: "Stores a verdict for one corner.",
+		Tier:        catalog.Mutating,
+		Scopes:      []string{"reports:write"},
+		Handler:     func(ctx context.Context, in RateArgs) (Rating, error) { return Rating{ID: "r1"}, nil },
+	})
+	decls, err := typegen.Generate(c, &typegen.Options{Compact: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(decls)
+	// Output:
+	// declare namespace brakinglab {
+	//   /**
+	//    * Stores a verdict for one corner.
+	//    *
+	//    * MUTATING. Unknown fields are rejected. Pass `_validateOnly: true` to check the arguments without changing anything; it resolves to `{ valid: true }` or rejects with the validation error.
+	//    * Requires scope: reports:write.
+	//    */
+	//   function rateCorner(args: RateCornerArgs & { _validateOnly: true }): Promise<{ valid: true }>;
+	//   function rateCorner(args: RateCornerArgs): Promise<RateCornerResult>;
+	//
+	//   interface RateCornerArgs {
+	//     sessionId: string;
+	//     corner: number;
+	//     verdict: "good" | "needs_work" | "critical";
+	//     advice?: string;
+	//     _validateOnly?: boolean;
+	//   }
+	//
+	//   type RateCornerResult = Rating;
+	//
+	//   interface Rating {
+	//     id: string;
+	//   }
+	// }
+}

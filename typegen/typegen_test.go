@@ -1,0 +1,121 @@
+package typegen_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/typegen"
+)
+
+func TestGenerateErrors(t *testing.T) {
+	if _, err := typegen.Generate(nil, nil); !errors.Is(err, typegen.ErrNilCatalog) {
+		t.Errorf("Generate(nil) error = %v", err)
+	}
+	_, err := typegen.GenerateFuncs("ns", []catalog.FuncInfo{{Name: "f", In: reflect.TypeFor[string](), Out: reflect.TypeFor[string]()}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not a struct") {
+		t.Errorf("GenerateFuncs with a string argument type: error = %v", err)
+	}
+}
+
+// TestOptionalityMatchesDecoding calls every fixture function with {} and
+// checks that the fields the catalog reports as "Required field" are
+// exactly the non-optional members of the generated Args interface.
+func TestOptionalityMatchesDecoding(t *testing.T) {
+	c := fixture()
+	decls, err := typegen.Generate(c, &typegen.Options{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "u", Scopes: []string{"sessions:read", "reports:write", "plans:write"}})
+	member := regexp.MustCompile(`^    (\w+)(\??):`)
+	for _, f := range c.Functions() {
+		var declared []string
+		in := false
+		for _, line := range strings.Split(decls, "\n") {
+			switch {
+			case line == "  interface "+pascalName(f.Name)+"Args {":
+				in = true
+			case in && line == "  }":
+				in = false
+			case in:
+				if m := member.FindStringSubmatch(line); m != nil && m[2] == "" {
+					declared = append(declared, m[1])
+				}
+			}
+		}
+		var required []string
+		_, err := c.Call(ctx, f.Name, json.RawMessage(`{}`))
+		var ve *catalog.ValidationError
+		if errors.As(err, &ve) {
+			for _, is := range ve.Issues {
+				if is.Message == "Required field" && len(is.Path) == 1 {
+					required = append(required, is.Path[0].(string))
+				}
+			}
+		}
+		slices.Sort(declared)
+		slices.Sort(required)
+		if !slices.Equal(declared, required) {
+			t.Errorf("%s: declared required %v, decoding requires %v", f.Name, declared, required)
+		}
+	}
+}
+
+func pascalName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+type Note struct {
+	Text string `json:"text" jsonschema:"Free text; may contain */ safely"`
+}
+
+type Holder struct {
+	A     Note              `json:"a"`
+	B     map[string][]Note `json:"b"`
+	Bytes []byte            `json:"bytes"`
+	Odd   int               `json:"odd-name"`
+	Email string            `json:"email" validate:"email"`
+	Gt    float64           `json:"gt" validate:"gt=0,lt=1"`
+}
+
+func TestTypeMapping(t *testing.T) {
+	type Note struct { // same name as the package-level Note: must not collide
+		Body string `json:"body"`
+	}
+	type Args struct {
+		Local  Note   `json:"local"`
+		Global Holder `json:"global"`
+	}
+	c, _ := catalog.New("ns", nil)
+	catalog.MustAdd(c, catalog.Func[Args, map[string]Note]{
+		Name:    "f",
+		Handler: func(ctx context.Context, in Args) (map[string]Note, error) { return nil, nil },
+	})
+	got, err := typegen.Generate(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"    local: Note;\n",
+		"    global: Holder;\n",
+		"  type FResult = Record<string, Note>;\n",
+		"    a: Note2;\n",
+		"    b: Record<string, Note2[]>;\n",
+		"    /** Base64-encoded bytes. */\n    bytes: string;\n",
+		`    "odd-name": number;` + "\n",
+		"    /** @format email */\n",
+		"     * @exclusiveMinimum 0\n     * @exclusiveMaximum 1\n",
+		"    /** Free text; may contain *\\/ safely */\n",
+		"  interface Note {\n    body: string;\n  }\n",
+		"  interface Note2 {\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
