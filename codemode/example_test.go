@@ -112,7 +112,6 @@ func Example_error() {
 	// true
 	// RUNTIME at line 1, column 27: Error: Validation failed
 	//   - track: Required field
-	//   at <anonymous> (agent.ts:1:27)
 }
 
 // Handler serves the whole server over HTTP: Streamable HTTP at /mcp, OAuth

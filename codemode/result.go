@@ -92,16 +92,7 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	for _, is := range xe.Issues {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
-	// Only the frames: the stack's first line repeats the message.
-	frames := 0
-	for line := range strings.SplitSeq(xe.Stack, "\n") {
-		if line = strings.TrimSpace(line); strings.HasPrefix(line, "at ") && frames < 10 {
-			b.WriteString("  ")
-			b.WriteString(line)
-			b.WriteString("\n")
-			frames++
-		}
-	}
+	writeFrames(&b, xe)
 	writeLogs(&b, st.Logs, "\nLogs before the error:")
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}},
@@ -180,4 +171,24 @@ func resultBytes(res *sandbox.Result) int {
 		n += len(l.Message)
 	}
 	return n
+}
+
+// writeFrames writes up to ten "at …" frames of the stack. The stack's
+// first line repeats the message, and a lone frame at the reported
+// position says nothing new, so neither is written.
+func writeFrames(b *strings.Builder, xe *execError) {
+	var frames []string
+	for line := range strings.SplitSeq(xe.Stack, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "at ") && len(frames) < 10 {
+			frames = append(frames, line)
+		}
+	}
+	if len(frames) == 1 && strings.HasSuffix(strings.TrimSuffix(frames[0], ")"), fmt.Sprintf("agent.ts:%d:%d", xe.Line, xe.Column)) {
+		return
+	}
+	for _, f := range frames {
+		b.WriteString("  ")
+		b.WriteString(f)
+		b.WriteString("\n")
+	}
 }
