@@ -70,7 +70,10 @@ func checkClientMetadata(m *oauthex.ClientRegistrationMetadata) (*oauthex.Client
 		}
 	}
 	switch m.TokenEndpointAuthMethod {
-	case "", "none":
+	case "", "none", "client_secret_basic", "client_secret_post":
+		// A client asking for a secret is registered as public anyway (RFC 7591
+		// §3.2.1 lets the server replace values): the response says "none" and
+		// carries no secret, which SDK clients honour.
 		m.TokenEndpointAuthMethod = "none"
 	default:
 		return bad("invalid_client_metadata", fmt.Sprintf("token_endpoint_auth_method %q is not supported: only public clients (\"none\") with PKCE", m.TokenEndpointAuthMethod))

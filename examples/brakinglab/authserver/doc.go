@@ -17,8 +17,10 @@
 //
 // # Decisions
 //
-//   - Public clients only (token_endpoint_auth_method "none"); PKCE S256 is
-//     mandatory, plain and a missing challenge are refused.
+//   - Public clients only (token_endpoint_auth_method "none"; a registration
+//     asking for client_secret_basic or _post is answered with "none" and no
+//     secret); PKCE S256 is mandatory, plain and a missing challenge are
+//     refused.
 //   - Clients are registered (DCR) or named by an https client ID metadata
 //     document URL. Documents are fetched with a 5 s timeout, a 16 KiB
 //     limit, no redirects, cached 10 minutes (failures 30 s), and over a

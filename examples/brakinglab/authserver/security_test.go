@@ -337,7 +337,7 @@ func TestRegistration(t *testing.T) {
 		{"relative", map[string]any{"redirect_uris": []string{"/cb"}}, "invalid_redirect_uri"},
 		{"one good one bad", map[string]any{"redirect_uris": []string{"https://ok.example/cb", "http://bad.example/cb"}}, "invalid_redirect_uri"},
 		{"no redirect", map[string]any{"client_name": "x"}, "invalid_redirect_uri"},
-		{"confidential", map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "token_endpoint_auth_method": "client_secret_basic"}, "invalid_client_metadata"},
+		{"private key auth", map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "token_endpoint_auth_method": "private_key_jwt"}, "invalid_client_metadata"},
 		{"implicit", map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "response_types": []string{"token"}}, "invalid_client_metadata"},
 		{"password grant", map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "grant_types": []string{"password"}}, "invalid_client_metadata"},
 		{"long name", map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "client_name": strings.Repeat("x", 101)}, "invalid_client_metadata"},
@@ -365,6 +365,13 @@ func TestRegistration(t *testing.T) {
 	if resp.StatusCode != 201 || r.ClientID == "" || r.ClientSecret != "" || r.TokenEndpointAuthMethod != "none" ||
 		describe(r.GrantTypes) != describe([]string{"authorization_code", "refresh_token"}) || r.ClientIDIssuedAt.IsZero() {
 		t.Fatalf("registration: %d %s", resp.StatusCode, body)
+	}
+	// A client asking for a secret becomes a public client without one.
+	resp, body = e.register(map[string]any{"redirect_uris": []string{"https://ok.example/cb"}, "token_endpoint_auth_method": "client_secret_post"})
+	r = oauthex.ClientRegistrationResponse{}
+	json.Unmarshal(body, &r)
+	if resp.StatusCode != 201 || r.TokenEndpointAuthMethod != "none" || r.ClientSecret != "" {
+		t.Errorf("client_secret_post registration: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := e.register("not an object"); resp.StatusCode != 400 {
 		t.Errorf("non-object body: %d", resp.StatusCode)
