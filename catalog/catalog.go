@@ -18,6 +18,23 @@
 // required. typegen declares exactly these fields as non-optional. A
 // required field given null is reported like a wrong type; an optional
 // field given null counts as absent.
+//
+// Decoding never coerces: "5" is not a number, 1.5 is not an integer,
+// "true" is not a boolean. Member names match exactly (encoding/json would
+// also accept "SessionID" for "sessionId"), a member given twice is an
+// error, and absent or null arguments mean {}. Every problem found is
+// reported at once as an Issue with a JSON path such as
+// ["corners", 0, "verdict"].
+//
+// Results are encoded like encoding/json, except that nil slices and maps
+// become [] and {} (a declared array is always an array) and null-valued
+// object members are removed unless Options.KeepNulls is set. Nulls inside
+// arrays are kept.
+//
+// Handlers report failures the model should read with NotFound, Conflict,
+// Invalid, *Error or *ValidationError. Any other error, and any panic, is
+// logged with a random reference and shown only as
+// "internal error (ref 1a2b3c4d)".
 package catalog
 
 import (
