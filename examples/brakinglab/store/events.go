@@ -329,3 +329,24 @@ func nullable(s string) any {
 	}
 	return s
 }
+
+// Deletable tables: the kinds of record DeleteX/RestoreX work on.
+const (
+	KindRaceEvent = "race_events"
+	KindNotepad   = "notepads"
+	KindTrackNote = "track_notes"
+)
+
+// Owns reports whether the user has a record of kind (KindRaceEvent,
+// KindNotepad or KindTrackNote) with that ID, live or deleted. Restore
+// functions use it to validate without writing.
+func (s *Store) Owns(ctx context.Context, kind, userID, id string) (bool, error) {
+	switch kind {
+	case KindRaceEvent, KindNotepad, KindTrackNote:
+	default:
+		return false, errors.New("store: unknown kind " + kind)
+	}
+	var n int
+	err := s.conn().QueryRowContext(ctx, `SELECT count(*) FROM `+kind+` WHERE id = ? AND user_id = ?`, id, userID).Scan(&n)
+	return n > 0, err
+}

@@ -222,3 +222,8 @@ func scanTrackNote(sc interface{ Scan(...any) error }) (TrackNote, error) {
 	n.CreatedAt, n.UpdatedAt = parseTS(created), parseTS(updated)
 	return n, err
 }
+
+// TrackNote returns one of the user's live track notes.
+func (s *Store) TrackNote(ctx context.Context, userID, id string) (TrackNote, error) {
+	return trackNote(ctx, s.conn(), userID, id)
+}
