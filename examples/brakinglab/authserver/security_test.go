@@ -80,7 +80,8 @@ func TestCodeBindings(t *testing.T) {
 	}
 }
 
-func TestBasicAuthWithSecretRefused(t *testing.T) {
+// An unknown client using HTTP Basic gets 401 invalid_client with a challenge.
+func TestBasicAuthUnknownClient(t *testing.T) {
 	e := newEnv(t, nil)
 	req, _ := http.NewRequest(http.MethodPost, e.URL()+"/token", strings.NewReader("grant_type=refresh_token&refresh_token=x"))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -540,5 +541,29 @@ func TestTokenEndpointRejectsGET(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET /token: %d", resp.StatusCode)
+	}
+}
+
+// A client authenticating with HTTP Basic and an (ignored) secret can
+// exchange its code: libraries configured for client_secret_basic work.
+func TestBasicAuthClientExchanges(t *testing.T) {
+	e := newEnv(t, nil)
+	const cb = "http://127.0.0.1:9999/callback"
+	clientID := e.mustRegister("Basic", cb)
+	p := newPKCE()
+	code := e.authorize(clientID, cb, p)
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {cb}, "code_verifier": {p.Verifier}, "resource": {e.Resource()}}
+	req, _ := http.NewRequest(http.MethodPost, e.URL()+"/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(url.QueryEscape(clientID), "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r tokenReply
+	json.NewDecoder(resp.Body).Decode(&r)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || r.AccessToken == "" {
+		t.Fatalf("status %d %+v", resp.StatusCode, r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -60,12 +61,14 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 }
 
 // tokenClient identifies the public client of a token request: client_id in
-// the body, or HTTP Basic with an empty password (some libraries send that).
+// the body or as the HTTP Basic user name. Clients hold no secret here, so a
+// password or client_secret some libraries send anyway is ignored: PKCE and
+// the code's or refresh token's binding to the client are what count.
 func (s *Server) tokenClient(r *http.Request) (*client, *oauthError) {
 	id := r.PostForm.Get("client_id")
-	if u, pw, ok := r.BasicAuth(); ok {
-		if pw != "" {
-			return nil, errInvalidClient("client secrets are not accepted: register a public client (token_endpoint_auth_method none)")
+	if u, _, ok := r.BasicAuth(); ok {
+		if uu, err := url.QueryUnescape(u); err == nil {
+			u = uu // RFC 6749 §2.3.1 form-encodes Basic credentials
 		}
 		if id != "" && id != u {
 			return nil, errInvalidRequest("client_id in the body and the Authorization header differ")
