@@ -93,25 +93,44 @@ func formFetcher(t *testing.T, base, user, password string) auth.AuthorizationCo
 }
 
 // The go-sdk client, knowing only the MCP URL, goes 401 → resource metadata
-// → this server's metadata → registration → sign-in and consent → token →
-// tool call; with access tokens that its token source treats as already
-// expiring, every later call goes through a rotating refresh.
+// → this server's metadata → registration (DCR, or a client ID metadata
+// document) → sign-in and consent → token → tool call; with access tokens
+// that its token source treats as already expiring, every later call goes
+// through a rotating refresh.
 func TestGoSDKClient(t *testing.T) {
+	t.Run("DCR", func(t *testing.T) { testGoSDKClient(t, false) })
+	t.Run("CIMD", func(t *testing.T) { testGoSDKClient(t, true) })
+}
+
+func testGoSDKClient(t *testing.T, cimd bool) {
+	const redirect = "http://127.0.0.1:9/callback"
 	grants := map[string]*atomic.Int32{"authorization_code": {}, "refresh_token": {}}
 	// Real time: the client's oauth2 token source uses the wall clock. A TTL
 	// under oauth2's 10 s expiry margin makes it refresh before each use.
-	e := newEnvWith(t, filepath.Join(t.TempDir(), "sdk.db"), &Options{AccessTokenTTL: 9 * time.Second, Now: time.Now}, mountMCP(grants))
-
-	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+	opts := &Options{AccessTokenTTL: 9 * time.Second, Now: time.Now}
+	cfg := &auth.AuthorizationCodeHandlerConfig{RedirectURL: redirect}
+	wantClient := "dcr_"
+	if cimd {
+		host := newCIMDHost(t)
+		docURL := host.ts.URL + "/go-sdk-client.json"
+		host.docs["/go-sdk-client.json"] = map[string]any{
+			"client_id": docURL, "client_name": "go-sdk CIMD client", "redirect_uris": []string{redirect},
+			"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"},
+		}
+		opts.HTTPClient = host.ts.Client() // the document host is on loopback
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: docURL}
+		wantClient = docURL
+	} else {
+		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			ClientName:              "go-sdk test client",
-			RedirectURIs:            []string{"http://127.0.0.1:9/callback"},
+			RedirectURIs:            []string{redirect},
 			TokenEndpointAuthMethod: "none",
 			GrantTypes:              []string{"authorization_code", "refresh_token"},
-		}},
-		RedirectURL:              "http://127.0.0.1:9/callback",
-		AuthorizationCodeFetcher: formFetcher(t, e.URL(), "demo", "demo-pass"),
-	})
+		}}
+	}
+	e := newEnvWith(t, filepath.Join(t.TempDir(), "sdk.db"), opts, mountMCP(grants))
+	cfg.AuthorizationCodeFetcher = formFetcher(t, e.URL(), "demo", "demo-pass")
+	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +148,7 @@ func TestGoSDKClient(t *testing.T) {
 			t.Fatalf("call %d: %v %+v", i, err, res)
 		}
 		m := res.StructuredContent.(map[string]any)
-		if m["subject"] != "user-demo" || !strings.HasPrefix(m["clientId"].(string), "dcr_") {
+		if m["subject"] != "user-demo" || !strings.HasPrefix(m["clientId"].(string), wantClient) {
 			t.Fatalf("tool saw %v", m)
 		}
 		var scopes []string
