@@ -84,6 +84,10 @@ type execution struct {
 
 	out output
 
+	// unhandled holds promises rejected with no handler, in order; see
+	// warnUnhandled.
+	unhandled []*goja.Promise
+
 	stopOnce sync.Once
 	stopped  chan struct{}
 	stopErr  *Error
@@ -154,6 +158,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	for {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:
+			e.warnUnhandled(p)
 			return e.finishValue(start, p.Result())
 		case goja.PromiseStateRejected:
 			return e.result(start), e.rejection(p.Result())
@@ -236,6 +241,7 @@ func (e *execution) setup() error {
 	vm := e.vm
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
 	vm.SetMaxCallStackSize(maxCallStackSize)
+	vm.SetPromiseRejectionTracker(e.trackRejection)
 	v, err := vm.RunProgram(prelude())
 	if err != nil {
 		return e.scriptError(err)
@@ -365,6 +371,41 @@ func (e *execution) finishValue(start time.Time, v goja.Value) (*Result, error) 
 	res.Truncated = e.out.truncated
 	res.Logs = e.out.logs
 	return res, nil
+}
+
+// maxUnhandledWarnings bounds the warnings about unhandled rejections.
+const maxUnhandledWarnings = 5
+
+// trackRejection records promises rejected without a handler and forgets
+// them when a handler is attached later.
+func (e *execution) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		e.unhandled = append(e.unhandled, p)
+	case goja.PromiseRejectionHandle:
+		for i, q := range e.unhandled {
+			if q == p {
+				e.unhandled = append(e.unhandled[:i], e.unhandled[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// warnUnhandled logs a warning for each promise that failed with nothing
+// awaiting it, typically a host call made without await, so the model
+// learns about a failure it would otherwise never see.
+func (e *execution) warnUnhandled(top *goja.Promise) {
+	n := 0
+	for _, p := range e.unhandled {
+		if p == top || p.State() != goja.PromiseStateRejected {
+			continue
+		}
+		if n++; n > maxUnhandledWarnings {
+			break
+		}
+		e.out.log("warn", "Unhandled promise rejection: "+strings.TrimSpace(errorMessage(p.Result()))+". A promise failed and nothing awaited it; await it or add .catch().")
+	}
 }
 
 // formatValue renders a value like console.log does.

@@ -261,3 +261,21 @@ func TestBadNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// TestUnhandledRejections checks that a failed call nobody awaited is
+// reported in the logs rather than lost.
+func TestUnhandledRejections(t *testing.T) {
+	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"ns.fail": func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, errors.New("lap not found") },
+		"ns.ok":   func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("1"), nil },
+	}}
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		// Host results arrive in any order, so the script waits for the
+		// failed call; the promise chained on it first rejects with nobody
+		// handling it.
+		res := mustRun(t, sb, "const failed = ns.fail({});\nconst forgotten = failed.then(() => 0);\nawait failed.then(() => 0, () => 0); await ns.ok();\nPromise.reject(new Error('late')).catch(() => {});\nreturn 1", host)
+		if len(res.Logs) != 1 || res.Logs[0].Level != "warn" || !strings.HasPrefix(res.Logs[0].Message, "Unhandled promise rejection: Error: lap not found. ") {
+			t.Errorf("logs = %+v", res.Logs)
+		}
+	})
+}
