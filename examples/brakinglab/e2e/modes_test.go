@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 func TestPrintTypes(t *testing.T) {
@@ -127,4 +129,61 @@ func TestRestartKeepsTokens(t *testing.T) {
 	if strings.Contains(second.stderr.String(), "seeded demo data") {
 		t.Error("the second start seeded the demo data again")
 	}
+}
+
+// TestExternalIssuer trusts an external OAuth issuer (a loopback test
+// issuer) instead of the built-in one: the resource metadata points at it,
+// its tokens for this resource are accepted and give the user an account of
+// their own, and its tokens for another audience are refused.
+func TestExternalIssuer(t *testing.T) {
+	iss := oauthmetatest.NewIssuer(t, nil)
+	addr := "127.0.0.1:" + freePort(t)
+	s := startServer(t, "-addr", addr, "-issuer", iss.URL)
+	if strings.Contains(s.stdout.String(), "(password:") {
+		t.Errorf("banner offers demo passwords although sign-in happens at %s:\n%s", iss.URL, s.stdout)
+	}
+
+	var prm struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	getJSON(t, s.Base+"/.well-known/oauth-protected-resource/mcp", &prm)
+	if len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != iss.URL {
+		t.Errorf("authorization_servers = %v, want [%s]", prm.AuthorizationServers, iss.URL)
+	}
+	resp, err := http.Get(s.Base + "/authorize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /authorize with an external issuer: status %d, want 404 (no built-in server)", resp.StatusCode)
+	}
+
+	if code := postWithToken(t, s.MCPURL, iss.Mint("https://other.example/mcp", oauthmetatest.WithScope("brakinglab:read"))); code != http.StatusUnauthorized {
+		t.Errorf("token for another audience: status %d, want 401", code)
+	}
+
+	tok := iss.Mint(s.MCPURL, oauthmetatest.WithScope("brakinglab:read brakinglab:write"), oauthmetatest.WithClaim("sub", "driver-42"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hc := &http.Client{Transport: bearerTransport(tok)}
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-external", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("connect with the external token: %v", err)
+	}
+	defer cs.Close()
+	value, _ := executeCode(t, ctx, cs, `const s = await brakinglab.getSessions({}); return s.length;`)
+	if string(value) != "0" {
+		t.Errorf("a new external user sees %s sessions, want 0 (their own, empty account)", value)
+	}
+}
+
+// bearerTransport adds a fixed bearer token to every request.
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }
