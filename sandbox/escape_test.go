@@ -110,7 +110,7 @@ func TestNoLeaks(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		},
-		"ns.ok": func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`1`), nil },
+		"ns.ok":    func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`1`), nil },
 		"ns.panic": func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("boom") },
 	}}
 	for _, m := range testModes {

@@ -266,8 +266,10 @@ func TestBadNamespaces(t *testing.T) {
 // reported in the logs rather than lost.
 func TestUnhandledRejections(t *testing.T) {
 	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
-		"ns.fail": func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, errors.New("lap not found") },
-		"ns.ok":   func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("1"), nil },
+		"ns.fail": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return nil, errors.New("lap not found")
+		},
+		"ns.ok": func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("1"), nil },
 	}}
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
 		// Host results arrive in any order, so the script waits for the
