@@ -219,6 +219,11 @@ func (a *api) getCoachingReports(ctx context.Context, in CoachingReportsArgs) ([
 	if in.Limit == 0 {
 		in.Limit = 10
 	}
+	if in.SessionID != "" {
+		if _, err := a.st.Session(ctx, uid, in.SessionID); err != nil {
+			return nil, notFound(err, "session", in.SessionID)
+		}
+	}
 	docs, err := a.st.CoachingReports(ctx, uid, in.SessionID, in.Limit)
 	if err != nil {
 		return nil, err
