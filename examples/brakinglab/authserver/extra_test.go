@@ -130,3 +130,29 @@ func TestCORSPreflight(t *testing.T) {
 		t.Error("authorize page allows cross-origin reads")
 	}
 }
+
+// Form posts whose Origin is another site are refused before anything else.
+func TestCrossOriginFormPostRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	const cb = "http://127.0.0.1:9999/callback"
+	clientID := e.mustRegister("App", cb)
+	c := browser()
+	consent := e.signIn(c, e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+	action, fields := formOf(t, consent)
+	fields.Set("action", "allow")
+	for _, origin := range []string{"https://evil.example", "null"} {
+		req, _ := http.NewRequest(http.MethodPost, e.URL()+action, strings.NewReader(fields.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		if p := do(t, c, req); p.Status != http.StatusForbidden || p.Location != "" {
+			t.Errorf("Origin %s: %d %q", origin, p.Status, p.Location)
+		}
+	}
+	// The same post from the server's own origin goes through.
+	req, _ := http.NewRequest(http.MethodPost, e.URL()+action, strings.NewReader(fields.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", e.URL())
+	if p := do(t, c, req); p.Status != http.StatusSeeOther || !strings.Contains(p.Location, "code=") {
+		t.Errorf("same origin: %d %q", p.Status, p.Location)
+	}
+}
