@@ -220,13 +220,16 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request, status int, re
 // sameOrigin refuses form posts a browser sent from another site (login
 // CSRF, consent from a foreign page). Browsers send Origin on form posts;
 // a request without one (curl, old clients) is let through to the other
-// checks. Host is compared, not the scheme, so TLS-terminating tunnels work.
+// checks. The Origin's host must be the request's Host or the issuer's
+// host (a tunnel may rewrite Host); schemes are not compared, since TLS may
+// end at the tunnel.
 func (s *Server) sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true
 	}
-	if u, err := url.Parse(o); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+	if u, err := url.Parse(o); err == nil && u.Host != "" &&
+		(strings.EqualFold(u.Host, r.Host) || strings.EqualFold(u.Host, s.issuerURL.Host)) {
 		return true
 	}
 	s.log.Warn("authserver: cross-origin form post refused", "origin", o, "host", r.Host)
