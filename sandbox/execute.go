@@ -93,7 +93,7 @@ type execution struct {
 	stopErr  *Error
 
 	// helpers from the prelude, captured before the script runs.
-	stringify, parse, format goja.Callable
+	stringify, parse goja.Callable
 	errorCtor, typeErrCtor   *goja.Object
 	rangeErrCtor             *goja.Object
 }
@@ -250,13 +250,12 @@ func (e *execution) setup() error {
 	if !ok {
 		return &Error{Kind: KindInternal, Message: "prelude is not a function"}
 	}
-	clean := func(s string) string { return e.prog.cleanStack(s) }
-	v, err = factory(goja.Undefined(), vm.ToValue(clean))
+	v, err = factory(goja.Undefined())
 	if err != nil {
 		return e.scriptError(err)
 	}
 	h := v.ToObject(vm)
-	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify, "parse": &e.parse, "format": &e.format} {
+	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify, "parse": &e.parse} {
 		if *dst, ok = goja.AssertFunction(h.Get(name)); !ok {
 			return &Error{Kind: KindInternal, Message: "prelude helper " + name + " missing"}
 		}
@@ -408,13 +407,14 @@ func (e *execution) warnUnhandled(top *goja.Promise) {
 	}
 }
 
-// formatValue renders a value like console.log does.
-func (e *execution) formatValue(v goja.Value) string {
-	s, err := e.format(goja.Undefined(), v)
-	if err != nil {
-		return "(unprintable value)"
-	}
-	return s.String()
+// formatValue renders a value like console.log does, for error messages.
+func (e *execution) formatValue(v goja.Value) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "(unprintable value)"
+		}
+	}()
+	return e.formatArg(v)
 }
 
 // errorMessage is "Name: message" for an Error object, else the value as a
