@@ -93,9 +93,9 @@ type execution struct {
 	stopErr  *Error
 
 	// helpers from the prelude, captured before the script runs.
-	stringify, parse goja.Callable
-	errorCtor, typeErrCtor   *goja.Object
-	rangeErrCtor             *goja.Object
+	stringify, parse       goja.Callable
+	errorCtor, typeErrCtor *goja.Object
+	rangeErrCtor           *goja.Object
 }
 
 func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
