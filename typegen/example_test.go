@@ -41,7 +41,7 @@ func ExampleGenerate() {
 	//   /**
 	//    * Stores a verdict for one corner.
 	//    *
-	//    * MUTATING. Unknown fields are rejected. Pass `_validateOnly: true` to check the arguments without changing anything; it resolves to `{ valid: true }` or rejects with the validation error.
+	//    * MUTATING.
 	//    * Requires scope: reports:write.
 	//    */
 	//   function rateCorner(args: RateCornerArgs & { _validateOnly: true }): Promise<{ valid: true }>;

@@ -27,8 +27,9 @@ import (
 
 // Options configures Generate. The zero value is the documented default.
 type Options struct {
-	// Compact omits field documentation and constraint tags, keeping only
-	// function documentation. It shortens the output for small contexts.
+	// Compact omits field documentation, constraint tags and the
+	// explanation of each tier's rules, keeping function descriptions,
+	// tiers and scopes. It shortens the output for small contexts.
 	Compact bool
 }
 
@@ -112,10 +113,14 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo) {
 		doc = append(doc, strings.Split(d, "\n")...)
 		doc = append(doc, "")
 	}
+	// The compact form leaves the tier's rules to the signatures: the
+	// overload already shows what _validateOnly does.
 	tier := f.Tier.String() + "."
-	if f.Tier.Strict() {
-		tier += " Unknown fields are rejected. Pass `_validateOnly: true` to check the arguments without changing anything; it resolves to `{ valid: true }` or rejects with the validation error."
-	} else {
+	switch {
+	case g.opts.Compact:
+	case f.Tier.Strict():
+		tier += " Unknown fields are rejected. `_validateOnly: true` checks the arguments without changing anything and resolves to `{ valid: true }`."
+	default:
 		tier += " Unknown fields are ignored."
 	}
 	doc = append(doc, tier)
