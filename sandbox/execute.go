@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -39,8 +38,9 @@ import (
 const maxCallStackSize = 1000
 
 // hostGrace is how long an ended execution waits for host calls that were
-// cancelled to return, so their goroutines do not outlive it.
-const hostGrace = time.Second
+// cancelled to return, so their goroutines do not outlive it. A host that
+// ignores cancellation delays Run by at most this much.
+const hostGrace = 250 * time.Millisecond
 
 // execHooks lets the caller of execute observe and stop an execution.
 type execHooks struct {
@@ -115,8 +115,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = e.result(start), &Error{Kind: KindInternal,
-				Message: fmt.Sprintf("the sandbox failed (%v); the script may be fine, try again", r), CallsUsed: len(e.calls)}
-			_ = debug.Stack
+				Message: fmt.Sprintf("the sandbox failed (%v); the script may be fine, try again", r), CallsUsed: e.callsMade()}
 		}
 		e.finish()
 		if res != nil {
@@ -186,7 +185,9 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 func (e *execution) stop(kind Kind, message string) {
 	e.stopOnce.Do(func() {
 		e.stopErr = &Error{Kind: kind, Message: message}
-		e.vm.Interrupt(e.stopErr)
+		if e.vm != nil {
+			e.vm.Interrupt(e.stopErr)
+		}
 		close(e.stopped)
 	})
 }
