@@ -381,7 +381,11 @@ const maxUnhandledWarnings = 5
 func (e *execution) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
 	switch op {
 	case goja.PromiseRejectionReject:
-		e.unhandled = append(e.unhandled, p)
+		// Bounded: the list keeps promises alive, and a script may reject
+		// millions of them.
+		if len(e.unhandled) < 4*maxUnhandledWarnings {
+			e.unhandled = append(e.unhandled, p)
+		}
 	case goja.PromiseRejectionHandle:
 		for i, q := range e.unhandled {
 			if q == p {
