@@ -141,8 +141,10 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
 		if id >= e.lim.MaxCalls {
+			if !e.callLimit { // record the first refusal only: a script may retry forever
+				e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached"})
+			}
 			e.callLimit = true
-			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached"})
 			err := e.newJSError(e.errorCtor, fmt.Sprintf(
 				"call limit reached: this execution already made %d host calls, the most allowed. Fetch more per call (wider filters, batch arguments) or split the work across executions.", e.lim.MaxCalls))
 			_ = err.Set("code", string(KindCallLimit))

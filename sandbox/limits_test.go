@@ -253,3 +253,13 @@ func TestErrorJSON(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+// TestCallLimitRetries checks that a script retrying past the call limit
+// keeps getting refused without the record growing.
+func TestCallLimitRetries(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{MaxCalls: 2})
+	res := mustRun(t, sb, "let refused = 0;\nfor (let i = 0; i < 1000; i++) { try { await ns.f(); } catch { refused++; } }\nreturn refused;", echoHost("ns.f"))
+	if string(res.Value) != "998" || len(res.Calls) != 3 {
+		t.Errorf("value %s, %d call records", res.Value, len(res.Calls))
+	}
+}
