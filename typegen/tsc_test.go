@@ -1,9 +1,12 @@
 package typegen_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,23 +50,57 @@ func tscCommand(t *testing.T) []string {
 	return []string{node, tsc}
 }
 
-// compile type-checks program against the generated declarations and
-// returns the compiler's output and whether it succeeded.
-func compile(t *testing.T, tsc []string, decls, program string) (string, bool) {
+// compileAll type-checks each program, as its own module, against the
+// generated declarations in one compiler run (starting tsc dominates the
+// cost), and returns each program's diagnostics ("" when it compiles) plus
+// diagnostics in the declarations themselves.
+func compileAll(t *testing.T, tsc []string, decls string, programs []string) (perProgram []string, inDecls string) {
 	t.Helper()
 	dir := t.TempDir()
+	files := []string{"api.d.ts"}
 	if err := os.WriteFile(filepath.Join(dir, "api.d.ts"), []byte(decls), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.ts"), []byte(program), 0o644); err != nil {
-		t.Fatal(err)
+	for i, p := range programs {
+		name := fmt.Sprintf("p%d.ts", i)
+		files = append(files, name)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	args := append(tsc[1:], "--strict", "--noEmit", "--target", "es2022", "--lib", "es2022",
-		"--pretty", "false", "api.d.ts", "main.ts")
-	cmd := exec.Command(tsc[0], args...)
+	args := append(tsc[1:], "--strict", "--noEmit", "--target", "es2022", "--lib", "es2022", "--pretty", "false")
+	cmd := exec.Command(tsc[0], append(args, files...)...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running tsc: %v", err)
+	}
+	perProgram = make([]string, len(programs))
+	target := -1 // the program the current diagnostic belongs to; -1 for the declarations
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, " ") { // continuation lines are indented
+			target = -1
+			file, _, _ := strings.Cut(line, "(")
+			if i, ok := strings.CutPrefix(file, "p"); ok {
+				if n, err := strconv.Atoi(strings.TrimSuffix(i, ".ts")); err == nil && n < len(programs) {
+					target = n
+				}
+			}
+		}
+		if target >= 0 {
+			perProgram[target] += line
+		} else {
+			inDecls += line
+		}
+	}
+	if err != nil && strings.TrimSpace(strings.Join(perProgram, "")+inDecls) == "" {
+		t.Fatalf("tsc failed without diagnostics: %v\n%s", err, out)
+	}
+	return perProgram, inDecls
 }
 
 // wrap puts a program body in an async function, as the sandbox does.
@@ -83,16 +120,7 @@ func TestDeclarationsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	const report = `{ sessionId: "ses_01", summary: "Braking too early everywhere", corners: [{ corner: 1, verdict: "needs_work", tags: ["braking"] }] }`
-	for _, tc := range []struct {
-		name    string
-		decls   string
-		program string
-		ok      bool
-		mention []string // substrings the diagnostics must contain
-	}{
-		{name: "declarations alone", decls: decls, program: "export {};\n", ok: true},
-		{name: "compact declarations alone", decls: compact, program: "export {};\n", ok: true},
-		{name: "correct program", decls: decls, ok: true, program: wrap(`
+	correct := wrap(`
   const page = await brakinglab.getSessions({ limit: 5, track: "Spa" });
   const all = await brakinglab.getSessions();
   const best: number | undefined = page.items[0]?.bestLapMs;
@@ -105,7 +133,18 @@ func TestDeclarationsCompile(t *testing.T) {
   const saved = await brakinglab.saveReport(` + report + `);
   const verdict: "good" | "needs_work" | "critical" = saved.corners[0].verdict;
   const plan = await brakinglab.createPlan({ reportId: saved.id, steps: [{ title: "Brake later", laps: 3, drill: { title: "T1 only", laps: 1 } }] });
-  return { best, when, tracks, valid, verdict, plan: plan.planId, by: saved.createdBy };`)},
+  return { best, when, tracks, valid, verdict, plan: plan.planId, by: saved.createdBy };`)
+	cases := []struct {
+		name    string
+		decls   string
+		program string
+		ok      bool
+		mention []string // substrings the diagnostics must contain
+	}{
+		{name: "declarations alone", decls: decls, program: "export {};\n", ok: true},
+		{name: "compact declarations alone", decls: compact, program: "export {};\n", ok: true},
+		{name: "correct program", decls: decls, ok: true, program: correct},
+		{name: "correct program, compact declarations", decls: compact, ok: true, program: correct},
 		{name: "misspelled argument field", decls: decls, program: wrap(`
   return brakinglab.saveReport({ sessionId: "ses_01", summry: "Braking too early", corners: [] });`),
 			mention: []string{"summry"}},
@@ -125,19 +164,33 @@ func TestDeclarationsCompile(t *testing.T) {
 		{name: "dry run on a read", decls: decls, program: wrap(`
   return brakinglab.getSessions({ _validateOnly: true });`),
 			mention: []string{"_validateOnly"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			out, ok := compile(t, tsc, tc.decls, tc.program)
-			if ok != tc.ok {
-				t.Fatalf("tsc success = %v, want %v; output:\n%s", ok, tc.ok, out)
+	}
+	for _, decls := range []string{decls, compact} {
+		var programs []string
+		var idx []int
+		for i, tc := range cases {
+			if tc.decls == decls {
+				programs = append(programs, tc.program)
+				idx = append(idx, i)
 			}
-			for _, m := range tc.mention {
-				if !strings.Contains(out, m) {
-					t.Errorf("tsc output does not mention %s:\n%s", m, out)
+		}
+		diags, inDecls := compileAll(t, tsc, decls, programs)
+		if inDecls != "" {
+			t.Fatalf("diagnostics in the declarations:\n%s\n%s", inDecls, decls)
+		}
+		for j, i := range idx {
+			tc, out := cases[i], diags[j]
+			t.Run(tc.name, func(t *testing.T) {
+				if ok := out == ""; ok != tc.ok {
+					t.Fatalf("compiles = %v, want %v; diagnostics:\n%s", ok, tc.ok, out)
 				}
-			}
-		})
+				for _, m := range tc.mention {
+					if !strings.Contains(out, m) {
+						t.Errorf("diagnostics do not mention %s:\n%s", m, out)
+					}
+				}
+			})
+		}
 	}
 }
 
