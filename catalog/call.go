@@ -78,6 +78,9 @@ func (c *Catalog) check(e *entry, args []byte) (dry bool, err error) {
 		}
 	}
 	ch.checkStruct(e.plan, obj)
+	if ch.truncated {
+		ch.issues = append(ch.issues, moreIssues)
+	}
 	if len(ch.issues) > 0 {
 		return false, &ValidationError{Issues: ch.issues}
 	}

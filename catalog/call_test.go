@@ -281,3 +281,19 @@ func TestCallConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestCallManyIssuesAreCapped(t *testing.T) {
+	c, _ := newFixture(nil)
+	var corners []string
+	for i := 0; i < 30; i++ {
+		corners = append(corners, `{"corner":"x","verdict":"good"}`)
+	}
+	_, err := c.Call(driver(), "saveReport", json.RawMessage(`{"sessionId":"s","summary":"abc","corners":[`+strings.Join(corners, ",")+`]}`))
+	var ve *catalog.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("got %v", err)
+	}
+	if len(ve.Issues) != 21 || ve.Issues[20].Message != "More issues were found; fix these and call again" {
+		t.Errorf("got %d issues, last %+v", len(ve.Issues), ve.Issues[len(ve.Issues)-1])
+	}
+}

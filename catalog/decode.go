@@ -16,13 +16,18 @@ const maxIssues = 20
 
 // checker walks a decoded JSON value against a plan and collects issues.
 type checker struct {
-	strict bool
-	path   []any
-	issues []Issue
+	strict    bool
+	path      []any
+	issues    []Issue
+	truncated bool
 }
+
+// moreIssues is the last issue when more than maxIssues were found.
+var moreIssues = Issue{Path: []any{}, Message: "More issues were found; fix these and call again"}
 
 func (c *checker) add(msg string) {
 	if len(c.issues) >= maxIssues {
+		c.truncated = true
 		return
 	}
 	c.issues = append(c.issues, Issue{Path: slices.Clone(c.path), Message: msg})
@@ -78,6 +83,7 @@ func (c *checker) mismatch(n *node, v any) {
 
 func (c *checker) check(n *node, v any) {
 	if len(c.issues) >= maxIssues {
+		c.truncated = true
 		return
 	}
 	switch n.kind {

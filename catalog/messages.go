@@ -37,6 +37,7 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 	issues := make([]Issue, 0, min(len(verrs), maxIssues))
 	for _, fe := range verrs {
 		if len(issues) == maxIssues {
+			issues = append(issues, moreIssues)
 			break
 		}
 		issues = append(issues, Issue{Path: namespacePath(root, fe.Namespace()), Message: ruleMessage(fe)})
