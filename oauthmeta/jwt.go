@@ -66,8 +66,9 @@ type JWTOptions struct {
 	Claims ClaimNames
 	// KeyRefreshInterval is the least time between two fetches of the key
 	// set (and of the issuer's metadata when it is discovered), however many
-	// tokens with unknown key ids arrive. Default
-	// [DefaultKeyRefreshInterval].
+	// tokens with unknown key ids arrive. A failed fetch is not retried
+	// sooner either (requests meanwhile get ErrUnavailable when no keys are
+	// cached). Default [DefaultKeyRefreshInterval].
 	KeyRefreshInterval time.Duration
 	// HTTPClient fetches metadata and keys. Default: a client with a 10 s
 	// timeout.

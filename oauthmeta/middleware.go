@@ -51,7 +51,13 @@ type BearerOptions struct {
 // [catalog.PrincipalFrom], and go-sdk's [auth.TokenInfoFromContext] (and so
 // req.Extra.TokenInfo in tool handlers) returns its token info: the request
 // passes through [auth.RequireBearerToken] with the already-verified result.
+//
+// It panics if v is nil, a setup mistake that must not silently admit or
+// refuse everyone.
 func RequireBearer(v Verifier, opts *BearerOptions) func(http.Handler) http.Handler {
+	if v == nil {
+		panic("oauthmeta: RequireBearer needs a Verifier")
+	}
 	var o BearerOptions
 	if opts != nil {
 		o = *opts
