@@ -116,6 +116,9 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	if err != nil {
 		return nil, wrap(fmt.Errorf("argument type: %w", err))
 	}
+	if _, clash := plan.byName[validateOnlyKey]; clash {
+		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, validateOnlyKey))
+	}
 	if _, err := buildPlan(info.Out, false); err != nil {
 		return nil, wrap(fmt.Errorf("result type: %w", err))
 	}

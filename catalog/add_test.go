@@ -74,6 +74,9 @@ func TestAddRejects(t *testing.T) {
 			V string `json:"v" validate:"oneoff=a b"`
 		} `json:"items"`
 	}
+	type reserved struct {
+		V bool `json:"_validateOnly"`
+	}
 	type recursive struct {
 		Name     string       `json:"name"`
 		Children []*recursive `json:"children,omitempty"`
@@ -132,6 +135,9 @@ func TestAddRejects(t *testing.T) {
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Handler: handler[badNestedTag, ok]})
 		}, "Undefined validation function"},
+		{"reserved member", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[reserved, ok]{Name: "getX", Handler: handler[reserved, ok]})
+		}, "_validateOnly is reserved"},
 		{"recursive types are fine", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[recursive, recursive]{Name: "getX", Handler: handler[recursive, recursive]})
 		}, ""},
