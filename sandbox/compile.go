@@ -43,7 +43,7 @@ type compiled struct {
 	lines int
 }
 
-var cache = newLRU(512)
+var cache = newLRU(cacheMaxEntries, cacheMaxBytes)
 
 // compile checks the size of ts, transpiles and compiles it, using the cache
 // keyed by the source's hash.

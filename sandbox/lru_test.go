@@ -1,0 +1,39 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLRUBounds checks eviction by count and by estimated bytes, least
+// recently used first.
+func TestLRUBounds(t *testing.T) {
+	entry := func(b byte, jsLen int) *compiled {
+		return &compiled{hash: [32]byte{b}, js: strings.Repeat("x", jsLen)}
+	}
+	c := newLRU(3, 1000*cacheBytesPerJS)
+	for b := byte(1); b <= 3; b++ {
+		c.put([32]byte{b}, entry(b, 10))
+	}
+	c.get([32]byte{1}) // 2 is now the oldest
+	c.put([32]byte{4}, entry(4, 10))
+	if _, ok := c.get([32]byte{2}); ok {
+		t.Error("entry 2 not evicted by count")
+	}
+	for _, b := range []byte{1, 3, 4} {
+		if _, ok := c.get([32]byte{b}); !ok {
+			t.Errorf("entry %d evicted", b)
+		}
+	}
+	c.put([32]byte{5}, entry(5, 995)) // over the byte budget: all others go
+	if n, bytes := c.len(); n != 1 || bytes != 995*cacheBytesPerJS {
+		t.Errorf("after a large entry: %d entries, %d bytes", n, bytes)
+	}
+	c.put([32]byte{6}, entry(6, 5000)) // larger than the budget alone: kept
+	if n, _ := c.len(); n != 1 {
+		t.Errorf("oversized entry: %d entries", n)
+	}
+	if _, ok := c.get([32]byte{6}); !ok {
+		t.Error("the newest entry was evicted")
+	}
+}
