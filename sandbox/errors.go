@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -47,6 +48,9 @@ type Error struct {
 	Stack string `json:"stack,omitempty"`
 	// CallsUsed is the number of host calls made before the error.
 	CallsUsed int `json:"callsUsed,omitempty"`
+	// Data holds the other own properties of an uncaught Error as a JSON
+	// object, such as the issues of a host validation error; nil if none.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Error formats the kind, the position when known, and the message.

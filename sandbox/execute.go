@@ -333,6 +333,7 @@ func (e *execution) rejection(reason goja.Value) *Error {
 			out.Stack = e.prog.cleanStack(st.String())
 			out.Line, out.Column = firstPosition(out.Stack)
 		}
+		out.Data = e.errorData(obj)
 		if e.callLimit && valueString(obj.Get("code")) == string(KindCallLimit) {
 			out.Kind = KindCallLimit
 			out.Message = valueString(obj.Get("message"))
@@ -341,6 +342,27 @@ func (e *execution) rejection(reason goja.Value) *Error {
 		out.Message = "Uncaught " + e.formatValue(reason)
 	}
 	return e.failure(out)
+}
+
+// errorData returns the own properties of an Error other than message and
+// stack as a JSON object, or nil.
+func (e *execution) errorData(o *goja.Object) json.RawMessage {
+	extra := e.vm.NewObject()
+	n := 0
+	for _, k := range o.Keys() {
+		if k != "message" && k != "stack" {
+			_ = extra.Set(k, o.Get(k))
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	s, err := e.stringify(goja.Undefined(), extra, e.jsonReplacer())
+	if err != nil || goja.IsUndefined(s) {
+		return nil
+	}
+	return json.RawMessage(s.String())
 }
 
 // finishValue converts the script's return value to JSON and applies the

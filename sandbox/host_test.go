@@ -115,6 +115,12 @@ try { await ns.validate({ lap: -1 }); } catch (e: any) {
 			t.Errorf("calls = %+v", res.Calls)
 		}
 
+		// Uncaught, the properties come back with the error.
+		_, e := runErr(t, sb, "await ns.validate({ lap: -1 })", host)
+		if !jsonEqual(t, e.Data, `{"error":"Validation failed","issues":[{"path":["lap",0],"message":"must be positive"}]}`) || e.Message != "Error: Validation failed" {
+			t.Errorf("uncaught validation error = %+v, data %s", e, e.Data)
+		}
+
 		res = mustRun(t, sb, `try { await ns.plain(); } catch (e: any) { return e.message }`, host)
 		if string(res.Value) != `"session 42 not found"` {
 			t.Errorf("plain error = %s", res.Value)
@@ -125,7 +131,7 @@ try { await ns.validate({ lap: -1 }); } catch (e: any) {
 			t.Errorf("panic = %s", res.Value)
 		}
 
-		_, e := runErr(t, sb, `await ns.badJSON()`, host)
+		_, e = runErr(t, sb, `await ns.badJSON()`, host)
 		if e.Kind != KindRuntime || !strings.Contains(e.Message, "not valid JSON") {
 			t.Errorf("bad JSON = %v", e)
 		}
