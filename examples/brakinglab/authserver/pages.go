@@ -42,7 +42,10 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, d *pageD
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Not no-referrer: under it browsers send "Origin: null" on form posts,
+	// which sameOrigin refuses. same-origin still keeps the page URL (with
+	// its request id) from leaking to other sites.
+	h.Set("Referrer-Policy", "same-origin")
 	// No form-action: browsers apply it to the redirect that follows a form post.
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	w.WriteHeader(status)
