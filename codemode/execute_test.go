@@ -11,7 +11,15 @@ import (
 )
 
 func TestExecute(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		t.Run(mode.String(), func(t *testing.T) { testExecute(t, mode) })
+	}
+}
+
+func testExecute(t *testing.T, mode sandbox.Mode) {
 	ts := startServer(t, func(o *codemode.Options) {
+		o.SandboxMode = mode
+		o.Workers = 1
 		o.Limits = sandbox.Limits{Timeout: time.Second}
 	})
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
@@ -188,4 +196,24 @@ func jsonEqual(got json.RawMessage, want string) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// The memory limit holds only in worker mode (the default): an allocation
+// loop ends in MEMORY_LIMIT, the host process is unharmed and the next call
+// is served. The sandbox's own tests cover the other attacks (single huge
+// builtins, deep recursion).
+func TestMemoryLimit(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	code := "const parts: string[] = [];\nwhile (true) { parts.push(\"x\".repeat(1 << 20) + parts.length); }"
+	res := run(t, cs, code)
+	if s := structuredOf(t, res); !res.IsError || s.Error == nil || s.Error.Kind != "MEMORY_LIMIT" {
+		t.Fatalf("%s:\n%s", code, text(res))
+	}
+	if !strings.Contains(text(res), "memory") {
+		t.Errorf("message does not mention memory: %s", text(res))
+	}
+	if res := run(t, cs, coachingTS); res.IsError {
+		t.Fatalf("next call: %s", text(res))
+	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // testServer is a codemode server on a loopback port with a test issuer.
@@ -53,9 +52,9 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 		t.Fatal(err)
 	}
 	opts := &codemode.Options{
-		Version:     "1.0.0",
-		SandboxMode: sandbox.ModeInProcess,
-		Audit:       ts.audit,
+		Version: "1.0.0",
+		Workers: 2,
+		Audit:   ts.audit,
 		Auth: &codemode.Auth{
 			Verifier:             v,
 			Resource:             ts.Resource,
@@ -218,15 +217,15 @@ var _ = net.JoinHostPort
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
-// newServer builds a Server with an in-process sandbox, closed at the end
-// of the test.
+// newServer builds a Server with a worker-pool sandbox of one worker,
+// closed at the end of the test.
 func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	t.Helper()
 	var o codemode.Options
 	if opts != nil {
 		o = *opts
 	}
-	o.SandboxMode = sandbox.ModeInProcess
+	o.Workers = 1
 	var c *catalog.Catalog
 	switch v := cat.(type) {
 	case *catalog.Catalog:
