@@ -190,7 +190,7 @@ func fieldDoc(f jsontype.Field) []string {
 	}
 	switch {
 	case t == timeType:
-		doc = append(doc, "ISO 8601 date-time, e.g. 2026-03-01T14:30:00Z.")
+		doc = append(doc, "ISO 8601 date-time.")
 	case t == durationType:
 		doc = append(doc, "Duration in nanoseconds.")
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t != rawMessageType:
