@@ -166,6 +166,14 @@ func TestCall(t *testing.T) {
 	}
 }
 
+func TestCallUnknownFunctionIs(t *testing.T) {
+	c, _ := newFixture(nil)
+	_, err := c.Call(driver(), "nope", nil)
+	if !errors.Is(err, catalog.ErrUnknownFunction) || errors.Is(err, catalog.ErrUnauthenticated) {
+		t.Errorf("errors.Is mismatch for %v", err)
+	}
+}
+
 func TestCallKeepNulls(t *testing.T) {
 	c, _ := newFixture(&catalog.Options{KeepNulls: true})
 	got, err := c.Call(driver(), "status", nil)
