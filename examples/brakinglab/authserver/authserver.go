@@ -178,8 +178,8 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 	}
 	if s.scopeDesc == nil {
 		s.scopeDesc = map[string]string{
-			ScopeRead:  "Read your sessions, laps, telemetry summaries and coaching notes.",
-			ScopeWrite: "Change your data: create and edit notes, goals and training plans.",
+			ScopeRead:  "Read your profile, sessions, laps, telemetry, notes, race events and coaching reports.",
+			ScopeWrite: "Change your data: create, edit and delete notes and race events, and save coaching reports and strategies.",
 		}
 	}
 	if s.maxClients <= 0 {
