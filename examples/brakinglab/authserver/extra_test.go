@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Two concurrent uses of one refresh token: one wins, the other counts as
@@ -154,5 +155,29 @@ func TestCrossOriginFormPostRefused(t *testing.T) {
 	req.Header.Set("Origin", e.URL())
 	if p := do(t, c, req); p.Status != http.StatusSeeOther || !strings.Contains(p.Location, "code=") {
 		t.Errorf("same origin: %d %q", p.Status, p.Location)
+	}
+}
+
+// Pending sign-ins and browser sessions expire.
+func TestPendingAndSessionExpiry(t *testing.T) {
+	e := newEnv(t, &Options{SessionTTL: time.Hour})
+	const cb = "http://127.0.0.1:9999/callback"
+	clientID := e.mustRegister("App", cb)
+	c := browser()
+
+	first := get(t, c, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
+	action, fields := formOf(t, first)
+	e.clock.Advance(pendingTTL + time.Second)
+	fields.Set("username", "demo")
+	fields.Set("password", "demo-pass")
+	if p := postForm(t, c, e.URL()+action, fields); p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "expired") {
+		t.Fatalf("expired request: %d %s", p.Status, p.Body)
+	}
+
+	e.signIn(c, e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+	e.clock.Advance(2 * time.Hour)
+	p := get(t, c, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
+	if !strings.Contains(p.Body, `type="password"`) {
+		t.Fatalf("expired session still signed in: %s", p.Body)
 	}
 }
