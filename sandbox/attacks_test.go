@@ -30,9 +30,9 @@ func TestAttacks(t *testing.T) {
 	}
 	// Memory keeps its default. Attacks expected to time out run with a
 	// 1 s timeout (a per-execution override) to keep the suite fast; the
-	// others get 5 s, so a loaded machine cannot turn a memory breach into
-	// a timeout.
-	sb, p := newWorkerSandbox(t, Limits{Timeout: 5 * time.Second}, 1)
+	// others get 30 s, so a loaded machine cannot turn a memory breach into
+	// a timeout (they end in well under a second on an idle one).
+	sb, p := newWorkerSandbox(t, Limits{Timeout: 30 * time.Second}, 1)
 	host := &testHost{}
 	ctx := context.Background()
 	probe := func(t *testing.T) {

@@ -157,7 +157,7 @@ func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits,
 		return memoryLimitError(lim.MemoryBytes)
 	}
 	p.logger.Error("sandbox: worker died during an execution",
-		"pid", w.pid, "signal", sig, "exit", code, "read", readErr, "stderr", lastLines(stderr, 40))
+		"pid", w.pid, "signal", sig, "exit", code, "read", readErr, "stderr", firstLines(stderr, 8), "stderrEnd", lastLines(stderr, 8))
 	return newError(KindInternal, "the sandbox worker exited unexpectedly and the execution was lost; retry, and if it happens again simplify the script")
 }
 
@@ -168,6 +168,9 @@ func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits,
 // kernel's OOM killer, a cgroup limit).
 func looksLikeOOM(sig syscall.Signal, stderr string) bool {
 	if sig == syscall.SIGKILL {
+		return true
+	}
+	if runtimeFault(stderr) {
 		return true
 	}
 	for _, s := range []string{
@@ -186,6 +189,30 @@ func looksLikeOOM(sig syscall.Signal, stderr string) bool {
 		}
 	}
 	return false
+}
+
+// runtimeFault reports a segmentation fault inside the Go runtime itself.
+// The worker is pure Go code under RLIMIT_DATA; measured on Go 1.26, when a
+// huge allocation exhausts the cap, the garbage collector can fault on a
+// work buffer it failed to map (SIGSEGV at address 0 in
+// runtime.(*spanQueue).tryDrain) instead of reporting "out of memory".
+func runtimeFault(stderr string) bool {
+	if !strings.HasPrefix(stderr, "SIGSEGV") {
+		return false
+	}
+	// The first frame of the traceback names the faulting function.
+	for _, line := range strings.Split(firstLines(stderr, 12), "\n") {
+		if strings.HasSuffix(line, ":") || line == "" || !strings.Contains(line, "(") {
+			continue
+		}
+		return strings.HasPrefix(line, "runtime.")
+	}
+	return false
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
 
 func lastLines(s string, n int) string {

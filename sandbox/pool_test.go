@@ -298,3 +298,27 @@ func TestWorkerNoLeaks(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksLikeOOM(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sig    syscall.Signal
+		stderr string
+		want   bool
+	}{
+		{"go out of memory", 0, "fatal error: runtime: out of memory\n\ngoroutine 1 [running]:\n", true},
+		{"stack overflow", 0, "runtime: goroutine stack exceeds 67108864-byte limit\nfatal error: stack overflow\n", true},
+		{"cgo thread", 0, "runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort\n", true},
+		{"killed from outside", syscall.SIGKILL, "", true},
+		{"gc fault", 0, "SIGSEGV: segmentation violation\nPC=0x4399fd m=3 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0x26e5 m=3 [idle]:\nruntime.(*spanQueue).tryDrain(0x7f4f00000400?)\n", true},
+		{"fault in user code", 0, "SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\n\ngoroutine 7 [running]:\nmain.bug(0x0)\n", false},
+		{"panic", 0, "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n", false},
+		{"clean exit", 0, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := looksLikeOOM(tc.sig, tc.stderr); got != tc.want {
+				t.Fatalf("looksLikeOOM = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -52,13 +52,20 @@ func idleBytes() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
+// liveHeap returns the heap that survived the last collection plus the
+// current goroutine stacks: the worker's own state, without garbage.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+	return heapInUse(s)
+}
+
 // watchHeap starts the watchdog for one execution allowed limit bytes above
-// the current heap. When the heap stays above that after a forced
+// the worker's live heap. When the heap stays above that after a forced
 // collection (garbage must not count), it calls breach once with the bytes
 // in use. stop ends the watchdog and reports whether breach was called.
 func watchHeap(limit int64, breach func(used uint64)) (stop func() bool) {
 	samples := newHeapSamples()
-	base := heapInUse(samples)
+	base := liveHeap()
 	max := base + uint64(limit)
 	quit := make(chan struct{})
 	var (

@@ -1,0 +1,152 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Worker-mode benchmarks; the in-process ones and the fixture host live in
+// perf_test.go. Each reports p50-ms (median per-execution time); the
+// parallel one reports execs/s with GOMAXPROCS concurrent callers.
+//
+//	go test -run '^$' -bench 'Worker|InProcessCoaching$|Transpile' -benchtime 300x ./sandbox/
+
+func workerSandbox(b *testing.B) *Sandbox {
+	b.Helper()
+	sb, err := New(nil) // worker mode is the default
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sb.Close() })
+	return sb
+}
+
+// BenchmarkWorkerCoaching runs the seed's coaching script end to end in a
+// worker process, every limit enforced.
+func BenchmarkWorkerCoaching(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	benchRun(b, workerSandbox(b), src, host)
+}
+
+// BenchmarkWorkerEmpty is the fixed cost of one worker execution: the
+// round trip over the pipe, a fresh hardened runtime, the watchdog.
+func BenchmarkWorkerEmpty(b *testing.B) {
+	benchRun(b, workerSandbox(b), "return 1", nil)
+}
+
+// BenchmarkWorkerOneCall is one host call relayed from the worker to the
+// parent and back.
+func BenchmarkWorkerOneCall(b *testing.B) {
+	benchRun(b, workerSandbox(b), "return await ns.f({ a: 1 })", echoHost("ns.f"))
+}
+
+// BenchmarkWorkerCoachingParallel runs the coaching script from GOMAXPROCS
+// concurrent callers on a pool of the default size (GOMAXPROCS workers).
+func BenchmarkWorkerCoachingParallel(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	sb := workerSandbox(b)
+	ctx := context.Background()
+	// Start every worker before measuring.
+	var warm sync.WaitGroup
+	for range 4 {
+		warm.Add(1)
+		go func() {
+			defer warm.Done()
+			_, _ = sb.Run(ctx, src, host)
+		}()
+	}
+	warm.Wait()
+	var (
+		mu    sync.Mutex
+		times []time.Duration
+	)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var local []time.Duration
+		for pb.Next() {
+			t0 := time.Now()
+			if _, err := sb.Run(ctx, src, host); err != nil {
+				b.Error(err)
+				return
+			}
+			local = append(local, time.Since(t0))
+		}
+		mu.Lock()
+		times = append(times, local...)
+		mu.Unlock()
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "execs/s")
+	slices.Sort(times)
+	if len(times) > 0 {
+		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	}
+}
+
+// BenchmarkWorkerSpawn is the cost of starting one worker process up to its
+// hello; the pool pays it in the background after a breach.
+func BenchmarkWorkerSpawn(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	setup := setupMsg{DataHeadroom: dataHeadroom(DefaultMemoryBytes), MemoryBytes: DefaultMemoryBytes}
+	for b.Loop() {
+		w, err := startWorker(exe, setup)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.kill()
+	}
+}
+
+// BenchmarkWorkerIdleRSS reports the resident memory of a worker that has
+// run the coaching script twenty times and sits idle.
+func BenchmarkWorkerIdleRSS(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	sb, err := New(&Options{PoolSize: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sb.Close()
+	for range 20 {
+		if _, err := sb.Run(context.Background(), src, host); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pid := sb.exec.(*pool).pids()[0]
+	var rss int64
+	for b.Loop() {
+		rss = procRSS(b, pid)
+	}
+	b.ReportMetric(float64(rss)/(1<<20), "idle-worker-RSS-MiB")
+}
+
+// procRSS returns the VmRSS of process pid.
+func procRSS(tb testing.TB, pid int) int64 {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	tb.Fatal("no VmRSS line")
+	return 0
+}
