@@ -63,9 +63,11 @@ type Issuer struct {
 	jwks     atomic.Int64
 	metadata atomic.Int64
 
-	mu     sync.Mutex
-	codes  map[string]codeGrant
-	closed bool
+	mu      sync.Mutex
+	codes   map[string]codeGrant
+	minted  map[string]map[string]any // token → claims, for introspection
+	revoked map[string]bool
+	closed  bool
 }
 
 // NewIssuer starts an issuer on a loopback port and stops it when the test
@@ -105,7 +107,7 @@ func Start(opts *Options) (*Issuer, error) {
 	if err != nil {
 		return nil, err
 	}
-	iss := &Issuer{opts: o, rsaKey: rsaKey, ecKey: ecKey, edKey: edKey, codes: map[string]codeGrant{}}
+	iss := &Issuer{opts: o, rsaKey: rsaKey, ecKey: ecKey, edKey: edKey, codes: map[string]codeGrant{}, minted: map[string]map[string]any{}, revoked: map[string]bool{}}
 	iss.srv = httptest.NewServer(iss.routes())
 	iss.URL = iss.srv.URL + o.Path
 	iss.JWKSURL = iss.URL + "/jwks"
@@ -144,6 +146,7 @@ func (i *Issuer) Metadata() *oauthex.AuthServerMeta {
 		GrantTypesSupported:               []string{"authorization_code"},
 		TokenEndpointAuthMethodsSupported: []string{"none"},
 		CodeChallengeMethodsSupported:     []string{"S256"},
+		IntrospectionEndpoint:             i.URL + "/introspect",
 	}
 }
 
@@ -164,6 +167,7 @@ func (i *Issuer) routes() http.Handler {
 	}
 	mux.HandleFunc("GET "+p+"/jwks", i.serveJWKS)
 	mux.HandleFunc("POST "+p+"/token", i.serveToken)
+	mux.HandleFunc("POST "+p+"/introspect", i.serveIntrospect)
 	return mux
 }
 

@@ -143,7 +143,11 @@ func (i *Issuer) mint(audience string, opts []TokenOption) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return input + "." + enc.EncodeToString(sig), nil
+	tok := input + "." + enc.EncodeToString(sig)
+	i.mu.Lock()
+	i.minted[tok] = t.claims
+	i.mu.Unlock()
+	return tok, nil
 }
 
 func (i *Issuer) sign(alg string, input []byte) ([]byte, error) {

@@ -1,0 +1,199 @@
+package oauthmeta
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+// IntrospectionOptions configures an [IntrospectionVerifier]. Zero values
+// mean the documented defaults.
+type IntrospectionOptions struct {
+	// Endpoint is the RFC 7662 introspection endpoint. Default: the
+	// introspection_endpoint of the issuer's metadata, fetched on first use.
+	Endpoint string
+	// ClientID and ClientSecret authenticate this resource server to the
+	// endpoint with HTTP Basic (RFC 7662 §2.1 requires some authentication).
+	ClientID, ClientSecret string
+	// AllowMissingAudience accepts an active token whose response has no
+	// "aud", for authorization servers that do not return one. A present
+	// "aud" must always name the resource.
+	AllowMissingAudience bool
+	// ClockSkew is the tolerance applied to exp and nbf. Default
+	// [DefaultClockSkew]; negative means none.
+	ClockSkew time.Duration
+	// Claims renames the response members the principal is read from;
+	// the defaults are RFC 7662's sub, client_id and scope.
+	Claims ClaimNames
+	// HTTPClient calls the endpoint. Default: a client with a 10 s timeout.
+	HTTPClient *http.Client
+	// Now returns the current time. Default time.Now.
+	Now func() time.Time
+}
+
+// IntrospectionVerifier verifies opaque access tokens by asking the
+// authorization server (RFC 7662). Each Verify makes one request, so put a
+// rate limit in front of it. It is safe for concurrent use.
+type IntrospectionVerifier struct {
+	issuer, resource string
+	opts             IntrospectionOptions
+	skew             time.Duration
+	meta             *MetadataCache
+}
+
+// NewIntrospectionVerifier returns a verifier for tokens issued by issuer
+// for resource. It makes no network request; opts may be nil.
+func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOptions) (*IntrospectionVerifier, error) {
+	var o IntrospectionOptions
+	if opts != nil {
+		o = *opts
+	}
+	if _, err := checkIssuer(issuer); err != nil {
+		return nil, err
+	}
+	if err := checkResource(resource); err != nil {
+		return nil, err
+	}
+	if o.Endpoint != "" {
+		if err := checkHTTPSOrLoopback(o.Endpoint); err != nil {
+			return nil, fmt.Errorf("introspection endpoint: %w", err)
+		}
+	}
+	if o.ClientID == "" {
+		return nil, errors.New("a ClientID is required: introspection endpoints authenticate their callers")
+	}
+	skew := o.ClockSkew
+	switch {
+	case skew == 0:
+		skew = DefaultClockSkew
+	case skew < 0:
+		skew = 0
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = defaultHTTPClient
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Claims.Subject == "" {
+		o.Claims.Subject = "sub"
+	}
+	if len(o.Claims.ClientID) == 0 {
+		o.Claims.ClientID = []string{"client_id"}
+	}
+	if len(o.Claims.Scopes) == 0 {
+		o.Claims.Scopes = []string{"scope"}
+	}
+	v := &IntrospectionVerifier{issuer: issuer, resource: resource, opts: o, skew: skew}
+	if o.Endpoint == "" {
+		v.meta = NewMetadataCache(&MetadataCacheOptions{HTTPClient: o.HTTPClient, Now: o.Now})
+	}
+	return v, nil
+}
+
+// ClockSkew returns the tolerance applied to exp and nbf.
+func (v *IntrospectionVerifier) ClockSkew() time.Duration { return v.skew }
+
+// Verify asks the introspection endpoint about token. An inactive token,
+// or one for another issuer or audience, is a [*TokenError]; an endpoint
+// that cannot be reached or answers badly gives an error wrapping
+// [ErrUnavailable].
+func (v *IntrospectionVerifier) Verify(ctx context.Context, token string) (*Token, error) {
+	endpoint, err := v.endpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	req.SetBasicAuth(url.QueryEscape(v.opts.ClientID), url.QueryEscape(v.opts.ClientSecret))
+	resp, err := v.opts.HTTPClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: introspection answered %s", ErrUnavailable, resp.Status)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var c map[string]any
+	if err := dec.Decode(&c); err != nil || c == nil {
+		return nil, fmt.Errorf("%w: introspection response is not a JSON object", ErrUnavailable)
+	}
+	return v.check(c)
+}
+
+func (v *IntrospectionVerifier) check(c map[string]any) (*Token, error) {
+	if active, _ := c["active"].(bool); !active {
+		return nil, invalid("token is not active (revoked, expired or unknown)")
+	}
+	if iss, ok := c["iss"].(string); ok && iss != v.issuer {
+		return nil, invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", iss, v.issuer))
+	}
+	if _, present := c["aud"]; present || !v.opts.AllowMissingAudience {
+		aud, ok := audiences(c["aud"])
+		if !ok || !matchAudience(aud, v.resource) {
+			return nil, invalid(fmt.Sprintf("token audience is not this resource: request a token for resource %q", v.resource))
+		}
+	}
+	now := v.opts.Now()
+	exp, hasExp := numericDate(c, "exp")
+	if hasExp && exp.Before(now.Add(-v.skew)) {
+		return nil, invalid("token expired")
+	}
+	if nbf, ok := numericDate(c, "nbf"); ok && now.Add(v.skew).Before(nbf) {
+		return nil, invalid("token not yet valid (nbf is in the future)")
+	}
+	sub := stringClaim(c, v.opts.Claims.Subject)
+	if sub == "" {
+		return nil, invalid(fmt.Sprintf("token has no %q", v.opts.Claims.Subject))
+	}
+	t := &Token{
+		Principal: catalog.Principal{
+			Subject:  sub,
+			ClientID: firstString(c, v.opts.Claims.ClientID),
+			Scopes:   scopes(c, v.opts.Claims.Scopes),
+		},
+		Issuer: stringClaim(c, "iss"),
+		Claims: c,
+	}
+	if t.Issuer == "" {
+		t.Issuer = v.issuer
+	}
+	if hasExp {
+		t.Expiry = exp
+	}
+	return t, nil
+}
+
+func (v *IntrospectionVerifier) endpoint(ctx context.Context) (string, error) {
+	if v.opts.Endpoint != "" {
+		return v.opts.Endpoint, nil
+	}
+	meta, err := v.meta.Get(ctx, v.issuer)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if meta.IntrospectionEndpoint == "" {
+		return "", fmt.Errorf("%w: issuer %s advertises no introspection_endpoint", ErrUnavailable, v.issuer)
+	}
+	if err := checkHTTPSOrLoopback(meta.IntrospectionEndpoint); err != nil {
+		return "", fmt.Errorf("%w: introspection_endpoint: %w", ErrUnavailable, err)
+	}
+	return meta.IntrospectionEndpoint, nil
+}

@@ -1,0 +1,104 @@
+package oauthmeta_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+func newIntrospector(t *testing.T, iss *Issuer, o *oauthmeta.IntrospectionOptions) *oauthmeta.IntrospectionVerifier {
+	t.Helper()
+	if o == nil {
+		o = &oauthmeta.IntrospectionOptions{}
+	}
+	if o.ClientID == "" {
+		o.ClientID, o.ClientSecret = IntrospectionClientID, IntrospectionClientSecret
+	}
+	v, err := oauthmeta.NewIntrospectionVerifier(iss.URL, testResource, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestIntrospectionVerifier(t *testing.T) {
+	iss := NewIssuer(t, nil)
+	discovered := newIntrospector(t, iss, nil)
+	revoked := iss.Mint(testResource, WithScope(testScope))
+	iss.Revoke(revoked)
+
+	tests := []struct {
+		name     string
+		verifier oauthmeta.Verifier
+		token    string
+		want     string // error description; "" means admitted
+	}{
+		{"active", discovered, iss.Mint(testResource, WithScope(testScope)), ""},
+		{"explicit endpoint", newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{Endpoint: iss.URL + "/introspect"}), iss.Mint(testResource, WithScope(testScope)), ""},
+		{"revoked", discovered, revoked, "token is not active (revoked, expired or unknown)"},
+		{"unknown", discovered, "opaque-token-the-issuer-never-issued", "token is not active (revoked, expired or unknown)"},
+		{"wrong audience", discovered, iss.Mint("https://other.example.com/mcp"), `token audience is not this resource: request a token for resource "` + testResource + `"`},
+		{"no audience", discovered, iss.Mint(testResource, WithoutClaim("aud")), `token audience is not this resource: request a token for resource "` + testResource + `"`},
+		{"no audience allowed", newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{AllowMissingAudience: true}), iss.Mint(testResource, WithoutClaim("aud"), WithScope(testScope)), ""},
+		{"expired", discovered, iss.Mint(testResource, WithExpiry(time.Now().Add(-time.Hour))), "token expired"},
+		{"no subject", discovered, iss.Mint(testResource, WithoutClaim("sub")), `token has no "sub"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tok, err := tt.verifier.Verify(context.Background(), tt.token)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tok.Principal.Subject != DefaultSubject || tok.Principal.ClientID != DefaultClientID || !slices.Equal(tok.Principal.Scopes, []string{testScope}) {
+					t.Errorf("principal %+v", tok.Principal)
+				}
+				return
+			}
+			var te *oauthmeta.TokenError
+			if !errors.As(err, &te) || te.Description != tt.want || !errors.Is(err, auth.ErrInvalidToken) {
+				t.Fatalf("err %v, want TokenError %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Introspection plugs into the same middleware as JWTs.
+func TestIntrospectionThroughMiddleware(t *testing.T) {
+	iss := NewIssuer(t, nil)
+	var s seen
+	url := protectedServer(t, newIntrospector(t, iss, nil), &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
+	if resp := get(t, url, "Bearer "+iss.Mint(testResource, WithScope(testScope))); resp.status != http.StatusOK || s.calls.Load() != 1 {
+		t.Fatalf("active token: %d %s", resp.status, resp.body)
+	}
+	if ti := s.info.Load(); ti == nil || ti.UserID != DefaultSubject {
+		t.Errorf("TokenInfo %+v", ti)
+	}
+	tok := iss.Mint(testResource, WithScope(testScope))
+	iss.Revoke(tok)
+	if resp := get(t, url, "Bearer "+tok); resp.status != http.StatusUnauthorized || resp.challenge != invalidToken("token is not active (revoked, expired or unknown)") {
+		t.Errorf("revoked token: %d %s", resp.status, resp.challenge)
+	}
+	if s.calls.Load() != 1 {
+		t.Errorf("handler called for a revoked token")
+	}
+}
+
+func TestIntrospectionUnavailable(t *testing.T) {
+	iss := NewIssuer(t, nil)
+	v := newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{ClientID: IntrospectionClientID, ClientSecret: "wrong"})
+	_, err := v.Verify(context.Background(), iss.Mint(testResource))
+	if !errors.Is(err, oauthmeta.ErrUnavailable) || errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("bad client credentials: %v, want ErrUnavailable (the server's problem, not the token's)", err)
+	}
+	if _, err := oauthmeta.NewIntrospectionVerifier(iss.URL, testResource, nil); err == nil {
+		t.Error("no ClientID accepted")
+	}
+}
