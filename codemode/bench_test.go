@@ -24,7 +24,7 @@ import (
 // fixture catalog, and the client decodes the result. It reports p50 and
 // executions per second with 1 and 4 concurrent clients.
 func BenchmarkExecuteCoaching(b *testing.B) {
-	for _, mode := range []sandbox.Mode{sandbox.ModeInProcess} {
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		for _, clients := range []int{1, 4} {
 			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
 				benchCoaching(b, mode, clients)
