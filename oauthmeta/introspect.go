@@ -143,7 +143,7 @@ func (v *IntrospectionVerifier) check(c map[string]any) (*Token, error) {
 		return nil, invalid("token is not active (revoked, expired or unknown)")
 	}
 	if iss, ok := c["iss"].(string); ok && iss != v.issuer {
-		return nil, invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", iss, v.issuer))
+		return nil, invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", clip(iss), v.issuer))
 	}
 	if _, present := c["aud"]; present || !v.opts.AllowMissingAudience {
 		aud, ok := audiences(c["aud"])

@@ -182,6 +182,9 @@ func (v *JWTVerifier) jwksURL() func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
 		meta, err := cache.Get(ctx, v.issuer)
 		if err != nil {
+			if !errors.Is(err, ErrUnavailable) {
+				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+			}
 			return "", err
 		}
 		if meta.JWKSURI == "" {
@@ -210,7 +213,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 		return nil, invalidCause("malformed token: not a signed JWT", err)
 	}
 	if !slices.Contains(v.opts.Algorithms, h.Alg) {
-		return nil, invalid(fmt.Sprintf("signing algorithm %q is not accepted (accepted: %s)", h.Alg, strings.Join(v.opts.Algorithms, ", ")))
+		return nil, invalid(fmt.Sprintf("signing algorithm %q is not accepted (accepted: %s)", clip(h.Alg), strings.Join(v.opts.Algorithms, ", ")))
 	}
 	if err := v.checkType(h.Typ, claims); err != nil {
 		return nil, err
@@ -229,7 +232,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 		case errors.Is(res.err, ErrUnavailable):
 			return nil, res.err
 		case errors.Is(res.err, errUnknownKey):
-			return nil, invalidCause(fmt.Sprintf("token signed with an unknown key (kid %q)", h.Kid), err)
+			return nil, invalidCause(fmt.Sprintf("token signed with an unknown key (kid %q)", clip(h.Kid)), err)
 		case errors.Is(res.err, errBadSignature):
 			return nil, invalidCause("token signature is invalid", err)
 		case res.err != nil && ctx.Err() != nil:
@@ -268,14 +271,14 @@ func (v *JWTVerifier) checkType(typ string, claims map[string]any) error {
 	if typ == "" {
 		return invalid(`token has no "typ" header: an RFC 9068 access token ("at+jwt") is required`)
 	}
-	return invalid(fmt.Sprintf(`token type %q is not accepted: an RFC 9068 access token ("at+jwt") is required`, typ))
+	return invalid(fmt.Sprintf(`token type %q is not accepted: an RFC 9068 access token ("at+jwt") is required`, clip(typ)))
 }
 
 // checkClaims checks issuer, audience, times and subject of the
 // (not yet verified) claims.
 func (v *JWTVerifier) checkClaims(c map[string]any) error {
 	if iss, _ := c["iss"].(string); iss != v.issuer {
-		return invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", iss, v.issuer))
+		return invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", clip(iss), v.issuer))
 	}
 	aud, ok := audiences(c["aud"])
 	if !ok || !matchAudience(aud, v.resource) {
@@ -303,4 +306,14 @@ func (v *JWTVerifier) checkClaims(c map[string]any) error {
 		return invalid(fmt.Sprintf("token has no %q claim", v.opts.Claims.Subject))
 	}
 	return nil
+}
+
+// clip shortens a value taken from an untrusted token before it is echoed
+// in an error description.
+func clip(s string) string {
+	const limit = 64
+	if len(s) <= limit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:limit], "") + "..."
 }

@@ -142,6 +142,12 @@ func TestRequireBearerRejects(t *testing.T) {
 			challenge:     invalidToken(`token signed with an unknown key (kid "rotated-away")`),
 		},
 		{
+			name:          "long unknown kid is clipped in the description",
+			authorization: "Bearer " + valid(WithKid(strings.Repeat("k", 5000))),
+			status:        http.StatusUnauthorized,
+			challenge:     invalidToken(`token signed with an unknown key (kid "` + strings.Repeat("k", 64) + `...")`),
+		},
+		{
 			name:          "ES256 signature under the RSA key id",
 			authorization: "Bearer " + valid(WithAlg(AlgES256), WithKid(KidRSA)),
 			status:        http.StatusUnauthorized,
