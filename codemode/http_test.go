@@ -220,3 +220,17 @@ func TestOlderProtocolRevision(t *testing.T) {
 		t.Fatalf("tools/call: %d %s", resp.StatusCode, body)
 	}
 }
+
+func TestStatefulSessions(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	if cs.ID() == "" {
+		t.Fatal("no Mcp-Session-Id in stateful mode")
+	}
+	if res := run(t, cs, coachingTS); res.IsError {
+		t.Fatal(text(res))
+	}
+	if got := ts.cat.lastUser.Load(); got != "alice" {
+		t.Fatalf("subject %v", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -32,7 +33,14 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 		Description: sp.description,
 		InputSchema: inputSchema,
 		Annotations: sp.annotations,
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			// A bug here must cost one call, not the process.
+			if r := recover(); r != nil {
+				s.logger.Error("codemode: panic in tool handler", "panic", r, "stack", string(debug.Stack()))
+				res = errorResult(&execError{Kind: string(sandbox.KindInternal), Message: "the server failed to run the code; retry, and report it if it persists"}, nil)
+			}
+		}()
 		return s.execute(ctx, req, sp), nil
 	})
 }
