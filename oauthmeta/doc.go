@@ -5,7 +5,8 @@
 // It serves the discovery documents — RFC 9728 protected-resource metadata
 // and, for a service that is its own authorization server, RFC 8414
 // authorization-server metadata ([Mount]) — verifies bearer JWT access
-// tokens ([JWTVerifier], RFC 9068 on top of go-oidc) and answers
+// tokens ([JWTVerifier], RFC 9068 on top of go-oidc) or opaque ones by RFC
+// 7662 introspection ([IntrospectionVerifier]), and answers
 // unauthenticated or under-scoped requests with the RFC 6750 challenges
 // clients act on ([RequireBearer]).
 //
