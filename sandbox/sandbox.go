@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -149,7 +150,12 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 	if err != nil {
 		return nil, err
 	}
-	return s.exec.run(ctx, prog, host, lim)
+	res, err := s.exec.run(ctx, prog, host, lim)
+	var se *Error
+	if errors.As(err, &se) && se.Kind == KindInternal {
+		s.logger.Error("sandbox: internal failure", "mode", s.mode.String(), "err", se.Message)
+	}
+	return res, err
 }
 
 // Close stops the sandbox, waiting for running executions to finish, and
