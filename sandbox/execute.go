@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -328,7 +329,7 @@ func (e *execution) rejection(reason goja.Value) *Error {
 	out := &Error{Kind: KindRuntime}
 	obj, isObj := reason.(*goja.Object)
 	if isObj && obj.ClassName() == "Error" {
-		out.Message = errorMessage(obj)
+		out.Message = errorMessage(obj) + e.namespaceHint(obj)
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			out.Stack = e.prog.cleanStack(st.String())
 			out.Line, out.Column = firstPosition(out.Stack)
@@ -342,6 +343,30 @@ func (e *execution) rejection(reason goja.Value) *Error {
 		out.Message = "Uncaught " + e.formatValue(reason)
 	}
 	return e.failure(out)
+}
+
+// namespaceHint suggests a namespace for "ReferenceError: X is not
+// defined" when X is close to one the host binds.
+func (e *execution) namespaceHint(o *goja.Object) string {
+	if valueString(o.Get("name")) != "ReferenceError" {
+		return ""
+	}
+	name, ok := strings.CutSuffix(valueString(o.Get("message")), " is not defined")
+	if !ok {
+		return ""
+	}
+	var spaces []string
+	for ns := range e.host.Functions() {
+		spaces = append(spaces, ns)
+	}
+	if len(spaces) == 0 {
+		return ""
+	}
+	sort.Strings(spaces)
+	if h := suggest(name, spaces); strings.HasPrefix(h, "Did you mean") {
+		return ". " + h
+	}
+	return ". Host functions are in: " + strings.Join(spaces, ", ") + "."
 }
 
 // errorData returns the own properties of an Error other than message and

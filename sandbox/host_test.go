@@ -67,6 +67,14 @@ func TestMisspelledFunction(t *testing.T) {
 				t.Errorf("%s: line = %d", tc.src, e.Line)
 			}
 		}
+		_, e := runErr(t, sb, "return await brakinlab.getLaps()", host)
+		if e.Message != "ReferenceError: brakinlab is not defined. Did you mean brakinglab?" {
+			t.Errorf("namespace typo: %q", e.Message)
+		}
+		_, e = runErr(t, sb, "return await api.getLaps()", host)
+		if e.Message != "ReferenceError: api is not defined. Host functions are in: brakinglab." {
+			t.Errorf("unknown namespace: %q", e.Message)
+		}
 		// Probing the namespace the ordinary ways works.
 		res := mustRun(t, sb, "return [typeof brakinglab.getLaps, 'getLaps' in brakinglab, Object.keys(brakinglab), JSON.stringify(brakinglab) !== undefined, await (brakinglab as any)]", host)
 		if !jsonEqual(t, res.Value, `["function", true, ["createPlan","getLaps","getSessions"], true, {}]`) {
