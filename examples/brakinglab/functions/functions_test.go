@@ -21,7 +21,7 @@ func TestRegistered(t *testing.T) {
 		"restoreRaceEvent": catalog.Mutating, "saveRacePreparation": catalog.Mutating, "createNotepad": catalog.Mutating,
 		"updateNotepad": catalog.Mutating, "deleteNotepad": catalog.Mutating, "restoreNotepad": catalog.Mutating,
 		"addTrackNote": catalog.Mutating, "updateTrackNote": catalog.Mutating, "deleteTrackNote": catalog.Mutating,
-		"restoreTrackNote": catalog.Mutating,
+		"restoreTrackNote":   catalog.Mutating,
 		"saveCoachingReport": catalog.Creative, "saveReadinessAssessment": catalog.Creative, "generateRaceStrategy": catalog.Creative,
 	}
 	got := map[string]bool{}
