@@ -26,7 +26,7 @@ func (e *execution) bindConsole() error {
 			for i, a := range call.Arguments {
 				if _, sym := a.(*goja.Symbol); !sym {
 					if s, ok := a.Export().(string); ok {
-						parts[i] = s
+						parts[i] = e.prog.mapRawStack(s)
 						continue
 					}
 				}

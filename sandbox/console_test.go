@@ -45,8 +45,8 @@ func TestConsoleFormatting(t *testing.T) {
 // coordinates, with extra properties such as a host error's issues.
 func TestConsoleErrors(t *testing.T) {
 	sb := inProcessSandbox(t, Limits{})
-	res := mustRun(t, sb, "const e: any = new TypeError('bad');\ne.code = 7;\nconsole.error(e);\nconsole.log({ err: new Error('inner') });", nil)
-	if len(res.Logs) != 2 {
+	res := mustRun(t, sb, "const e: any = new TypeError('bad');\ne.code = 7;\nconsole.error(e);\nconsole.log({ err: new Error('inner') });\ntry { null!.x } catch (err: any) { console.log(err.stack) }", nil)
+	if len(res.Logs) != 3 {
 		t.Fatalf("logs = %q", res.Logs)
 	}
 	if got := res.Logs[0]; got.Level != "error" || !strings.HasPrefix(got.Message, "TypeError: bad\n    at agent.ts:1:16") || !strings.HasSuffix(got.Message, ` {"code":7}`) {
@@ -54,5 +54,8 @@ func TestConsoleErrors(t *testing.T) {
 	}
 	if got := res.Logs[1].Message; !strings.HasPrefix(got, `{"err":"Error: inner\n    at agent.ts:4:20`) {
 		t.Errorf("nested error log = %q", got)
+	}
+	if got := res.Logs[2].Message; got != "TypeError: Cannot read property 'x' of undefined\n    at agent.ts:5:13" {
+		t.Errorf("logged err.stack = %q", got)
 	}
 }

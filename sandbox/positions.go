@@ -74,6 +74,19 @@ func (c *compiled) cleanStack(s string) string {
 	return strings.Join(out, "\n")
 }
 
+// rawFrame is a position as goja prints it in an Error's stack property,
+// with its program counter: such positions are in generated coordinates.
+var rawFrame = regexp.MustCompile(`agent\.ts:\d+:\d+\(\d+\)`)
+
+// mapRawStack rewrites a string holding a goja stack (a script logging
+// err.stack) into TypeScript coordinates; other strings are returned as is.
+func (c *compiled) mapRawStack(s string) string {
+	if !strings.Contains(s, sourceName+":") || !rawFrame.MatchString(s) {
+		return s
+	}
+	return c.cleanStack(s)
+}
+
 // firstPosition returns the first agent.ts position in a cleaned stack.
 func firstPosition(stack string) (int, int) {
 	sm := framePos.FindStringSubmatch(stack)
