@@ -59,6 +59,12 @@ func TestProgressNotifications(t *testing.T) {
 }
 
 func TestClientCancellationInterruptsExecution(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) { testCancellation(t, transport) })
+	}
+}
+
+func testCancellation(t *testing.T, transport string) {
 	started, stopped := make(chan struct{}), make(chan error, 1)
 	cat, err := catalog.New("slow", &catalog.Options{AllowAnonymous: true})
 	if err != nil {
@@ -73,16 +79,33 @@ func TestClientCancellationInterruptsExecution(t *testing.T) {
 			return 0, ctx.Err()
 		},
 	})
-	failed := make(chan codemode.AuditEvent, 1)
-	ts := startServerFor(t, cat, func(o *codemode.Options) {
+	ended := make(chan codemode.AuditEvent, 1)
+	configure := func(o *codemode.Options) {
 		o.Auth = nil
 		o.Audit = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
 			if ev.Kind == codemode.ExecutionFailed || ev.Kind == codemode.ExecutionFinished {
-				failed <- ev
+				ended <- ev
 			}
 		})
-	})
-	cs := ts.connect(t, "", nil)
+	}
+	var cs *mcp.ClientSession
+	if transport == "http" {
+		cs = startServerFor(t, cat, configure).connect(t, "", nil)
+	} else {
+		var o codemode.Options
+		configure(&o)
+		srv := newServer(t, cat, &o)
+		st, ct := mcp.NewInMemoryTransports()
+		ctx, cancel := context.WithCancel(context.Background())
+		served := make(chan error, 1)
+		go func() { served <- srv.ServeTransport(ctx, principal("local"), st) }()
+		t.Cleanup(func() { cancel(); <-served })
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -95,10 +118,12 @@ func TestClientCancellationInterruptsExecution(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("CallTool after cancel: %v", err)
 	}
+	// Blocks until the server-side context ends: a cancellation that did
+	// not reach the execution fails by the test timeout.
 	if err := <-stopped; !errors.Is(err, context.Canceled) {
 		t.Fatalf("host function context: %v", err)
 	}
-	if ev := <-failed; ev.Kind != codemode.ExecutionFailed || ev.ErrorKind != "CANCELLED" {
+	if ev := <-ended; ev.Kind != codemode.ExecutionFailed || ev.ErrorKind != "CANCELLED" {
 		t.Fatalf("execution ended with %s %s, want failed CANCELLED", ev.Kind, ev.ErrorKind)
 	}
 }
