@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -146,9 +148,24 @@ func auditArgs(mode AuditArgs, args json.RawMessage) any {
 		// Not an object: record only its size.
 		return map[string]int{"": len(args)}
 	}
-	sizes := make(map[string]int, len(obj))
-	for k, v := range obj {
-		sizes[k] = len(v)
+	// Keys are chosen by the model: bound how much of the log they can take.
+	sizes := make(map[string]int, min(len(obj), maxAuditKeys+1))
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if len(sizes) == maxAuditKeys {
+			sizes["…"] = len(obj) - maxAuditKeys
+			break
+		}
+		key := k
+		if len(key) > maxAuditKeyLen {
+			key = key[:maxAuditKeyLen] + "…"
+		}
+		sizes[key] = len(obj[k])
 	}
 	return sizes
 }
+
+// Bounds on the argument keys an audit event records.
+const (
+	maxAuditKeys   = 32
+	maxAuditKeyLen = 64
+)

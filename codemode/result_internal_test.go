@@ -1,6 +1,11 @@
 package codemode
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestIssuePath(t *testing.T) {
 	for _, tt := range []struct {
@@ -15,5 +20,38 @@ func TestIssuePath(t *testing.T) {
 		if got := issuePath(tt.path); got != tt.want {
 			t.Errorf("issuePath(%v) = %q, want %q", tt.path, got, tt.want)
 		}
+	}
+}
+
+func TestAuditArgs(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		if i > 0 {
+			many += ","
+		}
+		many += fmt.Sprintf(`"k%02d":%d`, i, i)
+	}
+	many += `}`
+	long := `{"` + strings.Repeat("a", 100) + `":"secret"}`
+	tests := []struct {
+		mode AuditArgs
+		args string
+		want string
+	}{
+		{AuditArgKeys, `{"trackName":"Spa","limit":5}`, `{"limit":1,"trackName":5}`},
+		{AuditArgKeys, `[1,2]`, `{"":5}`},
+		{AuditArgKeys, long, `{"` + strings.Repeat("a", 64) + `…":8}`},
+		{AuditArgsNone, `{"a":1}`, `null`},
+		{AuditArgValues, `{"a":"v"}`, `{"a":"v"}`},
+	}
+	for _, tt := range tests {
+		got, _ := json.Marshal(auditArgs(tt.mode, json.RawMessage(tt.args)))
+		if string(got) != tt.want {
+			t.Errorf("auditArgs(%d, %s) = %s, want %s", tt.mode, tt.args, got, tt.want)
+		}
+	}
+	m := auditArgs(AuditArgKeys, json.RawMessage(many)).(map[string]int)
+	if len(m) != maxAuditKeys+1 || m["…"] != 8 {
+		t.Errorf("40 keys recorded as %d entries, rest %d", len(m), m["…"])
 	}
 }
