@@ -234,7 +234,7 @@ func (e *execution) parseJSON(b json.RawMessage) (goja.Value, error) {
 	if len(b) == 0 {
 		return goja.Undefined(), nil
 	}
-	v, err := e.parse(goja.Undefined(), e.vm.ToValue(string(b)))
+	v, err := jsonToValue(e.vm, b)
 	if err != nil {
 		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
 	}

@@ -94,7 +94,7 @@ type execution struct {
 	stopErr  *Error
 
 	// helpers from the prelude, captured before the script runs.
-	stringify, parse       goja.Callable
+	stringify              goja.Callable
 	errorCtor, typeErrCtor *goja.Object
 	rangeErrCtor           *goja.Object
 }
@@ -257,7 +257,7 @@ func (e *execution) setup() error {
 		return e.scriptError(err)
 	}
 	h := v.ToObject(vm)
-	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify, "parse": &e.parse} {
+	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify} {
 		if *dst, ok = goja.AssertFunction(h.Get(name)); !ok {
 			return &Error{Kind: KindInternal, Message: "prelude helper " + name + " missing"}
 		}

@@ -13,7 +13,7 @@ import (
 const preludeJS = `(function () {
 "use strict";
 const g = globalThis;
-const OrigError = Error, TypeErr = TypeError, RangeErr = RangeError, stringify = JSON.stringify, parse = JSON.parse;
+const OrigError = Error, TypeErr = TypeError, RangeErr = RangeError, stringify = JSON.stringify;
 const defineProperty = Object.defineProperty, getPrototypeOf = Object.getPrototypeOf;
 
 // Well-known symbols goja lacks, defined the way esbuild's lowered
@@ -40,7 +40,7 @@ defineProperty(getPrototypeOf(async function () {}), "constructor", {
 defineProperty(getPrototypeOf(function* () {}), "constructor", {
 	value: deny("The GeneratorFunction constructor", "use a generator function expression instead."), writable: false, configurable: false });
 
-return { stringify, parse, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
+return { stringify, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
 })`
 
 var (
