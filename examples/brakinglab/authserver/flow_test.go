@@ -245,6 +245,13 @@ func TestRestartKeepsClientsAndTokens(t *testing.T) {
 	if _, err := v.Verify(context.Background(), r.AccessToken); err != nil {
 		t.Fatalf("new access token rejected: %v", err)
 	}
+
+	// Restarted with another MCP URL, old grants cannot mint tokens for it.
+	e2.ts.Close()
+	e2.db.Close()
+	e3 := newEnvOnDB(t, e.dbPath, &Options{Issuer: e.URL(), Resource: "https://lab.example.com/mcp", Now: e.clock.Now})
+	r3 := e3.token(url.Values{"grant_type": {"refresh_token"}, "client_id": {clientID}, "refresh_token": {r.RefreshToken}})
+	wantOAuthError(t, r3, http.StatusBadRequest, "invalid_grant")
 }
 
 // A token this server minted for another resource is refused by the MCP

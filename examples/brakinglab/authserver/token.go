@@ -271,6 +271,10 @@ func (s *Server) refresh(r *http.Request) (*tokenResponse, *oauthError) {
 	if now.Unix() >= expires {
 		return nil, errInvalidGrant("refresh token expired; authorize again")
 	}
+	if resource != s.resource {
+		// Options.Resource changed since the grant: its tokens would be refused.
+		return nil, errInvalidGrant("refresh token was issued for another resource; authorize again")
+	}
 	if _, oerr := s.checkResource(f.Get("resource"), resource); oerr != nil {
 		return nil, oerr
 	}
