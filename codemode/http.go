@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,6 +36,8 @@ func (s *Server) buildHandler() http.Handler {
 		DisableLocalhostProtection:   o.DisableLocalhostProtection,
 		MaxRequestBodyBytes:          o.MaxBodyBytes,
 		PropagateRequestCancellation: true,
+		// Stateful sessions a client abandons must not pile up.
+		SessionTimeout: sessionIdleTimeout,
 	})
 
 	var limiter *httpmw.RateLimiter
@@ -64,6 +67,10 @@ func (s *Server) buildHandler() http.Handler {
 	mux.Handle(o.MCPPath, endpoint)
 	return httpmw.CORS(s.origins)(mux)
 }
+
+// sessionIdleTimeout closes a stateful session after this long without a
+// request. Ignored in stateless mode.
+const sessionIdleTimeout = 30 * time.Minute
 
 // principalKey keys the rate limit on the authenticated subject; anonymous
 // requests fall back to the client IP.

@@ -91,9 +91,10 @@ type Options struct {
 
 	// MCPPath is where the Streamable HTTP endpoint is served; default "/mcp".
 	MCPPath string
-	// Stateful turns on Streamable HTTP sessions (Mcp-Session-Id). The
-	// default is stateless, which serves every protocol revision, including
-	// 2026-07-28, and needs no session affinity behind a load balancer.
+	// Stateful turns on Streamable HTTP sessions (Mcp-Session-Id), closed
+	// after 30 minutes without a request. The default is stateless, which
+	// serves every protocol revision, including 2026-07-28, and needs no
+	// session affinity behind a load balancer.
 	Stateful bool
 	// AllowedOrigins are browser origins allowed by CORS in addition to
 	// https://claude.ai, https://chatgpt.com and https://chat.openai.com.
