@@ -58,6 +58,7 @@ func (s *Server) buildHandler() http.Handler {
 		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
 	} else if o.Principal != nil {
 		p := *o.Principal
+		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject)
 		next := endpoint
 		endpoint = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
