@@ -74,7 +74,7 @@ type SessionRow struct {
 	CarName       string    `json:"carName"`
 	Sim           string    `json:"sim"`
 	Type          string    `json:"type" validate:"oneof=practice qualifying race"`
-	BestLapMs     int       `json:"bestLapMs,omitempty" jsonschema:"Fastest valid lap in milliseconds; absent without a valid lap"`
+	BestLapMs     int       `json:"bestLapMs" jsonschema:"Fastest valid lap in milliseconds; 0 without a valid lap"`
 	LapCount      int       `json:"lapCount"`
 	ValidLapCount int       `json:"validLapCount"`
 	StartedAt     time.Time `json:"startedAt"`
