@@ -205,6 +205,7 @@ func TestReturnValues(t *testing.T) {
 		{src: "return 'text'", want: `"text"`},
 		{src: "return new Map([[1, 2]])", want: `{}`},
 		{src: "return { toJSON() { return 5 } }", want: `5`},
+		{src: "return { err: new TypeError('bad') }", want: `{"err":"TypeError: bad"}`},
 		{src: "return () => 1", errPart: "the script returned a function"},
 		{src: "return 10n", errPart: "cannot be converted to JSON (TypeError"},
 		{src: "const o: any = {}; o.o = o; return o", errPart: "remove circular references"},

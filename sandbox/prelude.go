@@ -25,6 +25,18 @@ for (const name of ["asyncIterator", "dispose", "asyncDispose"]) {
 	}
 }
 
+// Errors serialize as "Name: message" (plus their own properties, such as
+// a host error's issues) instead of {}, so an error inside logged or
+// returned data still says what went wrong.
+defineProperty(OrigError.prototype, "toJSON", { writable: true, enumerable: false, configurable: true, value: function () {
+	const text = (this.name ? this.name + ": " : "") + this.message;
+	const own = Object.keys(this);
+	if (own.length === 0) return text;
+	const o = { error: text };
+	for (const k of own) if (k !== "message" && k !== "stack") o[k] = this[k];
+	return o;
+} });
+
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
 	return f;
