@@ -3,6 +3,7 @@ package codemode_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -40,6 +41,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int) {
 		SandboxMode:   mode,
 		Principal:     &p,
 		RatePerSecond: -1,
+		Logger:        slog.New(slog.DiscardHandler),
 		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	})
 	if err != nil {
