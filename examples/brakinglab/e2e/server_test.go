@@ -36,8 +36,12 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "brakinglab")
 	args := []string{"build", "-o", binary}
-	if raceEnabled {
-		args = append(args, "-race") // the server runs under the same race detector as the tests
+	// The server is built without the race detector unless asked: under it
+	// each start (demo seeding included) takes about 20 s on two cores
+	// instead of one. Its packages run their own tests under -race, and
+	// main_test.go runs the whole server in-process under -race.
+	if raceEnabled && os.Getenv("BRAKINGLAB_E2E_RACE") == "1" {
+		args = append(args, "-race")
 	}
 	args = append(args, "github.com/brakinglab/codemode-go/examples/brakinglab")
 	build := exec.Command("go", args...)
