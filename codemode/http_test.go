@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -232,5 +234,43 @@ func TestStatefulSessions(t *testing.T) {
 	}
 	if got := ts.cat.lastUser.Load(); got != "alice" {
 		t.Fatalf("subject %v", got)
+	}
+}
+
+func TestTraceparentJoinsTheCallersTrace(t *testing.T) {
+	ts := startServer(t, nil)
+	h := mcpHeaders(ts.token("alice", allScopes...))
+	h["Traceparent"] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return 1"}}}`
+	if resp := rawPost(t, ts.URL, call, h); resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	evs := ts.audit.all()
+	if len(evs) != 2 || evs[0].TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || evs[1].TraceID != evs[0].TraceID {
+		t.Fatalf("events %+v", evs)
+	}
+}
+
+func TestAuthServerMetadataServed(t *testing.T) {
+	var meta *oauthex.AuthServerMeta
+	ts := startServer(t, func(o *codemode.Options) {
+		// A service that is its own authorization server.
+		meta = &oauthex.AuthServerMeta{
+			Issuer:                        strings.TrimSuffix(o.Auth.Resource, "/mcp"),
+			AuthorizationEndpoint:         strings.TrimSuffix(o.Auth.Resource, "/mcp") + "/authorize",
+			TokenEndpoint:                 strings.TrimSuffix(o.Auth.Resource, "/mcp") + "/token",
+			ResponseTypesSupported:        []string{"code"},
+			CodeChallengeMethodsSupported: []string{"S256"},
+		}
+		o.Auth.AuthServer = meta
+	})
+	resp, err := http.Get(strings.TrimSuffix(ts.URL, "/mcp") + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got oauthex.AuthServerMeta
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Issuer != meta.Issuer || got.TokenEndpoint != meta.TokenEndpoint {
+		t.Fatalf("metadata %+v, %v", got, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -157,4 +158,45 @@ func listTools(t *testing.T, srv *codemode.Server) []*mcp.Tool {
 		t.Fatal(err)
 	}
 	return res.Tools
+}
+
+// A host that builds its own go-sdk server adds the code tools to it.
+func TestAddToHostServer(t *testing.T) {
+	srv := newServer(t, newTestCatalog(t), &codemode.Options{ReadOnlyTool: true})
+	host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	mcp.AddTool(host, &mcp.Tool{Name: "ping"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	srv.AddTo(host)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := host.Connect(catalogContext(t), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, " ") != "execute_code execute_readonly_code ping" {
+		t.Fatalf("tools %q", names)
+	}
+	res := run(t, cs, `return (await brakinglab.getSessions({})).length`)
+	if res.IsError || string(structuredOf(t, res).Result) != "5" {
+		t.Fatalf("%s", text(res))
+	}
+}
+
+// catalogContext carries the principal a host's own transport would set.
+func catalogContext(t *testing.T) context.Context {
+	return catalog.WithPrincipal(t.Context(), principal("host-user", allScopes...))
 }
