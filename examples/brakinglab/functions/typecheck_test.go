@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,10 +10,11 @@ import (
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
-// TestCoachingScriptTypechecks compiles the seed coaching script
-// (testdata/coaching.ts, a verbatim copy) against the declarations typegen
-// makes from this catalog, with tsc --strict.
-func TestCoachingScriptTypechecks(t *testing.T) {
+// TestScriptsTypecheck compiles the seed coaching script
+// (testdata/coaching.ts, a verbatim copy) and the README's example scripts
+// (testdata/prompts) against the declarations typegen makes from this
+// catalog, with tsc --strict.
+func TestScriptsTypecheck(t *testing.T) {
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
@@ -31,22 +33,26 @@ func TestCoachingScriptTypechecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.ReadFile("testdata/coaching.ts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	scripts, _ := filepath.Glob("testdata/prompts/*.ts")
+	scripts = append(scripts, "testdata/coaching.ts")
 	dir := t.TempDir()
-	files := map[string]string{
-		"brakinglab.d.ts": dts + "\ndeclare const console: { log(...args: unknown[]): void };\n",
-		"script.ts":       "async function main() {\n" + string(script) + "\n}\n",
+	files := map[string]string{"brakinglab.d.ts": dts + "\ndeclare const console: { log(...args: unknown[]): void };\n"}
+	for i, path := range scripts {
+		script, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each script is the body of an async function, as execute_code runs it.
+		files[fmt.Sprintf("script%d.ts", i)] = fmt.Sprintf("export {};\nasync function main%d() {\n%s\n}\n", i, script)
 	}
+	args := []string{tsc, "--noEmit", "--strict", "--target", "es2020", "--lib", "es2020"}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		args = append(args, filepath.Join(dir, name))
 	}
-	cmd := exec.Command(node, tsc, "--noEmit", "--strict", "--target", "es2020", "--lib", "es2020",
-		filepath.Join(dir, "brakinglab.d.ts"), filepath.Join(dir, "script.ts"))
+	cmd := exec.Command(node, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
 	}
