@@ -244,6 +244,11 @@ func (e *execution) setup() error {
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
 	vm.SetMaxCallStackSize(maxCallStackSize)
 	vm.SetPromiseRejectionTracker(e.trackRejection)
+	if strings.Contains(e.prog.js, "Symbol") {
+		if _, err := vm.RunProgram(symbolsPolyfill()); err != nil {
+			return e.scriptError(err)
+		}
+	}
 	v, err := vm.RunProgram(prelude())
 	if err != nil {
 		return e.scriptError(err)
