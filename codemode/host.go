@@ -24,9 +24,27 @@ type execHost struct {
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
 
-	mu    sync.Mutex
-	calls int
-	errs  []error // errors returned to the script, newest last
+	// progressMu keeps notifications in call order: progress must only
+	// grow, and concurrent calls (Promise.all) start on many goroutines.
+	progressMu sync.Mutex
+	mu         sync.Mutex
+	calls      int
+	errs       []error // errors returned to the script, newest last
+}
+
+// count numbers a call and reports it as progress.
+func (h *execHost) count(ctx context.Context, name string) {
+	if h.progress != nil {
+		h.progressMu.Lock()
+		defer h.progressMu.Unlock()
+	}
+	h.mu.Lock()
+	h.calls++
+	n := h.calls
+	h.mu.Unlock()
+	if h.progress != nil {
+		h.progress(ctx, name, n)
+	}
 }
 
 // Functions implements sandbox.Host.
@@ -42,13 +60,7 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		// The sandbox binds only what Functions lists; this is defence in depth.
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
-	h.mu.Lock()
-	h.calls++
-	n := h.calls
-	h.mu.Unlock()
-	if h.progress != nil {
-		h.progress(ctx, name, n)
-	}
+	h.count(ctx, name)
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
 	}

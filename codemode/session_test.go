@@ -231,3 +231,29 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Concurrent calls (Promise.all) still report progress that only grows.
+func TestProgressIsMonotonicForConcurrentCalls(t *testing.T) {
+	ts := startServer(t, nil)
+	got := make(chan float64, 100)
+	cs := ts.connect(t, ts.token("alice", allScopes...), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			got <- req.Params.Progress
+		},
+	})
+	params := &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": "return (await Promise.all(Array.from({length: 12}, () => brakinglab.getSessions({limit: 1})))).length"}}
+	params.SetProgressToken(7)
+	if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	for want := 1.0; want <= 12; want++ {
+		select {
+		case p := <-got:
+			if p != want {
+				t.Fatalf("progress %v, want %v", p, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no progress %v", want)
+		}
+	}
+}
