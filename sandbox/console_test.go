@@ -62,3 +62,17 @@ func TestConsoleErrors(t *testing.T) {
 		t.Errorf("logged err.stack = %q", got)
 	}
 }
+
+// TestMissingAwait checks that a promise in output points at the missing
+// await instead of printing {}.
+func TestMissingAwait(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{})
+	res := mustRun(t, sb, "const s = ns.f({});\nconsole.log(s);\nconsole.log({ s });\nawait s;\nreturn { s };", echoHost("ns.f"))
+	want := `"[Promise: not awaited; add await before the call]"`
+	if len(res.Logs) != 2 || res.Logs[0].Message != want || res.Logs[1].Message != `{"s":`+want+`}` {
+		t.Errorf("logs = %q", res.Logs)
+	}
+	if string(res.Value) != `{"s":`+want+`}` {
+		t.Errorf("value = %s", res.Value)
+	}
+}

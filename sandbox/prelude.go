@@ -28,6 +28,12 @@ defineProperty(OrigError.prototype, "toJSON", { writable: true, enumerable: fals
 	return o;
 } });
 
+// A promise inside logged or returned data is almost always a missing
+// await; say so instead of printing {}.
+defineProperty(Promise.prototype, "toJSON", { writable: true, enumerable: false, configurable: true, value: function () {
+	return "[Promise: not awaited; add await before the call]";
+} });
+
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
 	return f;
