@@ -9,7 +9,6 @@ import (
 
 // Defaults used for zero fields of [Options].
 const (
-	DefaultName         = "codemode"
 	DefaultMCPPath      = "/mcp"
 	DefaultRatePerSec   = 2.0
 	DefaultRateBurst    = 30
