@@ -3,7 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,4 +174,110 @@ func toolText(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestWire checks the HTTP wiring of each authentication mode on the
+// handler itself: where metadata is served and what it says, CORS for
+// -origins, and what an unauthenticated MCP request gets.
+func TestWire(t *testing.T) {
+	const bound = "127.0.0.1:41234"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	tests := []struct {
+		name         string
+		args         []string
+		wantResource string
+		wantIssuer   string // "" = no authorization server metadata served here
+		wantMCP      int    // status of an initialize without a token
+	}{
+		{"built-in sign-in", nil, "http://127.0.0.1:41234/mcp", "http://127.0.0.1:41234", http.StatusUnauthorized},
+		{"behind a tunnel", []string{"-public-url", "https://lab.example"}, "https://lab.example/mcp", "https://lab.example", http.StatusUnauthorized},
+		{"external issuer", []string{"-issuer", "https://id.example"}, "http://127.0.0.1:41234/mcp", "", http.StatusUnauthorized},
+		{"no auth", []string{"-insecure-no-auth"}, "", "", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"-db", filepath.Join(t.TempDir(), "lab.db"), "-no-demo", "-user", "demo",
+				"-origins", "https://inspector.example"}, tt.args...)
+			cfg, err := parseConfig(args, env(nil), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			a, err := openApp(ctx, cfg, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if cfg.NoAuth { // the principal must exist
+				if _, err := a.store.CreateUser(ctx, "", "demo", "Demo", "pw"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h, err := a.wire(ctx, bound)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.cm.Close()
+			srv := httptest.NewServer(h.handler)
+			defer srv.Close()
+
+			var prm struct{ Resource string }
+			code := getJSON(t, srv.URL+"/.well-known/oauth-protected-resource/mcp", &prm)
+			if tt.wantResource == "" {
+				if code != http.StatusNotFound {
+					t.Errorf("resource metadata without auth: status %d, want 404", code)
+				}
+			} else if prm.Resource != tt.wantResource {
+				t.Errorf("resource = %q, want %q", prm.Resource, tt.wantResource)
+			}
+			var asm struct{ Issuer string }
+			code = getJSON(t, srv.URL+"/.well-known/oauth-authorization-server", &asm)
+			if tt.wantIssuer == "" && code != http.StatusNotFound || tt.wantIssuer != "" && asm.Issuer != tt.wantIssuer {
+				t.Errorf("authorization server metadata: status %d issuer %q, want %q", code, asm.Issuer, tt.wantIssuer)
+			}
+
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(initialize))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantMCP {
+				t.Errorf("initialize without a token: status %d, want %d", resp.StatusCode, tt.wantMCP)
+			}
+
+			for origin, allowed := range map[string]bool{"https://inspector.example": true, "https://evil.example": false} {
+				req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/mcp", nil)
+				req.Header.Set("Origin", origin)
+				req.Header.Set("Access-Control-Request-Method", "POST")
+				req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if got := resp.Header.Get("Access-Control-Allow-Origin") == origin; got != allowed {
+					t.Errorf("preflight from %s: allowed=%v, want %v", origin, got, allowed)
+				}
+			}
+		})
+	}
+}
+
+// getJSON fetches u into v and returns the status code.
+func getJSON(t *testing.T, u string, v any) int {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: %v", u, err)
+		}
+	}
+	return resp.StatusCode
 }
