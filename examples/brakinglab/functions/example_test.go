@@ -38,5 +38,5 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// Spa-Francorchamps / La Source / Brake at the 150 m board.
-	// notepad "note_0000" not found
+	// notepad "note_0000" not found; getNotepads lists yours
 }

@@ -135,9 +135,17 @@ func issue(msg string, path ...any) error {
 // looked for; other errors pass through (and become internal errors).
 func notFound(err error, what, id string) error {
 	if errors.Is(err, store.ErrNotFound) {
+		if hint := listHint[what]; hint != "" {
+			return catalog.NotFound("%s %q not found; %s lists yours", what, id, hint)
+		}
 		return catalog.NotFound("%s %q not found", what, id)
 	}
 	return err
+}
+
+// listHint names the function that lists each kind of record.
+var listHint = map[string]string{
+	"session": "getSessions", "race event": "getRaceEvents", "notepad": "getNotepads", "track note": "getTrackNotes",
 }
 
 func trackName(id string) string {
@@ -153,7 +161,5 @@ func ms(x float64) int { return int(math.Round(x)) }
 // r1 and r2 round to one and two decimals.
 func r1(x float64) float64 { return math.Round(x*10) / 10 }
 func r2(x float64) float64 { return math.Round(x*100) / 100 }
-
-func itoa(n int) string { return fmt.Sprint(n) }
 
 func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

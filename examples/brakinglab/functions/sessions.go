@@ -2,6 +2,7 @@ package functions
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"time"
@@ -369,8 +370,11 @@ func (a *api) lapTrace(ctx context.Context, uid, sessionID string, lap int) (tel
 		return telemetry.Trace{}, notFound(err, "session", sessionID)
 	}
 	b, err := a.st.LapTelemetry(ctx, uid, sessionID, lap)
+	if errors.Is(err, store.ErrNotFound) {
+		return telemetry.Trace{}, catalog.NotFound("lap %d of session %q not found; getLaps lists its laps", lap, sessionID)
+	}
 	if err != nil {
-		return telemetry.Trace{}, notFound(err, "lap", itoa(lap)+" of session "+sessionID)
+		return telemetry.Trace{}, err
 	}
 	return telemetry.Decode(b)
 }
