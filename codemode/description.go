@@ -18,7 +18,8 @@ var descriptionTmpl = template.Must(template.New("description").Parse(descriptio
 // descriptionData fills description.tmpl.
 type descriptionData struct {
 	Namespace    string
-	ReadOnly     bool // the read-only tool: only READ-ONLY functions bound
+	ReadOnly     bool   // the read-only tool: only READ-ONLY functions bound
+	Sibling      string // the other code tool, when both are registered
 	HasMutations bool
 	Timeout      string
 	Memory       string
@@ -31,11 +32,12 @@ type descriptionData struct {
 
 // describe renders the tool description: how to write code, the limits,
 // then the declarations.
-func describe(ns string, readOnly, hasMutations bool, lim sandbox.Limits, example, decls string) (string, error) {
+func describe(ns string, readOnly bool, sibling string, hasMutations bool, lim sandbox.Limits, example, decls string) (string, error) {
 	var b strings.Builder
 	err := descriptionTmpl.Execute(&b, descriptionData{
 		Namespace:    ns,
 		ReadOnly:     readOnly,
+		Sibling:      sibling,
 		HasMutations: hasMutations,
 		Timeout:      formatDuration(lim.Timeout),
 		Memory:       formatBytes(lim.MemoryBytes),

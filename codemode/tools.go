@@ -54,7 +54,14 @@ func (s *Server) spec(name string, fns []catalog.FuncInfo, readOnlyTool bool) (t
 	if example == "" {
 		example = defaultExample(s.cat.Namespace(), firstRead(fns))
 	}
-	sp.description, err = describe(s.cat.Namespace(), readOnlyTool, anyWrite, s.sb.Limits(), example, decls)
+	sibling := ""
+	switch {
+	case readOnlyTool:
+		sibling = ToolName
+	case s.opts.ReadOnlyTool && anyWrite && !allRead && hasReadOnly(fns):
+		sibling = ReadOnlyToolName
+	}
+	sp.description, err = describe(s.cat.Namespace(), readOnlyTool, sibling, anyWrite, s.sb.Limits(), example, decls)
 	if err != nil {
 		return sp, fmt.Errorf("codemode: description: %w", err)
 	}
@@ -85,3 +92,12 @@ func firstRead(fns []catalog.FuncInfo) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func hasReadOnly(fns []catalog.FuncInfo) bool {
+	for _, f := range fns {
+		if f.Tier == catalog.ReadOnly {
+			return true
+		}
+	}
+	return false
+}

@@ -115,6 +115,11 @@ func TestReadOnlyTool(t *testing.T) {
 		t.Error("read-only tool describes mutations")
 	}
 	golden(t, "execute_readonly_code.golden", ro.Description)
+	for _, tool := range res.Tools {
+		if tool.Name == codemode.ToolName && !strings.Contains(tool.Description, "prefer `execute_readonly_code`") {
+			t.Error("execute_code does not point to the read-only tool")
+		}
+	}
 
 	call := func(code string) *mcp.CallToolResult {
 		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": code}})
