@@ -62,7 +62,7 @@ type CornerInfo struct {
 type SessionsArgs struct {
 	TrackName string    `json:"trackName,omitempty" jsonschema:"Track name or part of it, e.g. \"Spa\""`
 	CarName   string    `json:"carName,omitempty" jsonschema:"Car name or part of it, e.g. \"Porsche\""`
-	Sim       string    `json:"sim,omitempty" jsonschema:"Simulator, e.g. \"iRacing\""`
+	Sim       string    `json:"sim,omitempty" jsonschema:"Simulator, e.g. \"iRacing\" (case-insensitive)"`
 	Type      string    `json:"type,omitempty" validate:"omitempty,oneof=practice qualifying race"`
 	Since     time.Time `json:"since,omitzero" jsonschema:"Only sessions started at or after this time (RFC 3339)"`
 	Limit     int       `json:"limit,omitempty" validate:"omitempty,min=1,max=100" jsonschema:"Maximum rows, default 10"`

@@ -57,7 +57,7 @@ type SessionFilter struct {
 	TrackID string
 	// CarName matches case-insensitively anywhere in the car's name.
 	CarName string
-	// Sim and Type must match exactly.
+	// Sim matches case-insensitively; Type exactly.
 	Sim, Type string
 	// Since keeps sessions started at or after it.
 	Since time.Time
@@ -171,7 +171,7 @@ func (s *Store) Sessions(ctx context.Context, userID string, f SessionFilter) ([
 		args = append(args, strings.TrimSpace(f.CarName))
 	}
 	if f.Sim != "" {
-		q += ` AND s.sim = ?`
+		q += ` AND lower(s.sim) = lower(?)`
 		args = append(args, f.Sim)
 	}
 	if f.Type != "" {

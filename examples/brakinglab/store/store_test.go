@@ -243,3 +243,28 @@ func TestInsertSessionsIsAtomic(t *testing.T) {
 		t.Fatalf("sessions = %d after a failed batch, want 1", n)
 	}
 }
+
+func TestInTxRollsBack(t *testing.T) {
+	s, _ := open(t)
+	ctx := context.Background()
+	alice, _, _ := fixture(t, s)
+	boom := errors.New("boom")
+	err := s.InTx(ctx, func(tx *Store) error {
+		if _, err := tx.CreateNotepad(ctx, alice.ID, Notepad{Title: "a"}); err != nil {
+			return err
+		}
+		if n, _ := tx.Count(ctx, "notepads"); n != 1 {
+			t.Errorf("inside the transaction: %d notepads", n)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if n, _ := s.Count(ctx, "notepads"); n != 0 {
+		t.Fatalf("%d notepads after rollback", n)
+	}
+	if _, err := s.Count(ctx, "sqlite_master; DROP TABLE users"); err == nil {
+		t.Fatal("Count accepted an unknown table")
+	}
+}
