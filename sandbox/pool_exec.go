@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,9 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
 	}
 	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(prog.js)}); werr != nil {
+		if errors.Is(werr, wire.ErrTooLarge) {
+			return nil, newError(KindCodeTooLarge, "the program is too large to run in a sandbox worker; split the work into smaller executions"), true
+		}
 		p.logger.Warn("sandbox: worker lost before an execution", "pid", w.pid, "err", werr)
 		return nil, newError(KindInternal, "the sandbox worker was lost before the script started; retry"), false
 	}
@@ -94,6 +98,10 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 				d.Result.Duration = time.Since(start)
 			}
 			if d.Error != nil {
+				if d.Error.Kind == KindCancelled && ctx.Err() != nil {
+					// Say why the caller's context ended (deadline or cancel).
+					d.Error.Message = cancelledError(ctx).Message
+				}
 				return d.Result, d.Error, !d.Dirty
 			}
 			if d.Result == nil {

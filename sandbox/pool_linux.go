@@ -8,3 +8,6 @@ import "syscall"
 func workerSysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// killGroup sends SIGKILL to the process group led by pid.
+func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }

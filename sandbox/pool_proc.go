@@ -121,7 +121,7 @@ func (w *worker) alive() bool {
 // any goroutine.
 func (w *worker) kill() {
 	w.killOnce.Do(func() {
-		_ = syscall.Kill(-w.pid, syscall.SIGKILL) // the whole group (Setpgid)
+		killGroup(w.pid) // the whole group (Setpgid)
 		_ = w.cmd.Process.Kill()
 		w.in.Close()
 		w.out.Close()

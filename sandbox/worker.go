@@ -159,7 +159,12 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 			if err != nil {
 				b = mustJSON(doneMsg{Error: newError(KindInternal, "the result could not be encoded: %v", err), Dirty: true})
 			}
-			if err := l.w.Write(wire.Frame{Type: wire.Done, A: b}); err != nil {
+			err = l.w.Write(wire.Frame{Type: wire.Done, A: b})
+			if errors.Is(err, wire.ErrTooLarge) {
+				b = mustJSON(doneMsg{Error: newError(KindInternal, "the result is %d bytes, too large to return; return or log less", len(b))})
+				err = l.w.Write(wire.Frame{Type: wire.Done, A: b})
+			}
+			if err != nil {
 				os.Exit(workerExitProtocol)
 			}
 		})
