@@ -18,7 +18,9 @@ type Auth struct {
 	Verifier oauthmeta.Verifier
 	// Resource is the canonical URI of the MCP endpoint as clients reach
 	// it, e.g. "https://coach.example/mcp": the audience tokens must carry.
-	// Required.
+	// Its path is normally Options.MCPPath (unless a proxy strips a
+	// prefix); the metadata is served at the well-known path derived from
+	// it. Required.
 	Resource string
 	// AuthorizationServers are the issuer URLs advertised in the metadata.
 	// Required (at least one).

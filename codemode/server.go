@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,6 +79,9 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	}
 	if o.MCPPath == "" {
 		o.MCPPath = DefaultMCPPath
+	}
+	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
+		return nil, fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
 	}
 	if o.RatePerSecond == 0 {
 		o.RatePerSecond = DefaultRatePerSec
