@@ -23,8 +23,10 @@
 // therefore runs each execution in a separate worker process with a memory
 // watchdog, a kernel cap and a hard deadline; [ModeInProcess] runs in the
 // caller's process and is meant for tests and trusted code: it enforces
-// every limit except memory, and a builtin that ignores interruption (a
-// huge Array.prototype.indexOf) runs to its end.
+// every limit except memory. A single builtin call that ignores the
+// interrupt (indexOf over a huge array) cannot be stopped there: the caller
+// gets TIMEOUT at timeout + 1 s and the abandoned goroutine stops when the
+// builtin returns.
 //
 // Two settings are process-wide: goja's backtracking regexp engine gets a
 // 500 ms match timeout (regexp2.DefaultMatchTimeout) when the first

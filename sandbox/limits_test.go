@@ -263,3 +263,15 @@ func TestCallLimitRetries(t *testing.T) {
 		t.Errorf("value %s, %d call records", res.Value, len(res.Calls))
 	}
 }
+
+// TestInProcessHardDeadline checks that in process, a builtin that ignores
+// the interrupt does not hold the caller past timeout + 1 s: the execution
+// is abandoned with TIMEOUT.
+func TestInProcessHardDeadline(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{Timeout: 50 * time.Millisecond})
+	// A sparse indexOf over 2e7 slots takes seconds and checks no interrupt.
+	_, e := runErr(t, sb, "return Array(2e7).indexOf(1)", nil)
+	if e.Kind != KindTimeout || !strings.Contains(e.Message, "cannot be interrupted") {
+		t.Errorf("error = %v", e)
+	}
+}

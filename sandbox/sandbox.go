@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Mode selects where executions run.
@@ -170,11 +172,47 @@ func (s *Sandbox) Close() error {
 	return s.exec.close()
 }
 
-// inProcess runs executions on the calling goroutine.
+// hardDeadlineGrace is how long past its timeout (or its context's end) an
+// execution may run before the caller stops waiting for it. The worker
+// pool kills the process then; in process, the execution is abandoned.
+const hardDeadlineGrace = time.Second
+
+// inProcess runs executions on goroutines of the calling process.
 type inProcess struct{}
 
+// run executes on a goroutine so the caller gets an answer at the hard
+// deadline even when a single builtin call ignores the interrupt (a huge
+// indexOf). Such an execution is abandoned: its goroutine stops as soon as
+// the builtin returns, since the interrupt is already pending.
 func (inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
-	return execute(ctx, prog, host, lim, execHooks{})
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := execute(ctx, prog, host, lim, execHooks{})
+		done <- outcome{res, err}
+	}()
+	deadline := time.NewTimer(lim.Timeout + hardDeadlineGrace)
+	defer deadline.Stop()
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case o := <-done:
+			return o.res, o.err
+		case <-ctxDone:
+			ctxDone = nil
+			deadline.Reset(hardDeadlineGrace)
+		case <-deadline.C:
+			kind := KindTimeout
+			if ctx.Err() != nil {
+				kind = cancelledError(ctx).Kind
+			}
+			return nil, &Error{Kind: kind, Message: fmt.Sprintf(
+				"the script ran past its %s limit inside a single builtin call that cannot be interrupted (such as indexOf or sort on a huge array) and was abandoned. Work on smaller data.", lim.Timeout)}
+		}
+	}
 }
 
 func (inProcess) close() error { return nil }
