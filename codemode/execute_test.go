@@ -20,7 +20,7 @@ func testExecute(t *testing.T, mode sandbox.Mode) {
 	ts := startServer(t, func(o *codemode.Options) {
 		o.SandboxMode = mode
 		o.Workers = 1
-		o.Limits = sandbox.Limits{Timeout: time.Second}
+		o.Limits = sandbox.Limits{Timeout: 3 * time.Second} // short, yet ample for a loaded CI machine
 	})
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 
