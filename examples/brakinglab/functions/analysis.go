@@ -168,7 +168,7 @@ func registerAnalysis(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[WeakCornersArgs, []WeakCorner]{
 			Name: "getWeakCorners", Tier: catalog.ReadOnly,
-			Description: "Your weakest corners at a track, worst first: weaknessScore 0-100 from time lost against your own best in each corner and lap-to-lap spread over your recent sessions, with the main issue. Empty if you have no valid laps there.",
+			Description: "Your weakest corners at a track, worst first: weaknessScore 0-100 from time lost against your own best in each corner (over your last 30 sessions there) and lap-to-lap spread over your recent sessions, with the main issue. Empty if you have no valid laps there.",
 			Handler:     a.getWeakCorners,
 		}),
 		add(c, catalog.Func[CompareArgs, LapComparison]{
@@ -285,10 +285,15 @@ func (a *api) getBrakingZones(ctx context.Context, in LapSelectArgs) ([]BrakingZ
 	return out, nil
 }
 
-// trackLaps measures the valid laps of the caller's sessions at a track
-// (optionally one car): all of them, and those of the newest recent sessions.
+// historySessions caps how many sessions the driver's best per corner is
+// taken from, so a long history does not make getWeakCorners slow.
+const historySessions = 30
+
+// trackLaps measures the valid laps of the caller's last historySessions
+// sessions at a track (optionally one car): all of them, and those of the
+// newest recentSessions.
 func (a *api) trackLaps(ctx context.Context, uid string, t tracks.Track, carName string, recentSessions int) (all, recent [][]analysis.CornerLap, err error) {
-	sessions, err := a.st.Sessions(ctx, uid, store.SessionFilter{TrackID: t.ID, CarName: carName})
+	sessions, err := a.st.Sessions(ctx, uid, store.SessionFilter{TrackID: t.ID, CarName: carName, Limit: max(historySessions, recentSessions)})
 	if err != nil {
 		return nil, nil, err
 	}

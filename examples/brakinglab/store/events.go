@@ -48,7 +48,8 @@ func (s *Store) CreateRaceEvent(ctx context.Context, userID string, e RaceEvent)
 	if e.Status == "" {
 		e.Status = StatusScheduled
 	}
-	e.CreatedAt, e.UpdatedAt = now(), now()
+	e.CreatedAt = now()
+	e.UpdatedAt = e.CreatedAt
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO race_events (id, user_id, name, track_id, car_id, sim, starts_at, duration_min, laps, status, notes, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

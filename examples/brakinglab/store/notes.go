@@ -23,7 +23,8 @@ func (s *Store) CreateNotepad(ctx context.Context, userID string, n Notepad) (No
 	if n.Tags == nil {
 		n.Tags = []string{}
 	}
-	n.CreatedAt, n.UpdatedAt = now(), now()
+	n.CreatedAt = now()
+	n.UpdatedAt = n.CreatedAt
 	tags, _ := json.Marshal(n.Tags)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO notepads (id, user_id, title, body, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -134,7 +135,8 @@ func (s *Store) AddTrackNote(ctx context.Context, userID string, n TrackNote) (T
 	if n.ID == "" {
 		n.ID = NewID("tn")
 	}
-	n.CreatedAt, n.UpdatedAt = now(), now()
+	n.CreatedAt = now()
+	n.UpdatedAt = n.CreatedAt
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO track_notes (id, user_id, track_id, corner_index, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, userID, n.TrackID, n.CornerIndex, n.Note, ts(n.CreatedAt), ts(n.UpdatedAt))
