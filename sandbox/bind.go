@@ -59,9 +59,21 @@ func (e *execution) bindHost() error {
 	return nil
 }
 
-// isIdentifier reports whether s is a plain ASCII JavaScript identifier.
+// reservedWords cannot name a namespace: scripts could not refer to it.
+var reservedWords = map[string]bool{
+	"await": true, "break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true,
+	"debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true, "export": true,
+	"extends": true, "false": true, "finally": true, "for": true, "function": true, "if": true, "implements": true,
+	"import": true, "in": true, "instanceof": true, "interface": true, "let": true, "new": true, "null": true,
+	"package": true, "private": true, "protected": true, "public": true, "return": true, "static": true,
+	"super": true, "switch": true, "this": true, "throw": true, "true": true, "try": true, "typeof": true,
+	"var": true, "void": true, "while": true, "with": true, "yield": true,
+}
+
+// isIdentifier reports whether s is a plain ASCII JavaScript identifier
+// that is not a reserved word.
 func isIdentifier(s string) bool {
-	if s == "" {
+	if s == "" || reservedWords[s] {
 		return false
 	}
 	for i, r := range s {

@@ -267,6 +267,7 @@ func TestBadNamespaces(t *testing.T) {
 		"JSON":    "would replace a JavaScript global",
 		"console": "would replace a JavaScript global",
 		"my-ns":   "not a JavaScript identifier",
+		"class":   "not a JavaScript identifier",
 		"":        "not a JavaScript identifier",
 	} {
 		_, err := sb.Run(context.Background(), "return 1", echoHost(ns+".f"))
