@@ -49,8 +49,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.StringVar(&c.DB, "db", "brakinglab.db", "SQLite database `file`, created and migrated on start")
 	fs.StringVar(&c.PublicURL, "public-url", "", "canonical base `URL` clients use (behind a proxy or tunnel), e.g. https://x.example")
 	fs.StringVar(&c.Issuer, "issuer", "", "trust this external OAuth/OpenID issuer `URL` instead of the built-in sign-in server")
-	fs.StringVar(&c.Audience, "audience", "", "access-token audience required with -issuer (default: the MCP URL)")
-	fs.StringVar(&origins, "origins", "", "extra CORS origins, comma-separated (e.g. https://inspector.example)")
+	fs.StringVar(&c.Audience, "audience", "", "access-token `audience` required with -issuer (default: the MCP URL)")
+	fs.StringVar(&origins, "origins", "", "extra CORS `origins`, comma-separated (e.g. https://inspector.example)")
 	fs.BoolVar(&c.Stdio, "stdio", false, "serve one local MCP client over stdin/stdout as -user")
 	fs.StringVar(&c.User, "user", "demo", "user `name` for -stdio and -insecure-no-auth")
 	fs.BoolVar(&c.PrintTypes, "print-types", false, "print the TypeScript declarations the model sees and exit")
@@ -67,7 +67,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 				return
 			}
 			name, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(out, "  -%s %s\n    \t%s", f.Name, name, usage)
+			if name != "" {
+				name = " " + name
+			}
+			fmt.Fprintf(out, "  -%s%s\n    \t%s", f.Name, name, usage)
 			if f.DefValue != "" && f.DefValue != "false" {
 				fmt.Fprintf(out, " (default %q)", f.DefValue)
 			}
