@@ -155,6 +155,7 @@ const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
 // source-map support is off (it never reads files, and its column lookup is
 // off by one); the inline map is decoded here and applied by the engine.
 func compileJS(hash [32]byte, js string) (*compiled, error) {
+	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
 	ast, err := goja.Parse(sourceName, js, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Message: "the transpiled program did not parse: " + err.Error()}
