@@ -22,6 +22,9 @@ func (e *execution) bindConsole() error {
 			lvl = "debug"
 		}
 		fn := vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			if e.out.truncated {
+				return goja.Undefined() // dropped anyway: skip formatting
+			}
 			parts := make([]string, len(call.Arguments))
 			for i, a := range call.Arguments {
 				if _, sym := a.(*goja.Symbol); !sym {
