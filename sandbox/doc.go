@@ -29,8 +29,8 @@
 // builtin returns.
 //
 // Two settings are process-wide: goja's backtracking regexp engine gets a
-// 500 ms match timeout (regexp2.DefaultMatchTimeout) when the first
-// execution starts, and a match that hits it fails in the script with a
+// 500 ms match timeout (regexp2.DefaultMatchTimeout) before the first
+// program is compiled, and a match that hits it fails in the script with a
 // RangeError instead of silently not matching.
 //
 // The package knows nothing about MCP, HTTP or catalogs.

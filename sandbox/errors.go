@@ -18,7 +18,8 @@ const (
 	KindRuntime Kind = "RUNTIME"
 	// KindTimeout: the execution ran past its timeout.
 	KindTimeout Kind = "TIMEOUT"
-	// KindMemoryLimit: the execution used more memory than allowed.
+	// KindMemoryLimit: the execution used more memory than allowed, or
+	// nested calls deeper than the call-stack limit (1000).
 	KindMemoryLimit Kind = "MEMORY_LIMIT"
 	// KindCallLimit: the script made more host calls than allowed.
 	KindCallLimit Kind = "CALL_LIMIT"

@@ -16,8 +16,8 @@ const regexpMatchTimeout = 500 * time.Millisecond
 var regexpOnce sync.Once
 
 // boundRegexps sets regexp2's match timeout for the process. It is a
-// process-wide setting of that package; it affects only regexps compiled
-// with regexp2 after the first Sandbox is created.
+// process-wide setting of that package and applies to regexps compiled
+// after it, so it runs before any program is compiled.
 func boundRegexps() {
 	regexpOnce.Do(func() { regexp2.DefaultMatchTimeout = regexpMatchTimeout })
 }
