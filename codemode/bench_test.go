@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -28,27 +31,46 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		for _, clients := range []int{1, 4} {
 			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
-				benchCoaching(b, mode, clients)
+				benchCoaching(b, mode, clients, false)
 			})
 		}
 	}
+	// The same with a JWT verified on every request, as in production.
+	b.Run("mode=worker/clients=1/auth=jwt", func(b *testing.B) {
+		benchCoaching(b, sandbox.ModeWorker, 1, true)
+	})
 }
 
-func benchCoaching(b *testing.B, mode sandbox.Mode, clients int) {
+func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 	tc := newTestCatalog(b)
-	p := principal("bench", allScopes...)
-	srv, err := codemode.New(tc.Catalog, &codemode.Options{
+	hs := httptest.NewUnstartedServer(nil)
+	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
+	opts := &codemode.Options{
 		SandboxMode:   mode,
-		Principal:     &p,
 		RatePerSecond: -1,
 		Logger:        slog.New(slog.DiscardHandler),
 		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
-	})
+	}
+	var token string
+	if jwt {
+		iss := oauthmetatest.NewIssuer(b, nil)
+		v, err := oauthmeta.NewJWTVerifier(iss.URL, endpoint, &oauthmeta.JWTOptions{JWKSURL: iss.JWKSURL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Auth = &codemode.Auth{Verifier: v, Resource: endpoint, AuthorizationServers: []string{iss.URL}}
+		token = iss.Mint(endpoint, oauthmetatest.WithClaim("sub", "bench"), oauthmetatest.WithScope(strings.Join(allScopes, " ")))
+	} else {
+		p := principal("bench", allScopes...)
+		opts.Principal = &p
+	}
+	srv, err := codemode.New(tc.Catalog, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	hs := httptest.NewServer(srv.Handler())
+	hs.Config.Handler = srv.Handler()
+	hs.Start()
 	defer hs.Close()
 
 	transport := &http.Transport{MaxIdleConnsPerHost: clients}
@@ -56,7 +78,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int) {
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: &http.Client{Transport: transport}}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, transport}}}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
