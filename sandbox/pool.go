@@ -27,10 +27,12 @@ type pool struct {
 
 	slots chan struct{} // one per worker that may be busy
 
-	mu     sync.Mutex
-	idle   []*worker // most recently used last
-	live   map[*worker]struct{}
-	closed bool
+	mu       sync.Mutex
+	idle     []*worker // most recently used last
+	live     map[*worker]struct{}
+	starting int           // spawns in flight
+	changed  chan struct{} // closed (and replaced) when idle or starting changes
+	closed   bool
 
 	bg sync.WaitGroup // spawns and host-call goroutines
 }
@@ -59,6 +61,7 @@ func newPool(o *Options, max Limits) (*pool, error) {
 		logger:   logger,
 		slots:    make(chan struct{}, max1(o.PoolSize)),
 		live:     map[*worker]struct{}{},
+		changed:  make(chan struct{}),
 	}
 	p.prewarm()
 	return p, nil
@@ -79,7 +82,7 @@ func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (
 	}
 	defer func() { <-p.slots }()
 
-	w, err := p.get()
+	w, err := p.get(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -88,38 +91,67 @@ func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (
 	return res, err
 }
 
-// get returns an idle live worker or starts one.
-func (p *pool) get() (*worker, error) {
+// get returns an idle live worker, waits for one being started, or starts
+// one itself.
+func (p *pool) get(ctx context.Context) (*worker, error) {
 	p.mu.Lock()
-	for len(p.idle) > 0 {
-		w := p.idle[len(p.idle)-1]
-		p.idle = p.idle[:len(p.idle)-1]
-		if w.alive() {
-			p.mu.Unlock()
-			return w, nil
+	for {
+		for len(p.idle) > 0 {
+			w := p.idle[len(p.idle)-1]
+			p.idle = p.idle[:len(p.idle)-1]
+			if w.alive() {
+				p.mu.Unlock()
+				return w, nil
+			}
+			// Died while idle (killed from outside): drop it.
+			delete(p.live, w)
+			w.kill() // already exited: returns at once
 		}
-		// Died while idle (killed from outside): drop it.
-		delete(p.live, w)
-		w.kill()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if p.starting == 0 {
+			break
+		}
+		// A worker is being started (prewarm): wait for it rather than
+		// start a second one.
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, cancelledError(ctx)
+		}
+		p.mu.Lock()
 	}
-	closed := p.closed
+	p.starting++
 	p.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	w, err := startWorker(p.path, setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory})
+	w, err := startWorker(p.path, p.setup())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.starting--
+	p.broadcast()
 	if err != nil {
 		p.logger.Error("sandbox: cannot start a worker", "err", err)
 		return nil, newError(KindInternal, "the sandbox could not start a worker process; retry shortly")
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.closed {
 		w.kill()
 		return nil, ErrClosed
 	}
 	p.live[w] = struct{}{}
 	return w, nil
+}
+
+// broadcast wakes every get waiting for a change; p.mu must be held.
+func (p *pool) broadcast() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *pool) setup() setupMsg {
+	return setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory}
 }
 
 // put returns w to the pool after an execution, or discards it and starts
@@ -130,6 +162,7 @@ func (p *pool) put(w *worker, reuse bool) {
 	p.mu.Lock()
 	if reuse && !p.closed && len(p.idle) < p.size {
 		p.idle = append(p.idle, w)
+		p.broadcast()
 		p.mu.Unlock()
 		return
 	}
@@ -147,19 +180,22 @@ func (p *pool) put(w *worker, reuse bool) {
 func (p *pool) prewarm() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.live) >= p.size {
+	if p.closed || len(p.live)+p.starting >= p.size {
 		return
 	}
+	p.starting++
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
-		w, err := startWorker(p.path, setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory})
+		w, err := startWorker(p.path, p.setup())
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.starting--
+		p.broadcast()
 		if err != nil {
 			p.logger.Warn("sandbox: cannot prestart a worker", "err", err)
 			return
 		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
 		if p.closed || len(p.live) >= p.size {
 			w.kill()
 			return

@@ -324,3 +324,54 @@ func TestLooksLikeOOM(t *testing.T) {
 		})
 	}
 }
+
+// enteredHost signals each call it receives, then blocks until the
+// execution ends.
+type enteredHost struct{ entered chan struct{} }
+
+func (h *enteredHost) Functions() map[string][]string { return map[string][]string{"t": {"block"}} }
+
+func (h *enteredHost) Call(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+	h.entered <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestWorkerDeath kills a worker from outside while its script waits on a
+// host call: an unexplained SIGKILL is what the kernel's OOM killer sends,
+// anything else is an internal failure; either way the pool recovers.
+func TestWorkerDeath(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want Kind
+	}{
+		{syscall.SIGKILL, KindMemoryLimit},
+		{syscall.SIGTERM, KindInternal},
+		{syscall.SIGQUIT, KindInternal},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			sb, p := newWorkerSandbox(t, Limits{}, 1)
+			host := &enteredHost{entered: make(chan struct{}, 1)}
+			errc := make(chan error, 1)
+			go func() {
+				_, err := sb.Run(context.Background(), "await t.block({})", host)
+				errc <- err
+			}()
+			<-host.entered
+			pids := p.pids()
+			if len(pids) != 1 {
+				t.Fatalf("%d live workers, want 1", len(pids))
+			}
+			if err := syscall.Kill(pids[0], tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			var e *Error
+			if err := <-errc; !errors.As(err, &e) || e.Kind != tc.want {
+				t.Fatalf("err = %v, want kind %s", err, tc.want)
+			}
+			if res, err := sb.Run(context.Background(), "return 7", nil); err != nil || string(res.Value) != "7" {
+				t.Fatalf("after the death: %v %v", res, err)
+			}
+		})
+	}
+}
