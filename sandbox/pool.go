@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // The parent side of ModeWorker: a pool of worker processes, each running
@@ -35,6 +36,8 @@ type pool struct {
 	closed   bool
 
 	bg sync.WaitGroup // spawns and host-call goroutines
+
+	peakRSS atomic.Int64 // the largest peak RSS of a discarded worker, in bytes
 }
 
 // newPool returns a pool for a sandbox with options o and maximum limits
@@ -170,6 +173,7 @@ func (p *pool) put(w *worker, reuse bool) {
 	closed := p.closed
 	p.mu.Unlock()
 	w.kill()
+	storeMax(&p.peakRSS, w.peakRSS)
 	if !closed {
 		p.prewarm()
 	}
@@ -244,3 +248,13 @@ func (p *pool) pids() []int {
 var _ executor = (*pool)(nil)
 
 func (w *worker) String() string { return fmt.Sprintf("worker %d", w.pid) }
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}

@@ -28,6 +28,7 @@ type worker struct {
 
 	exited  chan struct{} // closed once the process has been reaped
 	waitErr error         // set before exited is closed
+	peakRSS int64         // the process's peak resident set in bytes, set before exited is closed
 
 	killOnce sync.Once
 	uses     int // executions served; touched only by the goroutine holding the worker
@@ -71,6 +72,7 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	}
 	go func() {
 		w.waitErr = cmd.Wait()
+		w.peakRSS = maxRSS(cmd.ProcessState)
 		close(w.exited)
 	}()
 

@@ -1,0 +1,21 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// maxRSS returns the peak resident set size of an exited process in bytes.
+func maxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru == nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss // bytes on macOS
+	}
+	return ru.Maxrss << 10 // kilobytes on Linux and the BSDs
+}
