@@ -199,21 +199,24 @@ func jsonEqual(got json.RawMessage, want string) bool {
 }
 
 // The memory limit holds only in worker mode (the default): an allocation
-// loop ends in MEMORY_LIMIT, the host process is unharmed and the next call
-// is served. The sandbox's own tests cover the other attacks (single huge
-// builtins, deep recursion).
+// loop and a single huge builtin call both end in MEMORY_LIMIT, the host
+// process is unharmed and the next call is served.
 func TestMemoryLimit(t *testing.T) {
 	ts := startServer(t, nil)
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
-	code := "const parts: string[] = [];\nwhile (true) { parts.push(\"x\".repeat(1 << 20) + parts.length); }"
-	res := run(t, cs, code)
-	if s := structuredOf(t, res); !res.IsError || s.Error == nil || s.Error.Kind != "MEMORY_LIMIT" {
-		t.Fatalf("%s:\n%s", code, text(res))
-	}
-	if !strings.Contains(text(res), "memory") {
-		t.Errorf("message does not mention memory: %s", text(res))
-	}
-	if res := run(t, cs, coachingTS); res.IsError {
-		t.Fatalf("next call: %s", text(res))
+	for _, code := range []string{
+		"const parts: string[] = [];\nwhile (true) { parts.push(\"x\".repeat(1 << 20) + parts.length); }",
+		"return \"x\".repeat(2 ** 30).length;",
+	} {
+		res := run(t, cs, code)
+		if s := structuredOf(t, res); !res.IsError || s.Error == nil || s.Error.Kind != "MEMORY_LIMIT" {
+			t.Fatalf("%s:\n%s", code, text(res))
+		}
+		if !strings.Contains(text(res), "memory") {
+			t.Errorf("message does not mention memory: %s", text(res))
+		}
+		if res := run(t, cs, coachingTS); res.IsError {
+			t.Fatalf("next call: %s", text(res))
+		}
 	}
 }
