@@ -99,7 +99,7 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	setup := setupMsg{DataHeadroom: dataHeadroom(DefaultMemoryBytes), MemoryBytes: DefaultMemoryBytes}
+	setup := setupMsg{Version: protocolVersion, DataHeadroom: dataHeadroom(DefaultMemoryBytes), MemoryBytes: DefaultMemoryBytes}
 	for b.Loop() {
 		w, err := startWorker(exe, setup)
 		if err != nil {

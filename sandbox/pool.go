@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -46,11 +47,10 @@ type pool struct {
 func newPool(o *Options, max Limits) (*pool, error) {
 	path := o.WorkerPath
 	if path == "" {
-		exe, err := os.Executable()
-		if err != nil {
+		var err error
+		if path, err = selfExecutable(); err != nil {
 			return nil, newError(KindInternal, "cannot find the current executable to start sandbox workers: %v", err)
 		}
-		path = exe
 	}
 	logger := o.Logger
 	if logger == nil {
@@ -154,7 +154,7 @@ func (p *pool) broadcast() {
 }
 
 func (p *pool) setup() setupMsg {
-	return setupMsg{DataHeadroom: p.headroom, MemoryBytes: p.memory}
+	return setupMsg{Version: protocolVersion, DataHeadroom: p.headroom, MemoryBytes: p.memory}
 }
 
 // put returns w to the pool after an execution, or discards it and starts
@@ -257,4 +257,16 @@ func storeMax(a *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// selfExecutable is the binary workers re-execute. On Linux it is
+// /proc/self/exe, which names the running binary even after a deployment
+// replaced or deleted the file: workers always run the parent's own code.
+func selfExecutable() (string, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	return os.Executable()
 }

@@ -255,6 +255,12 @@ func TestWorkerPath(t *testing.T) {
 	if res, err := sb2.Run(context.Background(), "return 3", &testHost{}); err != nil || string(res.Value) != "3" {
 		t.Fatalf("explicit worker path: %v %v", res, err)
 	}
+
+	// A worker binary speaking another protocol version refuses to start.
+	_, err = startWorker(exe, setupMsg{Version: protocolVersion + 1})
+	if err == nil || !strings.Contains(err.Error(), "protocol version") {
+		t.Fatalf("version mismatch: %v", err)
+	}
 }
 
 // TestWorkerNoLeaks runs clean, failing, timed-out and cancelled

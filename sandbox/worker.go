@@ -57,10 +57,14 @@ func serveWorker(in *os.File, out *os.File) int {
 		return workerExitProtocol
 	}
 	hello := helloMsg{PID: os.Getpid()}
-	applied, err := applyWorkerLimits(setup)
-	hello.DataLimit = applied
-	if err != nil {
-		hello.Error = err.Error()
+	if setup.Version != protocolVersion {
+		hello.Error = fmt.Sprintf("worker protocol version %d, parent speaks %d: rebuild the worker binary with the same codemode-go version", protocolVersion, setup.Version)
+	} else {
+		applied, err := applyWorkerLimits(setup)
+		hello.DataLimit = applied
+		if err != nil {
+			hello.Error = err.Error()
+		}
 	}
 	if err := w.Write(wire.Frame{Type: wire.Hello, A: mustJSON(hello)}); err != nil || hello.Error != "" {
 		return workerExitProtocol

@@ -12,8 +12,14 @@ import (
 // pool into a worker. The worker's environment holds nothing else.
 const workerEnv = "CODEMODE_SANDBOX_WORKER"
 
+// protocolVersion changes whenever the worker protocol does; a worker
+// binary (Options.WorkerPath) built from another version refuses to start.
+const protocolVersion = 1
+
 // setupMsg is the first frame a worker reads.
 type setupMsg struct {
+	// Version is the parent's protocolVersion.
+	Version int `json:"version"`
 	// DataHeadroom is how far RLIMIT_DATA is set above the worker's data
 	// size at start, in bytes; 0 applies no cap.
 	DataHeadroom int64 `json:"dataHeadroom"`
