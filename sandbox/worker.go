@@ -25,7 +25,7 @@ func init() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
-	os.Exit(serveWorker(os.Stdin, os.Stdout))
+	os.Exit(serveWorker(os.Stdin, protocolOut()))
 }
 
 // Exit codes of a worker process.
