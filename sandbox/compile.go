@@ -3,6 +3,7 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,6 +64,13 @@ func compile(ts string, maxCodeBytes int) (*compiled, error) {
 	}
 	c, err := compileJS(hash, js)
 	if err != nil {
+		var se *Error
+		if errors.As(err, &se) && se.Line > 0 {
+			lines := strings.Split(ts, "\n")
+			if se.Line <= len(lines) {
+				se.Source = strings.TrimRight(lines[se.Line-1], "\r")
+			}
+		}
 		return nil, err
 	}
 	cache.put(hash, c)
@@ -148,6 +156,15 @@ func syntaxError(ts string, m api.Message) *Error {
 	return e
 }
 
+// strictError is a SYNTAX error goja reported at a generated position.
+func (c *compiled) strictError(msg string, line, col int) *Error {
+	e := &Error{Kind: KindSyntax, Message: msg + " (the program runs in strict mode)"}
+	if ol, oc, ok := c.original(line, col); ok {
+		e.Line, e.Column = ol, oc
+	}
+	return e
+}
+
 // inlineMapPrefix starts the source-map comment esbuild appends.
 const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
 
@@ -156,15 +173,7 @@ const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
 // off by one); the inline map is decoded here and applied by the engine.
 func compileJS(hash [32]byte, js string) (*compiled, error) {
 	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
-	ast, err := goja.Parse(sourceName, js, parser.WithDisableSourceMaps)
-	if err != nil {
-		return nil, &Error{Kind: KindInternal, Message: "the transpiled program did not parse: " + err.Error()}
-	}
-	prog, err := goja.CompileAST(ast, true)
-	if err != nil {
-		return nil, &Error{Kind: KindInternal, Message: "the transpiled program did not compile: " + err.Error()}
-	}
-	c := &compiled{hash: hash, js: js, program: prog}
+	c := &compiled{hash: hash, js: js}
 	if i := strings.LastIndex(js, inlineMapPrefix); i >= 0 {
 		b64, _, _ := strings.Cut(js[i+len(inlineMapPrefix):], "\n")
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
@@ -175,5 +184,26 @@ func compileJS(hash [32]byte, js string) (*compiled, error) {
 	if i := strings.LastIndex(js, linesTrailer); i >= 0 {
 		c.lines, _ = strconv.Atoi(strings.TrimSpace(js[i+len(linesTrailer):]))
 	}
+	// esbuild accepts some sloppy-mode code that goja, compiling in strict
+	// mode, refuses (a variable named let, octal literals, with): those
+	// are the model's syntax errors, mapped back to its TypeScript.
+	ast, err := parser.ParseFile(nil, sourceName, js, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		var list parser.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, c.strictError(list[0].Message, list[0].Position.Line, list[0].Position.Column)
+		}
+		return nil, &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
+	}
+	prog, err := goja.CompileAST(ast, true)
+	if err != nil {
+		var se *goja.CompilerSyntaxError
+		if errors.As(err, &se) && se.File != nil {
+			p := se.File.Position(se.Offset)
+			return nil, c.strictError(se.Message, p.Line, p.Column)
+		}
+		return nil, &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
+	}
+	c.program = prog
 	return c, nil
 }

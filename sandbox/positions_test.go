@@ -83,6 +83,15 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{name: "unclosed brace at end", src: "if (true) {\n  const a = 1;", line: 2, col: 15, text: "  const a = 1;"},
 		{name: "import is not allowed", src: "import fs from 'fs';\nreturn 1;", line: 1, col: 8, msg: `Unexpected "fs". Modules are not available: the program is the body of an async function, so drop import/export and call the functions of the provided namespaces directly.`},
 	}
+	// What esbuild accepts but strict mode refuses is a syntax error too.
+	tests = append(tests,
+		struct {
+			name      string
+			src       string
+			line, col int
+			msg, text string
+		}{name: "strict mode reserved word", src: "const a = 1;\nlet", line: 2, col: 1, msg: "Unexpected strict mode reserved word (the program runs in strict mode)", text: "let"},
+	)
 	sb := inProcessSandbox(t, Limits{})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
