@@ -25,7 +25,9 @@ type Auth struct {
 	// AuthorizationServers are the issuer URLs advertised in the metadata.
 	// Required (at least one).
 	AuthorizationServers []string
-	// Scopes are required of every request and suggested in challenges.
+	// Scopes are required of every request. The challenge to a request
+	// without a token suggests ScopesSupported, so a client asks for
+	// everything the catalog may need in one authorization.
 	// Functions' own scopes are checked per call on top of these.
 	Scopes []string
 	// ScopesSupported is advertised in the metadata. Default: Scopes plus

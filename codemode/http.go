@@ -52,6 +52,7 @@ func (s *Server) buildHandler() http.Handler {
 		endpoint = oauthmeta.RequireBearer(a.Verifier, &oauthmeta.BearerOptions{
 			ResourceMetadataURL: prmURL,
 			Scopes:              a.Scopes,
+			SuggestedScopes:     s.scopesSupported(),
 			Logger:              s.logger,
 		})(endpoint)
 		// Checked in New, so Mount cannot fail on this fresh mux.

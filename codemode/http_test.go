@@ -49,7 +49,7 @@ func TestAuthChallenges(t *testing.T) {
 		status    int
 		challenge string
 	}{
-		{"no token", "", 401, `resource_metadata="` + prm + `"`},
+		{"no token", "", 401, `Bearer scope="reports:write sessions:delete sessions:read", resource_metadata="` + prm + `"`},
 		{"bad token", "not-a-jwt", 401, `error="invalid_token"`},
 		{"token for another audience", ts.issuer.Mint("https://other.example/mcp"), 401, `error="invalid_token"`},
 		{"missing required scope", ts.token("bob", scopeWrite), 403, `error="insufficient_scope", error_description="token lacks required scope: sessions:read", scope="sessions:read"`},

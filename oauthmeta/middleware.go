@@ -24,8 +24,12 @@ type BearerOptions struct {
 	ResourceMetadataURL string
 	// Scopes must all be granted to the token; otherwise the answer is
 	// 403 insufficient_scope. They are also suggested in the challenge to a
-	// request without a token.
+	// request without a token, unless SuggestedScopes is set.
 	Scopes []string
+	// SuggestedScopes are named in the challenge to a request without a
+	// token, so a client asks for every scope it may need in one
+	// authorization rather than stepping up later. Default: Scopes.
+	SuggestedScopes []string
 	// RetryAfter is sent with 503 answers when tokens cannot be verified
 	// because the issuer is unreachable. Default 30 s.
 	RetryAfter time.Duration
@@ -63,6 +67,10 @@ func RequireBearer(v Verifier, opts *BearerOptions) func(http.Handler) http.Hand
 		o = *opts
 	}
 	o.Scopes = slices.Clone(o.Scopes)
+	if len(o.SuggestedScopes) == 0 {
+		o.SuggestedScopes = o.Scopes
+	}
+	o.SuggestedScopes = slices.Clone(o.SuggestedScopes)
 	if o.RetryAfter <= 0 {
 		o.RetryAfter = 30 * time.Second
 	}
@@ -158,7 +166,7 @@ func (o *BearerOptions) authenticate(w http.ResponseWriter, r *http.Request, v V
 // writeMissing answers a request that carries no token. RFC 6750 §3.1: no
 // error code, since the client may simply not know it must authenticate.
 func writeMissing(w http.ResponseWriter, o *BearerOptions) {
-	w.Header().Set("WWW-Authenticate", Challenge{Scope: o.Scopes, ResourceMetadata: o.ResourceMetadataURL}.String())
+	w.Header().Set("WWW-Authenticate", Challenge{Scope: o.SuggestedScopes, ResourceMetadata: o.ResourceMetadataURL}.String())
 	writeJSONError(w, http.StatusUnauthorized, "unauthorized",
 		"this endpoint requires an OAuth access token in the Authorization header (Bearer)")
 }

@@ -322,3 +322,26 @@ func TestRequireBearerUnavailable(t *testing.T) {
 		t.Errorf("unexpected challenge %q: the token is not at fault", resp.challenge)
 	}
 }
+
+// TestRequireBearerSuggestedScopes: a request without a token is told every
+// scope the server suggests, while a token needs only the required ones.
+func TestRequireBearerSuggestedScopes(t *testing.T) {
+	iss := NewIssuer(t, nil)
+	v := mustVerifier(t, iss, testResource, nil)
+	var s seen
+	url := protectedServer(t, v, &oauthmeta.BearerOptions{
+		ResourceMetadataURL: testPRM,
+		Scopes:              []string{testScope},
+		SuggestedScopes:     []string{testScope, "sessions:write"},
+	}, s.handler())
+
+	resp := get(t, url+"/mcp", "")
+	want := `Bearer scope="sessions:read sessions:write", resource_metadata="` + testPRM + `"`
+	if resp.status != http.StatusUnauthorized || resp.challenge != want {
+		t.Errorf("no token: %d %s, want 401 %s", resp.status, resp.challenge, want)
+	}
+	resp = get(t, url+"/mcp", "Bearer "+iss.Mint(testResource, WithScope(testScope)))
+	if resp.status != http.StatusOK || s.calls.Load() != 1 {
+		t.Errorf("token with the required scope only: status %d, calls %d", resp.status, s.calls.Load())
+	}
+}
