@@ -37,8 +37,8 @@ type Options struct {
 	Limits sandbox.Limits
 	// SandboxMode selects worker processes (the default, the only mode that
 	// enforces the memory limit) or in-process execution (tests, trusted
-	// code). A host using worker mode must call sandbox.Main early in main;
-	// see the sandbox package.
+	// code). Workers re-execute the host binary, which the sandbox
+	// package's init hook turns into a worker: no separate binary needed.
 	SandboxMode sandbox.Mode
 	// Workers is the worker-pool size; zero means GOMAXPROCS.
 	Workers int
