@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ func (e *execution) bindHost() error {
 		target := vm.NewObject()
 		sorted := append([]string(nil), names...)
 		sort.Strings(sorted)
+		sorted = slices.Compact(sorted)
 		for _, name := range sorted {
 			fn := vm.ToValue(e.hostFunc(ns + "." + name)).ToObject(vm)
 			if err := nameFunction(vm, fn, name); err != nil {

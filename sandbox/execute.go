@@ -144,7 +144,11 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		hooks.started(e.stop)
 	}
 	if err := e.setup(); err != nil {
-		return nil, err
+		var se *Error
+		if !errors.As(err, &se) {
+			se = &Error{Kind: KindInternal, Message: "setting up the runtime failed: " + err.Error()}
+		}
+		return nil, se
 	}
 
 	v, runErr := e.vm.RunProgram(prog.program)

@@ -263,6 +263,10 @@ func TestPendingCallsCancelled(t *testing.T) {
 // refused with a clear error instead of shadowing globals.
 func TestBadNamespaces(t *testing.T) {
 	sb := inProcessSandbox(t, Limits{})
+	dup := &funcHost{funcs: echoHost("ns.f").funcs}
+	if res, err := sb.Run(context.Background(), "return await ns.f()", hostWithNames{dup, map[string][]string{"ns": {"f", "f"}}}); err != nil || res == nil {
+		t.Errorf("duplicate names: %v", err)
+	}
 	for ns, want := range map[string]string{
 		"JSON":    "would replace a JavaScript global",
 		"console": "would replace a JavaScript global",
@@ -297,3 +301,11 @@ func TestUnhandledRejections(t *testing.T) {
 		}
 	})
 }
+
+// hostWithNames overrides what a Host lists.
+type hostWithNames struct {
+	Host
+	names map[string][]string
+}
+
+func (h hostWithNames) Functions() map[string][]string { return h.names }
