@@ -381,3 +381,19 @@ func TestWorkerDeath(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerMemoryOverride lowers the memory limit for one execution: the
+// same script passes with the sandbox's limit and breaches the lower one.
+func TestWorkerMemoryOverride(t *testing.T) {
+	sb, _ := newWorkerSandbox(t, Limits{}, 1)
+	src := `const a: string[] = []; for (let i = 0; i < 12000; i++) a.push("x".repeat(1000) + i); return a.length`
+	res, err := sb.Run(context.Background(), src, nil)
+	if err != nil || string(res.Value) != "12000" {
+		t.Fatalf("with the default limit: %v %v", res, err)
+	}
+	_, err = sb.RunWith(context.Background(), src, nil, &RunOptions{Limits: Limits{MemoryBytes: 4 << 20}})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindMemoryLimit || !strings.Contains(e.Message, "4 MiB") {
+		t.Fatalf("with a 4 MiB limit: %v", err)
+	}
+}

@@ -60,12 +60,12 @@ func liveHeap() uint64 {
 }
 
 // watchHeap starts the watchdog for one execution allowed limit bytes above
-// the worker's live heap. When the heap stays above that after a forced
-// collection (garbage must not count), it calls breach once with the bytes
-// in use. stop ends the watchdog and reports whether breach was called.
-func watchHeap(limit int64, breach func(used uint64)) (stop func() bool) {
+// base, the worker's own live heap measured while idle. When the heap stays
+// above that after a forced collection (garbage must not count), it calls
+// breach once with the bytes in use. stop ends the watchdog and reports
+// whether breach was called.
+func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() bool) {
 	samples := newHeapSamples()
-	base := liveHeap()
 	max := base + uint64(limit)
 	quit := make(chan struct{})
 	var (

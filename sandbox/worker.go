@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
@@ -71,6 +72,7 @@ func serveWorker(in *os.File, out *os.File) int {
 	}
 
 	wk := &workerLoop{w: w, pending: map[uint64]chan wire.Frame{}}
+	wk.idleBase.Store(liveHeap()) // applyWorkerLimits just collected
 	for {
 		f, err := r.Read()
 		if err != nil {
@@ -107,6 +109,9 @@ func applyWorkerLimits(s setupMsg) (int64, error) {
 	// Deep recursion through native callbacks grows the Go stack; stop it
 	// well before it can take the whole data cap.
 	debug.SetMaxStack(int(max(2*mem, 16<<20)))
+	// A worker keeps few compiled programs: their heap counts against the
+	// watchdog's baseline, not the script's budget, but should stay small.
+	cache = newLRU(32, 4<<20)
 	// One collection now gives the watchdog a true live-heap baseline
 	// (/gc/heap/live:bytes is zero before the first one).
 	runtime.GC()
@@ -133,6 +138,36 @@ type workerLoop struct {
 	cancel  context.CancelCauseFunc
 	nextID  uint64
 	pending map[uint64]chan wire.Frame
+	runs    uint64 // executions finished
+
+	// idleBase is the worker's own live heap (runtime, caches), measured
+	// after a collection while idle: the watchdog's zero. Garbage and live
+	// data of earlier executions must not raise it.
+	idleBase atomic.Uint64
+}
+
+// idleCollectDelay is how long a worker must stay idle before it collects
+// garbage and re-measures its baseline. Back-to-back executions never wait
+// for a collection: forcing one after every execution tripled the p50.
+const idleCollectDelay = 20 * time.Millisecond
+
+// collectWhenIdle schedules a collection and a new baseline if the worker
+// is still idle, after run number n, in idleCollectDelay.
+func (l *workerLoop) collectWhenIdle(n uint64) {
+	time.AfterFunc(idleCollectDelay, func() {
+		idle := func() bool {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return !l.running && l.runs == n
+		}
+		if !idle() {
+			return
+		}
+		runtime.GC()
+		if base := liveHeap(); idle() {
+			l.idleBase.Store(base)
+		}
+	})
 }
 
 // start begins the execution described by an Exec frame; it reports false
@@ -178,14 +213,14 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
+	l.runs++
+	n := l.runs
 	// Calls still pending belong to the finished execution; their answers
 	// are dropped on arrival.
 	clear(l.pending)
 	l.mu.Unlock()
-	// No runtime.GC here: a forced collection after every execution
-	// tripled the coaching script's p50. The watchdog measures from the
-	// live heap of the last collection instead.
 	send(done)
+	l.collectWhenIdle(n)
 }
 
 func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool) (done doneMsg) {
@@ -200,7 +235,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 	if err != nil {
 		return doneMsg{Error: asSandboxError(err)}
 	}
-	stop := watchHeap(m.Limits.MemoryBytes, func(used uint64) {
+	stop := watchHeap(m.Limits.MemoryBytes, l.idleBase.Load(), func(used uint64) {
 		merr := memoryLimitError(m.Limits.MemoryBytes)
 		cancel(merr)
 		time.AfterFunc(memoryStopGrace, func() {

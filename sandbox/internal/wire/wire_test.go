@@ -124,3 +124,27 @@ func BenchmarkRoundTrip9KB(b *testing.B) {
 	}
 	pw.Close()
 }
+
+// FuzzReader feeds arbitrary bytes to the reader: it must return frames or
+// errors, never panic or allocate past MaxFrame.
+func FuzzReader(f *testing.F) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	_ = w.Write(Frame{Type: Call, ID: 9, A: []byte("ns.fn"), B: []byte(`{"a":1}`)})
+	_ = w.Write(Frame{Type: Done})
+	f.Add(buf.Bytes())
+	f.Add([]byte{0, 0, 0, 13, 1, 0, 0, 0, 0, 0, 0, 0, 1, 255, 255, 255, 255})
+	f.Add([]byte{255, 255, 255, 255})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := NewReader(bytes.NewReader(in))
+		for {
+			fr, err := r.Read()
+			if err != nil {
+				return
+			}
+			if len(fr.A)+len(fr.B) > MaxFrame {
+				t.Fatalf("frame of %d bytes", len(fr.A)+len(fr.B))
+			}
+		}
+	})
+}
