@@ -70,8 +70,19 @@ func TestAttacks(t *testing.T) {
 				if !res.Truncated || len(res.Value) > DefaultMaxOutputBytes+1024 {
 					t.Fatalf("truncated=%v, %d-byte value", res.Truncated, len(res.Value))
 				}
-				if !strings.Contains(string(res.Value), "output limit") {
-					t.Fatalf("no truncation marker in the value's end: …%s", res.Value[max(0, len(res.Value)-200):])
+				logged := 0
+				for _, l := range res.Logs {
+					logged += len(l.Message)
+				}
+				if logged > DefaultMaxOutputBytes+1024 {
+					t.Fatalf("%d bytes of logs", logged)
+				}
+				marker := strings.Contains(string(res.Value), "output limit")
+				if n := len(res.Logs); n > 0 && strings.Contains(res.Logs[n-1].Message, "output limit") {
+					marker = true
+				}
+				if !marker {
+					t.Fatal("no truncation marker in the value or the last log entry")
 				}
 			case strings.HasPrefix(expect, "value "):
 				want := strings.TrimPrefix(expect, "value ")

@@ -79,8 +79,15 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 	})
 	defer stopCancel()
 
+	w.r.Max = maxParentFrame(lim.MaxOutputBytes)
 	for {
 		f, rerr := w.r.Read()
+		if errors.Is(rerr, wire.ErrTooLarge) {
+			why.CompareAndSwap(killNone, killProtocol)
+			w.kill()
+			p.logger.Error("sandbox: oversized frame from worker", "pid", w.pid)
+			return nil, newError(KindInternal, "the sandbox worker sent more data than allowed and was stopped; return or log less"), false
+		}
 		if rerr != nil {
 			return nil, w.deathError(ctx, p, why.Load(), lim, rerr), false
 		}

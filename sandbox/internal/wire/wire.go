@@ -122,6 +122,11 @@ func (w *Writer) Write(f Frame) error {
 
 // Reader reads frames; it is not safe for concurrent use.
 type Reader struct {
+	// Max is the largest frame this reader accepts; zero means MaxFrame.
+	// A parent sets it lower than MaxFrame to bound what a worker can make
+	// it allocate.
+	Max int
+
 	r   *bufio.Reader
 	hdr [headerLen]byte
 }
@@ -140,7 +145,11 @@ func (r *Reader) Read() (Frame, error) {
 		return Frame{}, err
 	}
 	n := binary.BigEndian.Uint32(h[0:])
-	if n > MaxFrame {
+	max := r.Max
+	if max <= 0 || max > MaxFrame {
+		max = MaxFrame
+	}
+	if n > uint32(max) {
 		return Frame{}, ErrTooLarge
 	}
 	if n < headerLen-4 {

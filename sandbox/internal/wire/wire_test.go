@@ -100,6 +100,13 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	var buf bytes.Buffer
+	_ = NewWriter(&buf).Write(Frame{Type: Call, A: make([]byte, 100)})
+	r := NewReader(&buf)
+	r.Max = 50
+	if _, err := r.Read(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("frame over Reader.Max: %v", err)
+	}
 	if err := NewWriter(io.Discard).Write(Frame{A: make([]byte, MaxFrame)}); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("writing an oversized frame: %v", err)
 	}
