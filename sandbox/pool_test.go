@@ -123,22 +123,37 @@ func TestWorkerConcurrentHostCalls(t *testing.T) {
 	}
 }
 
+// TestWorkerCancel cancels executions in a host call, in a tight loop and
+// inside a builtin that ignores interrupts (the worker is then killed after
+// a short grace): each ends with CANCELLED and the pool keeps working.
 func TestWorkerCancel(t *testing.T) {
-	sb, p := newWorkerSandbox(t, Limits{}, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		cancel()
-	}()
-	_, err := sb.Run(ctx, `await t.slow({}); return 1`, &testHost{})
-	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindCancelled {
-		t.Fatalf("err = %v, want CANCELLED", err)
+	sb, _ := newWorkerSandbox(t, Limits{}, 1)
+	for _, src := range []string{
+		`await t.block({}); return 1`,
+		`while (true) {}`,
+		`return Array(2 ** 32 - 1).indexOf(1)`,
+	} {
+		t.Run(src, func(t *testing.T) {
+			host := &enteredHost{entered: make(chan struct{}, 1)}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				if strings.Contains(src, "t.block") {
+					<-host.entered
+				} else {
+					time.Sleep(100 * time.Millisecond)
+				}
+				cancel()
+			}()
+			_, err := sb.Run(ctx, src, host)
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindCancelled {
+				t.Fatalf("err = %v, want CANCELLED", err)
+			}
+			if res, err := sb.Run(context.Background(), "return 5", nil); err != nil || string(res.Value) != "5" {
+				t.Fatalf("after cancel: %v %v", res, err)
+			}
+		})
 	}
-	if res, err := sb.Run(context.Background(), "return 5", &testHost{}); err != nil || string(res.Value) != "5" {
-		t.Fatalf("after cancel: %v %v", res, err)
-	}
-	_ = p
 }
 
 func TestWorkerCloseLeavesNoProcess(t *testing.T) {
