@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -65,9 +66,24 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 		}
 	}()
 	finished := make(chan struct{})
-	defer close(finished)
+	var endMu sync.Mutex // orders a late Cancel frame before the end
+	defer func() {
+		endMu.Lock()
+		close(finished)
+		endMu.Unlock()
+	}()
 	stopCancel := context.AfterFunc(ctx, func() {
+		endMu.Lock()
+		select {
+		case <-finished:
+			// The execution is over and the worker may already serve
+			// someone else: a Cancel now would stop their script.
+			endMu.Unlock()
+			return
+		default:
+		}
 		_ = w.w.Write(wire.Frame{Type: wire.Cancel})
+		endMu.Unlock()
 		t := time.NewTimer(cancelGrace)
 		defer t.Stop()
 		select {

@@ -47,6 +47,7 @@ const (
 	Done
 )
 
+// String returns the frame type's name, for logs.
 func (t Type) String() string {
 	switch t {
 	case Setup:
