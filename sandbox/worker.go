@@ -17,10 +17,19 @@ import (
 )
 
 // The worker side of ModeWorker. A worker is the host binary re-executed
-// with workerEnv=1: this package's init hook notices the variable, serves
-// the protocol on stdin/stdout and exits, so embedding services and test
-// binaries need no separate worker binary. Any binary that imports this
-// package can therefore also be used as Options.WorkerPath.
+// with workerEnv=1 and nothing else in its environment: this package's init
+// hook notices the variable, serves the protocol on stdin and the original
+// stdout (moved off descriptor 1, see protocolOut) and exits, before main or
+// the host's own init functions run. Embedding services and test binaries
+// therefore need no separate worker binary, and any binary that imports
+// this package can also be used as Options.WorkerPath.
+//
+// Inside a worker each execution gets: a heap watchdog (watchdog.go) that
+// interrupts at the memory limit and, if a builtin keeps allocating,
+// reports MEMORY_LIMIT and exits; RLIMIT_DATA (rlimit.go) as the backstop
+// for single huge allocations; debug.SetMemoryLimit and SetMaxStack; the
+// engine's own timeout. The parent adds the hard deadline (timeout + 1 s,
+// then SIGKILL to the process group).
 
 func init() {
 	if os.Getenv(workerEnv) != "1" {
