@@ -35,7 +35,7 @@ func init() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
-	os.Exit(serveWorker(os.Stdin, protocolOut()))
+	os.Exit(serveWorker(protocolIn(), protocolOut()))
 }
 
 // Exit codes of a worker process.
@@ -53,9 +53,6 @@ const memoryStopGrace = 100 * time.Millisecond
 
 // serveWorker runs the worker loop until in ends.
 func serveWorker(in *os.File, out *os.File) int {
-	// Stdout is the protocol pipe: stray prints must not corrupt it.
-	os.Stdout = os.Stderr
-	os.Stdin = nil
 	r, w := wire.NewReader(in), wire.NewWriter(out)
 
 	f, err := r.Read()

@@ -21,5 +21,20 @@ func protocolOut() *os.File {
 		return os.Stdout
 	}
 	unix.CloseOnExec(fd)
-	return os.NewFile(uintptr(fd), "protocol")
+	_ = unix.SetNonblock(fd, true)
+	return os.NewFile(uintptr(fd), "protocol-out")
+}
+
+// protocolIn returns a non-blocking duplicate of standard input, so reads
+// park the reading goroutine in the runtime's poller instead of holding a
+// thread in a blocking read(2) for the worker's whole life.
+func protocolIn() *os.File {
+	// A duplicate, so os.Stdin keeps its own descriptor and finalizer.
+	fd, err := unix.Dup(0)
+	if err != nil {
+		return os.Stdin
+	}
+	unix.CloseOnExec(fd)
+	_ = unix.SetNonblock(fd, true)
+	return os.NewFile(uintptr(fd), "protocol-in")
 }

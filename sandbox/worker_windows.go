@@ -4,3 +4,6 @@ import "os"
 
 // protocolOut returns the protocol pipe (standard output).
 func protocolOut() *os.File { return os.Stdout }
+
+// protocolIn returns standard input.
+func protocolIn() *os.File { return os.Stdin }
