@@ -85,13 +85,22 @@ func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (
 	}
 	defer func() { <-p.slots }()
 
-	w, err := p.get(ctx)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		w, err := p.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err, reuse := w.execute(ctx, p, prog, host, lim)
+		p.put(w, reuse)
+		if err == errLostBeforeStart {
+			if attempt == 0 {
+				continue
+			}
+			e := *errLostBeforeStart
+			return nil, &e
+		}
+		return res, err
 	}
-	res, err, reuse := w.execute(ctx, p, prog, host, lim)
-	p.put(w, reuse)
-	return res, err
 }
 
 // get returns an idle live worker, waits for one being started, or starts
@@ -172,6 +181,9 @@ func (p *pool) put(w *worker, reuse bool) {
 	delete(p.live, w)
 	closed := p.closed
 	p.mu.Unlock()
+	if !closed {
+		p.logger.Debug("sandbox: replacing worker", "pid", w.pid, "uses", w.uses, "clean", reuse)
+	}
 	w.kill()
 	storeMax(&p.peakRSS, w.peakRSS)
 	if !closed {

@@ -24,6 +24,11 @@ const hardDeadlineSlack = time.Second
 // it is killed.
 const cancelGrace = 250 * time.Millisecond
 
+// errLostBeforeStart reports a worker that died before it received the
+// program; the pool retries such an execution once on a fresh worker, since
+// nothing of the script ran.
+var errLostBeforeStart = newError(KindInternal, "the sandbox worker was lost before the script started; retry")
+
 // Why the parent killed a worker during an execution.
 const (
 	killNone int32 = iota
@@ -40,21 +45,8 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
 	}
-	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(prog.js)}); werr != nil {
-		if errors.Is(werr, wire.ErrTooLarge) {
-			return nil, newError(KindCodeTooLarge, "the program is too large to run in a sandbox worker; split the work into smaller executions"), true
-		}
-		p.logger.Warn("sandbox: worker lost before an execution", "pid", w.pid, "err", werr)
-		return nil, newError(KindInternal, "the sandbox worker was lost before the script started; retry"), false
-	}
-
-	// Host calls get the caller's values and a context that ends with the
-	// execution, as in-process: cancelling ctx stops the script first
-	// (Cancel frame), so the script never sees its calls fail with
-	// "context canceled" before it is stopped.
-	callCtx, endCalls := context.WithCancel(context.WithoutCancel(ctx))
-	defer endCalls()
-
+	// The hard deadline starts before the first write: a wedged worker
+	// that stopped reading its pipe must not block the caller forever.
 	var why atomic.Int32
 	hard := time.AfterFunc(lim.Timeout+hardDeadlineSlack, func() {
 		why.CompareAndSwap(killNone, killTimeout)
@@ -65,6 +57,21 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 			reuse = false // the kill raced with the end of the execution
 		}
 	}()
+	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(prog.js)}); werr != nil {
+		if errors.Is(werr, wire.ErrTooLarge) {
+			return nil, newError(KindCodeTooLarge, "the program is too large to run in a sandbox worker; split the work into smaller executions"), true
+		}
+		p.logger.Warn("sandbox: worker lost before an execution", "pid", w.pid, "err", werr)
+		return nil, errLostBeforeStart, false
+	}
+
+	// Host calls get the caller's values and a context that ends with the
+	// execution, as in-process: cancelling ctx stops the script first
+	// (Cancel frame), so the script never sees its calls fail with
+	// "context canceled" before it is stopped.
+	callCtx, endCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer endCalls()
+
 	finished := make(chan struct{})
 	var endMu sync.Mutex // orders a late Cancel frame before the end
 	defer func() {
@@ -96,6 +103,7 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 	defer stopCancel()
 
 	w.r.Max = maxParentFrame(lim.MaxOutputBytes)
+	started := false
 	for {
 		f, rerr := w.r.Read()
 		if errors.Is(rerr, wire.ErrTooLarge) {
@@ -105,9 +113,16 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 			return nil, newError(KindInternal, "the sandbox worker sent more data than allowed and was stopped; return or log less"), false
 		}
 		if rerr != nil {
+			if !started && why.Load() == killNone {
+				w.kill()
+				p.logger.Warn("sandbox: worker lost before an execution", "pid", w.pid, "err", rerr)
+				return nil, errLostBeforeStart, false
+			}
 			return nil, w.deathError(ctx, p, why.Load(), lim, rerr), false
 		}
 		switch f.Type {
+		case wire.Started:
+			started = true
 		case wire.Call:
 			p.bg.Add(1)
 			go w.relayCall(callCtx, p, host, f.ID, string(f.A), f.B)

@@ -412,3 +412,20 @@ func TestWorkerMemoryOverride(t *testing.T) {
 		t.Fatalf("with a 4 MiB limit: %v", err)
 	}
 }
+
+// TestWorkerDiedIdle kills idle workers from outside: the next execution
+// runs on a fresh worker, with no error (nothing of it had started).
+func TestWorkerDiedIdle(t *testing.T) {
+	sb, p := newWorkerSandbox(t, Limits{}, 1)
+	for i := range 5 {
+		if _, err := sb.Run(context.Background(), "return 1", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, pid := range p.pids() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if res, err := sb.Run(context.Background(), "return 2", nil); err != nil || string(res.Value) != "2" {
+			t.Fatalf("round %d, after the idle worker was killed: %v %v", i, res, err)
+		}
+	}
+}

@@ -191,6 +191,9 @@ func (l *workerLoop) start(f wire.Frame) bool {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l.running, l.cancel = true, cancel
 	l.mu.Unlock()
+	if err := l.w.Write(wire.Frame{Type: wire.Started}); err != nil {
+		os.Exit(workerExitProtocol)
+	}
 	go l.run(ctx, cancel, m, string(f.B))
 	return true
 }

@@ -45,6 +45,9 @@ const (
 	Cancel
 	// Done (worker → parent): A is the JSON outcome of the execution.
 	Done
+	// Started (worker → parent): the Exec frame arrived and the execution
+	// begins; a worker that dies before sending it ran nothing.
+	Started
 )
 
 // String returns the frame type's name, for logs.
@@ -64,6 +67,8 @@ func (t Type) String() string {
 		return "cancel"
 	case Done:
 		return "done"
+	case Started:
+		return "started"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }
