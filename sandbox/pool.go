@@ -42,9 +42,9 @@ type pool struct {
 }
 
 // newPool returns a pool for a sandbox with options o and maximum limits
-// max. Workers start lazily; one is started in the background right away so
-// the first execution rarely waits for a spawn.
-func newPool(o *Options, max Limits) (*pool, error) {
+// ceiling. Workers start lazily; one is started in the background right
+// away so the first execution rarely waits for a spawn.
+func newPool(o *Options, ceiling Limits) (*pool, error) {
 	path := o.WorkerPath
 	if path == "" {
 		var err error
@@ -59,8 +59,8 @@ func newPool(o *Options, max Limits) (*pool, error) {
 	p := &pool{
 		path:     path,
 		size:     max1(o.PoolSize),
-		headroom: dataHeadroom(max.MemoryBytes),
-		memory:   max.MemoryBytes,
+		headroom: dataHeadroom(ceiling.MemoryBytes),
+		memory:   ceiling.MemoryBytes,
 		logger:   logger,
 		slots:    make(chan struct{}, max1(o.PoolSize)),
 		live:     map[*worker]struct{}{},
@@ -77,6 +77,7 @@ func max1(n int) int {
 	return n
 }
 
+// run executes prog on a worker, waiting for a free one (or ctx).
 func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
 	select {
 	case p.slots <- struct{}{}:
