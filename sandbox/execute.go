@@ -11,10 +11,10 @@ package sandbox
 //
 // A worker process obtains prog with compiledFromJS (the parent transpiles
 // and sends compiled.js and compiled.hash), passes a Host that relays calls
-// over its pipe, and sets hooks.started to receive the execution's stop
-// function: its memory watchdog calls stop(KindMemoryLimit, msg) to
-// interrupt the VM, and execute then returns an *Error of that kind with
-// the logs and calls made so far. The Result and *Error are
+// over its pipe, and stops a run from its memory watchdog by cancelling ctx
+// with an *Error cause (context.WithCancelCause); execute then returns that
+// *Error with the logs and calls made so far. (hooks.started hands out the
+// same stop function directly, for callers that prefer it.) The Result and *Error are
 // JSON-serialisable so they can cross the pipe unchanged. Builtins that
 // ignore vm.Interrupt (a huge indexOf, a single giant allocation) are the
 // worker's business: the parent's hard deadline at lim.Timeout+1s and the
@@ -34,8 +34,9 @@ import (
 	"github.com/dop251/goja/parser"
 )
 
-// maxCallStackSize bounds JavaScript recursion; deeper recursion is a
-// RangeError instead of a Go stack overflow that kills the process.
+// maxCallStackSize bounds JavaScript recursion. Deeper recursion ends the
+// execution with MEMORY_LIMIT (goja's StackOverflowError cannot be caught)
+// instead of a Go stack overflow that kills the process.
 const maxCallStackSize = 1000
 
 // hostGrace is how long an ended execution waits for host calls that were
