@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// benchSession serves BrakingLab with the demo data (authentication off, so
+// token verification is not measured) and connects a go-sdk client over
+// Streamable HTTP.
+func benchSession(b *testing.B) *mcp.ClientSession {
+	b.Helper()
+	cfg, err := parseConfig([]string{"-db", filepath.Join(b.TempDir(), "lab.db"), "-insecure-no-auth"}, env(nil), os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := openApp(ctx, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { a.Close() })
+	h, err := a.wire(ctx, "127.0.0.1:8080")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.cm.Close() })
+	srv := httptest.NewServer(h.handler)
+	b.Cleanup(srv.Close)
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func benchExecute(b *testing.B, code string) {
+	cs := benchSession(b)
+	params := &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": code}}
+	for b.Loop() {
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || res.IsError {
+			b.Fatalf("execute_code: %v %s", err, toolText(res))
+		}
+	}
+}
+
+// BenchmarkCoachingScript measures the seed's coaching script end to end
+// against the demo data: MCP over Streamable HTTP, transpile, a sandbox
+// worker, four host calls into SQLite and the analysis, and the saved
+// report (one write per iteration).
+func BenchmarkCoachingScript(b *testing.B) {
+	script, err := os.ReadFile(filepath.Join("e2e", "testdata", "coaching.ts"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchExecute(b, string(script))
+}
+
+// BenchmarkTrivialScript is the fixed cost of one execute_code call: MCP
+// over HTTP, the sandbox round trip and no host call.
+func BenchmarkTrivialScript(b *testing.B) {
+	benchExecute(b, "return 1;")
+}
