@@ -56,7 +56,7 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	tail := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = tail
 	cmd.SysProcAttr = workerSysProcAttr()
-	err = cmd.Start()
+	err = startCmd(cmd)
 	// The child holds its own copies of these ends now.
 	inR.Close()
 	outW.Close()
@@ -73,6 +73,7 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	go func() {
 		w.waitErr = cmd.Wait()
 		w.peakRSS = maxRSS(cmd.ProcessState)
+		releaseSpawn()
 		close(w.exited)
 	}()
 
