@@ -72,12 +72,15 @@ func freePort(t *testing.T) string {
 }
 
 // accessToken runs the authorization-code flow over HTTP and returns an
-// access token for user.
-func accessToken(t *testing.T, s *server, user string) string {
+// access token for user with the given scopes (all supported if none).
+func accessToken(t *testing.T, s *server, user string, scopes ...string) string {
 	t.Helper()
 	d := discover(t, s)
 	const redirect = "http://127.0.0.1:53685/callback"
 	clientID := register(t, d, "BrakingLab e2e token helper", redirect)
+	if len(scopes) > 0 {
+		d.Scopes = scopes
+	}
 	ar := newAuthRequest(d, clientID, redirect)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -186,4 +189,42 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestReadScopeCannotWrite: a token granted only brakinglab:read runs
+// READ-ONLY functions, and a CREATIVE one fails inside the script with a
+// scope error the model can read; nothing is saved.
+func TestReadScopeCannotWrite(t *testing.T) {
+	s := startServer(t)
+	tok := accessToken(t, s, "demo", "brakinglab:read")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readonly", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL,
+		HTTPClient: &http.Client{Transport: bearerTransport(tok)}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	value, _ := executeCode(t, ctx, cs, `return (await brakinglab.getCoachingReports({})).length;`)
+	before := string(value)
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{
+		"code": `const s = await brakinglab.getSessions({ trackName: "Spa", limit: 1 });
+return await brakinglab.saveCoachingReport({ sessionId: s[0].id,
+  overview: { assessment: "good", summary: "x" },
+  pace: { bestLapMs: 1, averageLapMs: 1, consistencyPct: 1, improvementTrend: "stable" },
+  corners: [], actionItems: [] });`,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("model sees:\n%s", toolText(res))
+	if text := toolText(res); !res.IsError || !strings.Contains(text, "brakinglab:write") {
+		t.Errorf("saveCoachingReport with a read-only token: isError=%v\n%s\nwant an error naming brakinglab:write", res.IsError, text)
+	}
+	value, _ = executeCode(t, ctx, cs, `return (await brakinglab.getCoachingReports({})).length;`)
+	if string(value) != before {
+		t.Errorf("coaching reports went from %s to %s: a read-only token saved one", before, value)
+	}
 }
