@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -57,8 +58,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // runConfig runs the mode cfg selects until it finishes or ctx ends.
 func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Writer) error {
+	var ln net.Listener
+	if !cfg.PrintTypes && !cfg.Stdio {
+		var err error
+		if ln, err = listen(cfg.Addr); err != nil {
+			return err
+		}
+	}
 	a, err := openApp(ctx, cfg, log)
 	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
 		return err
 	}
 	defer func() {
@@ -72,7 +83,7 @@ func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Wri
 	case cfg.Stdio:
 		return a.serveStdio(ctx)
 	}
-	h, err := a.newHTTPServer(ctx)
+	h, err := a.newHTTPServer(ctx, ln)
 	if err != nil {
 		return err
 	}

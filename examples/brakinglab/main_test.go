@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,4 +281,22 @@ func getJSON(t *testing.T, u string, v any) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// TestRunPortInUse fails fast with advice, before the database is created.
+func TestRunPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	var stderr strings.Builder
+	code := run(context.Background(), []string{"-addr", ln.Addr().String(), "-db", filepath.Join(dir, "lab.db")}, env(nil), io.Discard, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "already in use") {
+		t.Errorf("code %d, stderr %q; want 1 and 'already in use'", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a failed start left files behind: %v", entries)
+	}
 }

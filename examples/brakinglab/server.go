@@ -159,16 +159,19 @@ type httpServer struct {
 	listener net.Listener
 }
 
-// newHTTPServer listens on cfg.Addr and wires the handlers for the bound
-// address (which matters when the port is 0).
-func (a *app) newHTTPServer(ctx context.Context) (*httpServer, error) {
-	ln, err := net.Listen("tcp", a.cfg.Addr)
+// listen opens the HTTP listener. main calls it before opening the
+// database, so a taken port fails fast and touches nothing.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("%s is already in use: stop the other server or choose another address with -addr (port 0 picks a free one)", a.cfg.Addr)
+		return nil, fmt.Errorf("%s is already in use: stop the other server or choose another address with -addr (port 0 picks a free one)", addr)
 	}
-	if err != nil {
-		return nil, err
-	}
+	return ln, err
+}
+
+// newHTTPServer wires the handlers for ln's bound address (which matters
+// when the port is 0). It closes ln on failure.
+func (a *app) newHTTPServer(ctx context.Context, ln net.Listener) (*httpServer, error) {
 	h, err := a.wire(ctx, ln.Addr().String())
 	if err != nil {
 		ln.Close()
