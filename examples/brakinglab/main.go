@@ -23,12 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/brakinglab/codemode-go/sandbox"
 )
-
-// sandboxModeForTypes builds the declarations without starting workers.
-const sandboxModeForTypes = sandbox.ModeInProcess
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/demo"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// allScopes are the scopes BrakingLab's functions require: READ-ONLY
+// functions need read, MUTATING and CREATIVE ones write.
+var allScopes = []string{functions.ScopeRead, functions.ScopeWrite}
+
+// app is an opened BrakingLab: its database, catalog and code-mode server.
+type app struct {
+	cfg   *config
+	log   *slog.Logger
+	store *store.Store
+	cat   *catalog.Catalog
+	users []demoLogin // demo accounts to print; empty if none were seeded
+}
+
+// demoLogin is a demo account shown in the start-up banner.
+type demoLogin struct{ Username, Password string }
+
+// openApp opens (creating and migrating) the database, seeds the demo data
+// unless -no-demo, and builds the catalog.
+func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
+	st, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: log, store: st}
+	if err := a.seed(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if a.cat, err = functions.New(st); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("building the function catalog: %w", err)
+	}
+	return a, nil
+}
+
+// seed inserts the demo data on first start (demo.SeedStore does nothing
+// once the demo user exists) and collects the demo logins whose passwords
+// still work, for the banner and the sign-in page.
+func (a *app) seed(ctx context.Context) error {
+	if !a.cfg.NoDemo {
+		start := time.Now()
+		seeded, err := demo.SeedStore(ctx, a.store, nil)
+		if err != nil {
+			return err
+		}
+		if seeded {
+			a.log.Info("seeded demo data", "db", a.cfg.DB, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}
+	for _, name := range []string{demo.DemoUser, demo.RivalUser} {
+		pw := demo.DefaultPasswords[name]
+		if _, err := a.store.AuthenticateUser(ctx, name, pw); err == nil {
+			a.users = append(a.users, demoLogin{name, pw})
+		}
+	}
+	return nil
+}
+
+// Close closes the database.
+func (a *app) Close() error { return a.store.Close() }
+
+// principal returns the identity of a local user (for -stdio and
+// -insecure-no-auth) with every scope.
+func (a *app) principal(ctx context.Context, username string) (catalog.Principal, error) {
+	u, err := a.store.UserByUsername(ctx, username)
+	if errors.Is(err, store.ErrNotFound) {
+		return catalog.Principal{}, fmt.Errorf("no user %q in %s (demo users exist unless -no-demo was used on first start)", username, a.cfg.DB)
+	}
+	if err != nil {
+		return catalog.Principal{}, err
+	}
+	return catalog.Principal{Subject: u.ID, ClientID: "local", Scopes: allScopes}, nil
+}
+
+// codemodeOptions are the settings shared by every mode.
+func (a *app) codemodeOptions() *codemode.Options {
+	return &codemode.Options{
+		Title:        "BrakingLab",
+		Version:      "1.0.0",
+		Instructions: "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
+		Logger:       a.log,
+	}
+}
+
+// printTypes writes the TypeScript declarations the model sees.
+func (a *app) printTypes(ctx context.Context, w io.Writer) error {
+	opts := a.codemodeOptions()
+	opts.SandboxMode = sandbox.ModeInProcess // declarations only: start no workers
+	cm, err := codemode.New(a.cat, opts)
+	if err != nil {
+		return err
+	}
+	defer cm.Close()
+	_, err = io.WriteString(w, cm.Declarations())
+	return err
+}
+
+// serveStdio serves one local client over stdin/stdout as -user.
+func (a *app) serveStdio(ctx context.Context) error {
+	p, err := a.principal(ctx, a.cfg.User)
+	if err != nil {
+		return err
+	}
+	cm, err := codemode.New(a.cat, a.codemodeOptions())
+	if err != nil {
+		return err
+	}
+	defer cm.Close()
+	a.log.Info("serving MCP over stdio", "user", a.cfg.User, "db", a.cfg.DB)
+	err = cm.ServeStdio(ctx, p)
+	if ctx.Err() != nil {
+		return nil // interrupted: a normal end
+	}
+	return err
+}
