@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -226,5 +229,38 @@ return await brakinglab.saveCoachingReport({ sessionId: s[0].id,
 	value, _ = executeCode(t, ctx, cs, `return (await brakinglab.getCoachingReports({})).length;`)
 	if string(value) != before {
 		t.Errorf("coaching reports went from %s to %s: a read-only token saved one", before, value)
+	}
+}
+
+// TestStdioStopsOnSIGTERM: a stdio server waiting for its client exits
+// cleanly on SIGTERM.
+func TestStdioStopsOnSIGTERM(t *testing.T) {
+	cmd := exec.Command(binary, "-stdio", "-user", "demo", "-db", filepath.Join(t.TempDir(), "lab.db"))
+	cmd.Env = cleanEnv()
+	stdin, err := cmd.StdinPipe() // kept open: the client is still connected
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "serving MCP over stdio") {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(stderr) // until the process exits; Wait must come after the reads
+	log.Write(rest)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("stdio server after SIGTERM: %v\n%s", err, log.String())
 	}
 }
