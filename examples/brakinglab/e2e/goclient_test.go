@@ -101,33 +101,27 @@ func goOAuthClient(t *testing.T, s *server, user string, rec *grantRecorder) *au
 	return h
 }
 
-// executeCode calls execute_code and returns the script's return value as
-// JSON and its logs. A tool error fails the test.
+// executeCode calls execute_code and returns the script's return value
+// (structuredContent.result) and its console output (structuredContent.logs,
+// one line each). A tool error fails the test.
 func executeCode(t *testing.T, ctx context.Context, cs *mcp.ClientSession, code string) (value json.RawMessage, logs string) {
 	t.Helper()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": code}})
 	if err != nil {
 		t.Fatalf("execute_code: %v", err)
 	}
-	text := toolText(res)
 	if res.IsError {
-		t.Fatalf("execute_code returned an error:\n%s", text)
+		t.Fatalf("execute_code returned an error:\n%s", toolText(res))
 	}
 	var out struct {
 		Result json.RawMessage `json:"result"`
-		Value  json.RawMessage `json:"value"`
-		Logs   any             `json:"logs"`
+		Logs   []string        `json:"logs"`
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("execute_code structured content %s: %v", raw, err)
+	if err := json.Unmarshal(raw, &out); err != nil || out.Result == nil {
+		t.Fatalf("execute_code structuredContent %s: want {result, logs} (%v)", raw, err)
 	}
-	value = out.Result
-	if value == nil {
-		value = out.Value
-	}
-	l, _ := json.Marshal(out.Logs)
-	return value, string(l) + "\n" + text
+	return out.Result, strings.Join(out.Logs, "\n")
 }
 
 // toolText joins the text blocks of a tool result.
