@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+
+	"github.com/brakinglab/codemode-go/internal/suggest"
 )
 
 // validateOnlyKey is the argument member that asks for a dry run.
@@ -151,7 +153,7 @@ func (c *Catalog) unknown(name string) error {
 	}
 	c.mu.RUnlock()
 	msg := fmt.Sprintf("unknown function %s.%s", c.ns, name)
-	if s := closest(name, names); s != "" {
+	if s := suggest.Closest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %s.%s?", c.ns, s)
 	}
 	return &Error{Code: CodeUnknownFunction, Message: msg}

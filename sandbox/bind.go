@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	suggestpkg "github.com/brakinglab/codemode-go/internal/suggest"
 )
 
 // bindHost installs one object per namespace whose methods call the host.
@@ -91,14 +93,7 @@ func isIdentifier(s string) bool {
 
 // suggest names the closest function, or lists what exists.
 func suggest(name string, names []string) string {
-	best, bestD := "", 1<<30
-	for _, n := range names {
-		d := editDistance(strings.ToLower(name), strings.ToLower(n))
-		if d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best != "" && bestD <= max(2, len(name)/3) {
+	if best := suggestpkg.Closest(name, names); best != "" {
 		return "Did you mean " + best + "?"
 	}
 	if len(names) == 0 {
@@ -109,27 +104,6 @@ func suggest(name string, names []string) string {
 		list = list[:20]
 	}
 	return "Available functions: " + strings.Join(list, ", ") + "."
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // hostFunc returns the native function bound as name ("ns.fn"): it takes
