@@ -29,7 +29,6 @@ type execHost struct {
 	progressMu sync.Mutex
 	mu         sync.Mutex
 	calls      int
-	errs       []error // errors returned to the script, newest last
 }
 
 // count numbers a call and reports it as progress.
@@ -77,27 +76,9 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	ev.ResultBytes = len(out)
 	if err != nil {
 		ev.ErrorKind = callErrorKind(err)
-		h.mu.Lock()
-		h.errs = append(h.errs, err)
-		h.mu.Unlock()
 	}
 	h.s.audit.Audit(ctx, ev)
 	return out, err
-}
-
-// issuesFor returns the validation issues of the host error whose message
-// the script let escape (msg is the sandbox's error message), so the tool
-// result can list them even though the script did not catch the error.
-func (h *execHost) issuesFor(msg string) []catalog.Issue {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for i := len(h.errs) - 1; i >= 0; i-- {
-		var ve *catalog.ValidationError
-		if errors.As(h.errs[i], &ve) && strings.Contains(msg, ve.Error()) {
-			return ve.Issues
-		}
-	}
-	return nil
 }
 
 // callErrorKind classifies a catalog error for the audit log.

@@ -93,7 +93,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		ev.Calls = len(res.Calls)
 	}
 	if err != nil {
-		xe := s.toExecError(err, host)
+		xe := s.toExecError(err)
 		ev.Kind, ev.ErrorKind = ExecutionFailed, xe.Kind
 		s.audit.Audit(ctx, ev)
 		return errorResult(xe, res)
@@ -143,7 +143,7 @@ func isHex(s string) bool {
 
 // toExecError turns a sandbox error into what the model reads, adding the
 // validation issues of an uncaught host error.
-func (s *Server) toExecError(err error, host *execHost) *execError {
+func (s *Server) toExecError(err error) *execError {
 	var se *sandbox.Error
 	if !errors.As(err, &se) {
 		if errors.Is(err, sandbox.ErrClosed) {
@@ -153,8 +153,14 @@ func (s *Server) toExecError(err error, host *execHost) *execError {
 		return &execError{Kind: string(sandbox.KindInternal), Message: "the sandbox failed; retry, and report it if it persists"}
 	}
 	xe := &execError{Kind: string(se.Kind), Message: se.Message, Line: se.Line, Column: se.Column, Source: se.Source, Stack: se.Stack}
-	if se.Kind == sandbox.KindRuntime {
-		xe.Issues = host.issuesFor(se.Message)
+	if se.Kind == sandbox.KindRuntime && len(se.Data) > 0 {
+		// An uncaught host validation error keeps its issues as a property.
+		var d struct {
+			Issues []catalog.Issue `json:"issues"`
+		}
+		if json.Unmarshal(se.Data, &d) == nil {
+			xe.Issues = d.Issues
+		}
 	}
 	return xe
 }
