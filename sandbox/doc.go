@@ -28,6 +28,27 @@
 // gets TIMEOUT at timeout + 1 s and the abandoned goroutine stops when the
 // builtin returns.
 //
+// A worker is the embedding binary itself, re-executed (on Linux through
+// /proc/self/exe) with CODEMODE_SANDBOX_WORKER=1 and nothing else in its
+// environment: this package's init function turns such a process into a
+// worker before main runs, so services and test binaries need no extra
+// binary. [Options.WorkerPath] may name any other binary that imports this
+// package. Workers run in their own process group (Unix), are killed with
+// the parent (Linux), run one execution at a time, are reused after clean
+// executions and replaced after a memory or time breach, a cancellation,
+// an internal failure, a crash or 1000 executions. Each applies
+// RLIMIT_DATA of its start-up data size plus 64 MiB + 2 × Limits.MemoryBytes
+// (Linux; elsewhere only the heap watchdog and the parent's hard deadline
+// at timeout + 1 s apply). In a cgo build every thread's 8 MiB stack counts
+// against that cap, so a memory-hungry script may end with a worker death
+// rather than the watchdog's interrupt; both are reported as MEMORY_LIMIT.
+// Race-detector builds multiply the headroom by 4 (build tag race); normal
+// builds never relax it. The JSON arguments of one host call are capped at
+// 1 MiB: the parent holds every call's arguments in its own memory. An
+// embedding service must call [Sandbox.Close] when it is done with a
+// sandbox: Close kills its workers, which otherwise stay idle until the
+// process exits.
+//
 // Two settings are process-wide: goja's backtracking regexp engine gets a
 // 500 ms match timeout (regexp2.DefaultMatchTimeout) before the first
 // program is compiled, and a match that hits it fails in the script with a

@@ -47,7 +47,9 @@ type Options struct {
 	// Ignored in ModeInProcess.
 	PoolSize int
 	// WorkerPath, if set, is a separately installed worker binary to run
-	// instead of re-executing the current binary.
+	// instead of re-executing the current binary. The binary must import
+	// this package and be built from the same codemode-go version (the
+	// protocol version is checked at start). Ignored in ModeInProcess.
 	WorkerPath string
 	// Logger receives operational events (worker restarts, internal
 	// errors); nil means slog.Default(). Script output never goes here.
