@@ -22,6 +22,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
@@ -53,6 +54,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // runConfig runs the mode cfg selects until it finishes or ctx ends.
 func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Writer) error {
+	if cfg.PrintTypes {
+		// The declarations depend only on the catalog's Go types: build it
+		// on a throwaway database, so printing never creates or seeds -db.
+		dir, err := os.MkdirTemp("", "brakinglab-types-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		c := *cfg
+		c.DB, c.NoDemo = filepath.Join(dir, "types.db"), true
+		cfg = &c
+	}
 	var ln net.Listener
 	if !cfg.PrintTypes && !cfg.Stdio {
 		var err error

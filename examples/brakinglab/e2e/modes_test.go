@@ -3,9 +3,12 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -20,9 +23,13 @@ import (
 )
 
 func TestPrintTypes(t *testing.T) {
-	stdout, stderr, code := runBinary(t, "", "-print-types")
+	db := filepath.Join(t.TempDir(), "brakinglab.db")
+	stdout, stderr, code := runBinary(t, "", "-print-types", "-db", db)
 	if code != 0 {
 		t.Fatalf("-print-types exited %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("-print-types touched the -db file (stat: %v); printing must not create or seed a database", err)
 	}
 	for _, want := range []string{"declare namespace brakinglab", "getSessions", "saveCoachingReport"} {
 		if !strings.Contains(stdout, want) {
