@@ -128,7 +128,15 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
-		if id >= e.lim.MaxCalls {
+		if len(args) > maxCallArgsBytes {
+			msg := callArgsTooLarge(name, len(args))
+			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: msg})
+			if rerr := reject(e.newJSError(e.errorCtor, msg)); rerr != nil {
+				panic(rerr)
+			}
+			return vm.ToValue(promise)
+		}
+		if e.made >= e.lim.MaxCalls {
 			if !e.callLimit { // record the first refusal only: a script may retry forever
 				e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached"})
 			}
@@ -142,12 +150,25 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
+		e.made++
 		e.calls = append(e.calls, CallRecord{Name: name})
 		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: e.callSite()}
 		e.wg.Add(1)
 		go e.runCall(id, name, args)
 		return vm.ToValue(promise)
 	}
+}
+
+// maxCallArgsBytes bounds the JSON arguments of one host call, in both
+// modes. In worker mode the parent holds every call's arguments in its own
+// memory, so without a bound twenty concurrent calls with a large string
+// each could cost the host process hundreds of MiB.
+const maxCallArgsBytes = 1 << 20
+
+// callArgsTooLarge is the rejection of a call whose arguments are n bytes
+// of JSON, over maxCallArgsBytes.
+func callArgsTooLarge(name string, n int) string {
+	return fmt.Sprintf("the arguments to %s are %d bytes of JSON, over the %d KiB limit for one host call: pass identifiers and filters, not bulk data", name, n, maxCallArgsBytes>>10)
 }
 
 // runCall runs one host call on its own goroutine and posts the result.

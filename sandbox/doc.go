@@ -43,8 +43,10 @@
 // against that cap, so a memory-hungry script may end with a worker death
 // rather than the watchdog's interrupt; both are reported as MEMORY_LIMIT.
 // Race-detector builds multiply the headroom by 4 (build tag race); normal
-// builds never relax it. The JSON arguments of one host call are capped at
-// 1 MiB: the parent holds every call's arguments in its own memory. An
+// builds never relax it. In both modes the JSON arguments of one host call
+// are capped at 1 MiB (the call's promise rejects and the host never sees
+// it): in worker mode the parent holds every call's arguments in its own
+// memory. An
 // embedding service must call [Sandbox.Close] when it is done with a
 // sandbox: Close kills its workers, which otherwise stay idle until the
 // process exits.

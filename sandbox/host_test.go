@@ -174,6 +174,50 @@ func TestHostArguments(t *testing.T) {
 	})
 }
 
+// TestHostArgumentsCap checks that a call whose JSON arguments exceed 1 MiB
+// is rejected before it reaches the host, the same way in both modes, and
+// that one just under the cap goes through.
+func TestHostArgumentsCap(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"ns.put": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+			mu.Lock()
+			sizes = append(sizes, len(args))
+			mu.Unlock()
+			return json.RawMessage(`"stored"`), nil
+		},
+	}}
+	// {"s":"…"} is 8 bytes of JSON around the string.
+	src := `const big = "x".repeat(1024 * 1024 - 8 + 1);
+let caught = "";
+try { await ns.put({ s: big }); } catch (e: any) { caught = e.message; }
+return [caught, await ns.put({ s: big.slice(1) })];`
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		sizes = nil
+		res := mustRun(t, sb, src, host)
+		var got []string
+		if err := json.Unmarshal(res.Value, &got); err != nil || len(got) != 2 {
+			t.Fatalf("value = %s (%v)", res.Value, err)
+		}
+		want := "the arguments to ns.put are 1048577 bytes of JSON, over the 1024 KiB limit for one host call: pass identifiers and filters, not bulk data"
+		if got[0] != want || got[1] != "stored" {
+			t.Errorf("value = %q, want [%q, \"stored\"]", got, want)
+		}
+		if len(sizes) != 1 || sizes[0] != 1<<20 {
+			t.Errorf("the host saw arguments of %v bytes, want only the call of exactly 1 MiB", sizes)
+		}
+		if len(res.Calls) != 2 || res.Calls[0].Outcome != OutcomeRejected || res.Calls[0].Error != want || res.Calls[1].Outcome != OutcomeOK {
+			t.Errorf("calls = %+v", res.Calls)
+		}
+		// A rejected call does not count against the call limit.
+		_, e := runErr(t, sb, strings.Replace(src, "return [", "throw [", 1), host)
+		if e.CallsUsed != 1 {
+			t.Errorf("CallsUsed = %d, want 1", e.CallsUsed)
+		}
+	})
+}
+
 // TestJSONCopies checks that values cross the boundary as copies: a script
 // mutating a result does not change the host's data or later results.
 func TestJSONCopies(t *testing.T) {

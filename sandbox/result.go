@@ -35,7 +35,7 @@ const (
 	OutcomeOK        = "ok"
 	OutcomeError     = "error"
 	OutcomeCancelled = "cancelled"
-	OutcomeRejected  = "rejected" // refused by the sandbox (call limit); the host never saw it
+	OutcomeRejected  = "rejected" // refused by the sandbox (call limit, oversized arguments); the host never saw it
 )
 
 // CallRecord is one host call.

@@ -315,12 +315,6 @@ func (l *workerLoop) cancelRun() {
 	}
 }
 
-// maxCallArgsBytes bounds the JSON arguments of one host call in worker
-// mode. The parent holds every call's arguments in its own memory, so
-// without a bound twenty concurrent calls with a large string each could
-// cost the host process hundreds of MiB.
-const maxCallArgsBytes = 1 << 20
-
 // maxParentFrame is the largest frame the parent reads from a worker: a
 // Done frame carries at most the output cap, which JSON escaping can grow
 // up to sixfold (control characters), plus call records and error text.
@@ -346,12 +340,8 @@ func (h *relayHost) Call(ctx context.Context, name string, args json.RawMessage)
 	id := l.nextID
 	l.pending[id] = ch
 	l.mu.Unlock()
-	if len(args) > maxCallArgsBytes {
-		l.mu.Lock()
-		delete(l.pending, id)
-		l.mu.Unlock()
-		return nil, fmt.Errorf("the arguments to %s are %d bytes of JSON, over the %d KiB limit for one host call: pass identifiers and filters, not bulk data", name, len(args), maxCallArgsBytes>>10)
-	}
+	// Arguments over maxCallArgsBytes never get here: the engine rejects
+	// the call (bind.go), and the parent's frame limit is the backstop.
 	if err := l.w.Write(wire.Frame{Type: wire.Call, ID: id, A: []byte(name), B: args}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
