@@ -12,10 +12,11 @@ import (
 )
 
 // TestReadmeScripts runs the scripts the README shows for its example
-// prompts (testdata/readme/*.ts) against the demo data, so the README
-// cannot drift from the functions.
+// prompts (kept beside the functions, which also type-check them) through
+// the running server against the demo data, so the README cannot drift
+// from the functions.
 func TestReadmeScripts(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "readme", "*.ts"))
+	files, err := filepath.Glob(filepath.Join("..", "functions", "testdata", "prompts", "*.ts"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no README scripts: %v", err)
 	}
