@@ -58,7 +58,7 @@ func benchExecute(b *testing.B, code string) {
 // worker, four host calls into SQLite and the analysis, and the saved
 // report (one write per iteration).
 func BenchmarkCoachingScript(b *testing.B) {
-	script, err := os.ReadFile(filepath.Join("e2e", "testdata", "coaching.ts"))
+	script, err := os.ReadFile(filepath.Join("testdata", "coaching.ts"))
 	if err != nil {
 		b.Fatal(err)
 	}

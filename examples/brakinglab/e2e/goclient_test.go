@@ -180,7 +180,7 @@ func TestGoSDKClientOAuthAndCoachingScript(t *testing.T) {
 		t.Fatalf("tools = %+v, want exactly execute_code", tools.Tools)
 	}
 
-	script, err := os.ReadFile(filepath.Join("testdata", "coaching.ts"))
+	script, err := os.ReadFile(filepath.Join("..", "testdata", "coaching.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}

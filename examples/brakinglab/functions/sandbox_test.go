@@ -35,7 +35,7 @@ func TestScriptsRunInSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	scripts, _ := filepath.Glob("testdata/prompts/*.ts")
-	scripts = append(scripts, "testdata/coaching.ts")
+	scripts = append(scripts, "../testdata/coaching.ts")
 	for _, path := range scripts {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			src, err := os.ReadFile(path)

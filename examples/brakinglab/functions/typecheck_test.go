@@ -11,7 +11,7 @@ import (
 )
 
 // TestScriptsTypecheck compiles the seed coaching script
-// (testdata/coaching.ts, a verbatim copy) and the README's example scripts
+// (../testdata/coaching.ts, a verbatim copy of the seed script) and the README's example scripts
 // (testdata/prompts) against the declarations typegen makes from this
 // catalog, with tsc --strict.
 func TestScriptsTypecheck(t *testing.T) {
@@ -34,7 +34,7 @@ func TestScriptsTypecheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	scripts, _ := filepath.Glob("testdata/prompts/*.ts")
-	scripts = append(scripts, "testdata/coaching.ts")
+	scripts = append(scripts, "../testdata/coaching.ts")
 	dir := t.TempDir()
 	files := map[string]string{"brakinglab.d.ts": dts + "\ndeclare const console: { log(...args: unknown[]): void };\n"}
 	for i, path := range scripts {
