@@ -44,7 +44,8 @@ func (s *Server) buildHandler() http.Handler {
 	if o.RatePerSecond > 0 {
 		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
 	}
-	endpoint := httpmw.RateLimit(limiter, principalKey)(streamable)
+	// A JSON-RPC batch costs one token per message, not one per POST.
+	endpoint := httpmw.RateLimitCost(limiter, principalKey, httpmw.JSONRPCCost)(streamable)
 
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {

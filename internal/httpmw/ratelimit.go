@@ -44,7 +44,13 @@ func NewRateLimiter(perSecond float64, burst int) *RateLimiter {
 
 // Reserve takes one token for key. It returns 0 when the request may
 // proceed, or how long the caller should wait before retrying.
-func (l *RateLimiter) Reserve(key string) time.Duration {
+func (l *RateLimiter) Reserve(key string) time.Duration { return l.ReserveN(key, 1) }
+
+// ReserveN takes n tokens for key at once (n < 1 counts as 1), or none:
+// it returns 0 when the request may proceed, or how long to wait. More
+// than the burst can never proceed.
+func (l *RateLimiter) ReserveN(key string, n int) time.Duration {
+	n = max(n, 1)
 	now := l.now()
 	l.mu.Lock()
 	b, ok := l.buckets[key]
@@ -63,7 +69,7 @@ func (l *RateLimiter) Reserve(key string) time.Duration {
 	}
 	l.mu.Unlock()
 
-	r := b.lim.ReserveN(now, 1)
+	r := b.lim.ReserveN(now, n)
 	if !r.OK() {
 		return idleAfter
 	}
@@ -77,8 +83,14 @@ func (l *RateLimiter) Reserve(key string) time.Duration {
 
 // RateLimit answers 429 Too Many Requests with a Retry-After header (whole
 // seconds, rounded up) once key(r) has used up its bucket. An empty key
-// falls back to the client address.
+// falls back to the client address. Each request costs one token.
 func RateLimit(l *RateLimiter, key func(*http.Request) string) func(http.Handler) http.Handler {
+	return RateLimitCost(l, key, nil)
+}
+
+// RateLimitCost is RateLimit where a request costs cost(r) tokens (nil:
+// one), such as [JSONRPCCost] for an endpoint that accepts JSON-RPC batches.
+func RateLimitCost(l *RateLimiter, key func(*http.Request) string, cost func(*http.Request) int) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if l == nil {
 			return next
@@ -91,7 +103,11 @@ func RateLimit(l *RateLimiter, key func(*http.Request) string) func(http.Handler
 			if k == "" {
 				k = "ip:" + RemoteIP(r)
 			}
-			if d := l.Reserve(k); d > 0 {
+			n := 1
+			if cost != nil {
+				n = cost(r)
+			}
+			if d := l.ReserveN(k, n); d > 0 {
 				secs := int(math.Ceil(d.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 				http.Error(w, "rate limit exceeded: retry after "+strconv.Itoa(max(secs, 1))+"s", http.StatusTooManyRequests)
