@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -28,6 +29,14 @@ type pendingRequest struct {
 
 // maxSignInFailures bounds password guesses per authorization request.
 const maxSignInFailures = 5
+
+// Guesses are also counted per account, since opening another request is
+// free: after maxAccountFailures wrong passwords within accountLockWindow
+// the account's sign-ins are refused until the window has passed.
+const (
+	maxAccountFailures = 10
+	accountLockWindow  = 15 * time.Minute
+)
 
 // session is a signed-in browser.
 type session struct {
@@ -258,10 +267,17 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusBadRequest, id, p, username, "Enter your username and password.")
 		return
 	}
+	if wait := s.accountLocked(username); wait > 0 {
+		s.log.Warn("authserver: sign-in refused: too many wrong passwords for the account", "username", username)
+		s.errorPage(w, http.StatusTooManyRequests, "Too many attempts",
+			fmt.Sprintf("Too many wrong passwords for this account. Try again in %d minutes.", int(wait.Minutes())+1))
+		return
+	}
 	subject, name, err := s.users.Authenticate(r.Context(), username, password)
 	if err != nil || subject == "" {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)
+			s.accountFailed(username)
 			if s.countFailure(id, p) {
 				s.errorPage(w, http.StatusTooManyRequests, "Too many attempts", "Too many wrong passwords for this sign-in. Start again from the application.")
 				return
@@ -435,23 +451,78 @@ func (s *Server) putSession(sess *session) (string, bool) {
 	return id, true
 }
 
+// putPending stores a validated request. When the table is full of live
+// requests the oldest one is dropped: opening requests is free for anyone
+// (registration is open), so refusing new ones instead would let a flood
+// lock every user out for the requests' whole lifetime.
 func (s *Server) putPending(p *pendingRequest) (string, bool) {
 	id := rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.pending) >= maxInMemory {
 		now := s.now()
+		oldest, oldestExp := "", time.Time{}
 		for k, v := range s.pending {
 			if !now.Before(v.expires) {
 				delete(s.pending, k)
+			} else if oldest == "" || v.expires.Before(oldestExp) {
+				oldest, oldestExp = k, v.expires
 			}
 		}
 		if len(s.pending) >= maxInMemory {
-			return "", false
+			delete(s.pending, oldest)
 		}
 	}
 	s.pending[id] = p
 	return id, true
+}
+
+// accountFailures counts wrong passwords for one username.
+type accountFailures struct {
+	count int
+	since time.Time // first failure of the current window
+}
+
+func accountKey(username string) string { return strings.ToLower(strings.TrimSpace(username)) }
+
+// accountLocked returns how long sign-ins to username stay refused (0: not).
+func (s *Server) accountLocked(username string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.failures[accountKey(username)]
+	if !ok || f.count < maxAccountFailures {
+		return 0
+	}
+	return max(f.since.Add(accountLockWindow).Sub(s.now()), 0)
+}
+
+// accountFailed records a wrong password for username. The table is
+// bounded: stale windows go first, then arbitrary entries (an attacker
+// would need maxInMemory guesses at other names to flush one counter).
+func (s *Server) accountFailed(username string) {
+	key := accountKey(username)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.failures[key]
+	if !ok || !now.Before(f.since.Add(accountLockWindow)) {
+		if !ok && len(s.failures) >= maxInMemory {
+			for k, v := range s.failures {
+				if !now.Before(v.since.Add(accountLockWindow)) {
+					delete(s.failures, k)
+				}
+			}
+			for k := range s.failures {
+				if len(s.failures) < maxInMemory {
+					break
+				}
+				delete(s.failures, k)
+			}
+		}
+		f = &accountFailures{since: now}
+		s.failures[key] = f
+	}
+	f.count++
 }
 
 func (s *Server) getPending(id string) *pendingRequest {

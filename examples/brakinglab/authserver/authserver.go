@@ -115,6 +115,7 @@ type Server struct {
 	pending  map[string]*pendingRequest
 	codes    map[string]*authCode
 	sessions map[string]*session
+	failures map[string]*accountFailures // wrong passwords per username
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -167,6 +168,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		pending:    map[string]*pendingRequest{},
 		codes:      map[string]*authCode{},
 		sessions:   map[string]*session{},
+		failures:   map[string]*accountFailures{},
 	}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
