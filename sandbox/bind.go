@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -154,7 +155,15 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		e.calls = append(e.calls, CallRecord{Name: name})
 		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: e.callSite()}
 		e.wg.Add(1)
-		go e.runCall(id, name, args)
+		if ah, ok := e.host.(asyncHost); ok {
+			start := time.Now()
+			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, err error) {
+				e.results <- callResult{id: id, out: out, err: err, dur: time.Since(start)} // buffered: never blocks
+				e.wg.Done()
+			})
+		} else {
+			go e.runCall(id, name, args)
+		}
 		return vm.ToValue(promise)
 	}
 }
@@ -169,6 +178,15 @@ const maxCallArgsBytes = 1 << 20
 // of JSON, over maxCallArgsBytes.
 func callArgsTooLarge(name string, n int) string {
 	return fmt.Sprintf("the arguments to %s are %d bytes of JSON, over the %d KiB limit for one host call: pass identifiers and filters, not bulk data", name, n, maxCallArgsBytes>>10)
+}
+
+// asyncHost is a Host that starts a call without needing a goroutine of
+// its own: a worker's relay, whose answers arrive on the protocol reader.
+// done must be called exactly once, from any goroutine, and must not
+// block; ctx ending must make it come soon.
+type asyncHost interface {
+	Host
+	startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error))
 }
 
 // runCall runs one host call on its own goroutine and posts the result.

@@ -44,8 +44,13 @@ const maxCallStackSize = 1000
 // ignores cancellation delays Run by at most this much.
 const hostGrace = 250 * time.Millisecond
 
-// execHooks lets the caller of execute observe and stop an execution.
+// execHooks lets the caller of execute supply a prepared runtime and
+// observe and stop an execution.
 type execHooks struct {
+	// prepared, if set, is a runtime from newExecution that execute uses
+	// instead of making one. It must come straight from newExecution and
+	// is used by this one execution only: a runtime is never reused.
+	prepared *execution
 	// started, if set, is called on the executing goroutine once the
 	// runtime exists, before the script runs. stop ends the execution with
 	// an *Error of the given kind and message; it is safe to call from any
@@ -104,16 +109,16 @@ type execution struct {
 func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
 	start := time.Now()
 	lim = lim.withDefaults()
-	boundRegexps()
-	e := &execution{
-		prog:    prog,
-		host:    host,
-		lim:     lim,
-		results: make(chan callResult, lim.MaxCalls),
-		pending: make(map[int]pendingCall),
-		stopped: make(chan struct{}),
-		out:     output{max: lim.MaxOutputBytes},
+	e := hooks.prepared
+	if e == nil {
+		var perr error
+		if e, perr = newExecution(); perr != nil {
+			return nil, &Error{Kind: KindInternal, Message: "setting up the runtime failed: " + perr.Error()}
+		}
 	}
+	e.prog, e.host, e.lim = prog, host, lim
+	e.results = make(chan callResult, lim.MaxCalls)
+	e.out = output{max: lim.MaxOutputBytes}
 	e.callCtx, e.cancelCall = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		if r := recover(); r != nil {
@@ -126,7 +131,6 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		}
 	}()
 
-	e.vm = goja.New()
 	timer := time.AfterFunc(lim.Timeout, func() {
 		e.stop(KindTimeout, fmt.Sprintf("the script ran longer than the %s time limit and was stopped. Make fewer or smaller host calls, avoid long loops, or split the work.", lim.Timeout))
 	})
@@ -236,43 +240,60 @@ func (e *execution) failure(err *Error) *Error {
 // callsMade counts the calls that reached the host.
 func (e *execution) callsMade() int { return e.made }
 
-// setup hardens the runtime and binds console and the host's namespaces.
-func (e *execution) setup() error {
+// newExecution returns an execution on a fresh runtime, hardened and with
+// console bound: everything that depends on neither the program, the host
+// nor the limits. A worker makes the next one while it is idle, so a
+// request starts on a ready runtime; each serves exactly one execution.
+func newExecution() (e *execution, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	boundRegexps()
+	e = &execution{
+		vm:      goja.New(),
+		pending: make(map[int]pendingCall),
+		stopped: make(chan struct{}),
+	}
 	vm := e.vm
 	vm.SetParserOptions(parser.WithDisableSourceMaps)
 	vm.SetMaxCallStackSize(maxCallStackSize)
 	vm.SetPromiseRejectionTracker(e.trackRejection)
-	if strings.Contains(e.prog.js, "Symbol") {
-		if _, err := vm.RunProgram(symbolsPolyfill()); err != nil {
-			return e.scriptError(err)
-		}
-	}
 	v, err := vm.RunProgram(prelude())
 	if err != nil {
-		return e.scriptError(err)
+		return nil, fmt.Errorf("prelude: %w", err)
 	}
 	factory, ok := goja.AssertFunction(v)
 	if !ok {
-		return &Error{Kind: KindInternal, Message: "prelude is not a function"}
+		return nil, errors.New("prelude is not a function")
 	}
-	v, err = factory(goja.Undefined())
-	if err != nil {
-		return e.scriptError(err)
+	if v, err = factory(goja.Undefined()); err != nil {
+		return nil, fmt.Errorf("prelude: %w", err)
 	}
 	h := v.ToObject(vm)
-	for name, dst := range map[string]*goja.Callable{"stringify": &e.stringify} {
-		if *dst, ok = goja.AssertFunction(h.Get(name)); !ok {
-			return &Error{Kind: KindInternal, Message: "prelude helper " + name + " missing"}
-		}
+	if e.stringify, ok = goja.AssertFunction(h.Get("stringify")); !ok {
+		return nil, errors.New("prelude helper stringify missing")
 	}
 	e.errorCtor = h.Get("Error").ToObject(vm)
 	e.typeErrCtor = h.Get("TypeError").ToObject(vm)
 	e.rangeErrCtor = h.Get("RangeError").ToObject(vm)
 	if err := e.wrapRegExpExec(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.bindConsole(); err != nil {
-		return err
+		return nil, err
+	}
+	return e, nil
+}
+
+// setup does the per-program part of preparing the runtime: the symbol
+// polyfill if the program needs it, and the host's namespaces.
+func (e *execution) setup() error {
+	if strings.Contains(e.prog.js, "Symbol") {
+		if _, err := e.vm.RunProgram(symbolsPolyfill()); err != nil {
+			return e.scriptError(err)
+		}
 	}
 	return e.bindHost()
 }

@@ -35,7 +35,12 @@ func init() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
-	os.Exit(serveWorker(protocolIn(), protocolOut()))
+	// The runtime locks the goroutine running init functions to the main
+	// thread. Serving from it would make every wake-up of the protocol
+	// loop a hand-off to that one thread; an ordinary goroutine runs on
+	// whichever thread is awake. The main goroutine just waits.
+	go func() { os.Exit(serveWorker(protocolIn(), protocolOut())) }()
+	select {}
 }
 
 // Exit codes of a worker process.
@@ -77,8 +82,12 @@ func serveWorker(in *os.File, out *os.File) int {
 		return workerExitProtocol
 	}
 
-	wk := &workerLoop{w: w, pending: map[uint64]chan wire.Frame{}}
+	wk := &workerLoop{w: w, pending: map[uint64]*relayCall{}}
 	wk.idleBase.Store(liveHeap()) // applyWorkerLimits just collected
+	wk.mu.Lock()
+	build := wk.prepareLocked()
+	wk.mu.Unlock()
+	go build(true)
 	for {
 		f, err := r.Read()
 		if err != nil {
@@ -143,8 +152,11 @@ type workerLoop struct {
 	running bool
 	cancel  context.CancelCauseFunc
 	nextID  uint64
-	pending map[uint64]chan wire.Frame
+	pending map[uint64]*relayCall
 	runs    uint64 // executions finished
+	// next delivers the runtime for the next execution, made while the
+	// worker is idle (see prepareLocked).
+	next chan preparedRuntime
 
 	// idleBase is the worker's own live heap (runtime, caches), measured
 	// after a collection while idle: the watchdog's zero. Garbage and live
@@ -176,6 +188,34 @@ func (l *workerLoop) collectWhenIdle(n uint64) {
 	})
 }
 
+// preparedRuntime is the outcome of newExecution.
+type preparedRuntime struct {
+	e   *execution
+	err error
+}
+
+// errNoRuntime fills l.next of a worker that will not run again.
+var errNoRuntime = errors.New("no runtime prepared: the worker is being replaced")
+
+// prepareLocked installs l.next and returns the function that fills it;
+// l.mu must be held. The caller runs build outside the lock, typically
+// right after answering the parent, so building the runtime (goja.New,
+// the prelude, console) overlaps the time until the next request. With
+// make false, build only marks the slot empty (a dirty worker is about to
+// be replaced).
+func (l *workerLoop) prepareLocked() (build func(make bool)) {
+	ch := make(chan preparedRuntime, 1)
+	l.next = ch
+	return func(make bool) {
+		if !make {
+			ch <- preparedRuntime{err: errNoRuntime}
+			return
+		}
+		e, err := newExecution()
+		ch <- preparedRuntime{e, err}
+	}
+}
+
 // start begins the execution described by an Exec frame; it reports false
 // if one is already running or the frame is malformed.
 func (l *workerLoop) start(f wire.Frame) bool {
@@ -190,15 +230,17 @@ func (l *workerLoop) start(f wire.Frame) bool {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l.running, l.cancel = true, cancel
+	next := l.next
+	l.next = nil
 	l.mu.Unlock()
 	if err := l.w.Write(wire.Frame{Type: wire.Started}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
-	go l.run(ctx, cancel, m, string(f.B))
+	go l.run(ctx, cancel, m, string(f.B), next)
 	return true
 }
 
-func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string) {
+func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, next chan preparedRuntime) {
 	var once sync.Once
 	send := func(d doneMsg) (sent bool) {
 		once.Do(func() {
@@ -218,21 +260,36 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 		})
 		return sent
 	}
-	done := l.execute(ctx, cancel, m, js, send)
+	var prepared *execution
+	if next != nil {
+		// Made while idle; if it is still being made, this waits no longer
+		// than making one here would take.
+		if p := <-next; p.err == nil {
+			prepared = p.e
+		}
+	}
+	done := l.execute(ctx, cancel, m, js, send, prepared)
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
 	l.runs++
 	n := l.runs
-	// Calls still pending belong to the finished execution; their answers
-	// are dropped on arrival.
-	clear(l.pending)
+	// Calls still pending belong to the finished execution (execute waits
+	// for cancelled calls only so long); their answers are dropped on
+	// arrival.
+	for id, c := range l.pending {
+		delete(l.pending, id)
+		c.stop()
+		c.done(nil, context.Canceled)
+	}
+	build := l.prepareLocked()
 	l.mu.Unlock()
 	send(done)
+	build(!done.Dirty)
 	l.collectWhenIdle(n)
 }
 
-func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool) (done doneMsg) {
+func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool, prepared *execution) (done doneMsg) {
 	defer func() {
 		if v := recover(); v != nil {
 			done = doneMsg{Error: newError(KindInternal, "the sandbox worker failed: %v", v), Dirty: true}
@@ -254,7 +311,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 			}
 		})
 	})
-	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, execHooks{})
+	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, execHooks{prepared: prepared})
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -297,14 +354,22 @@ func asSandboxError(err error) *Error {
 	return newError(KindInternal, "%v", err)
 }
 
+// deliver hands a Return frame to the call waiting for it; answers for
+// calls of a finished execution find nobody and are dropped.
 func (l *workerLoop) deliver(f wire.Frame) {
-	l.mu.Lock()
-	ch, ok := l.pending[f.ID]
-	delete(l.pending, f.ID)
-	l.mu.Unlock()
-	if ok {
-		ch <- f
+	if c := l.take(f.ID); c != nil {
+		c.stop()
+		c.answer(f)
 	}
+}
+
+// take removes and returns the pending call id, or nil.
+func (l *workerLoop) take(id uint64) *relayCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.pending[id]
+	delete(l.pending, id)
+	return c
 }
 
 func (l *workerLoop) cancelRun() {
@@ -323,44 +388,70 @@ func maxParentFrame(maxOutput int) int {
 }
 
 // relayHost is the Host a worker gives the engine: each call travels to the
-// parent's Host over the pipe. Calls are concurrent: each waits on its own
-// channel.
+// parent's Host over the pipe. It implements asyncHost, so the protocol
+// reader hands an answer straight to the execution instead of waking a
+// goroutine per call that waits for it.
 type relayHost struct {
 	loop  *workerLoop
 	funcs map[string][]string
 }
 
+// relayCall is a host call waiting for the parent's answer.
+type relayCall struct {
+	name string
+	done func(json.RawMessage, error)
+	stop func() bool // unregisters the context watch
+}
+
+// answer completes the call from a Return frame. A panic in the parent's
+// Host.Call fails the call the way a panic in process does.
+func (c *relayCall) answer(f wire.Frame) {
+	if len(f.B) == 0 {
+		c.done(f.A, nil)
+		return
+	}
+	e, p := decodeHostErr(f.B)
+	if p != "" {
+		c.done(nil, hostCallPanic{name: c.name})
+		return
+	}
+	c.done(nil, e)
+}
+
 func (h *relayHost) Functions() map[string][]string { return h.funcs }
 
-func (h *relayHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+// startCall sends the call to the parent; done runs once, with the answer
+// or with ctx's error if ctx ends first.
+func (h *relayHost) startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error)) {
 	l := h.loop
-	ch := make(chan wire.Frame, 1)
+	c := &relayCall{name: name, done: done}
 	l.mu.Lock()
 	l.nextID++
 	id := l.nextID
-	l.pending[id] = ch
+	l.pending[id] = c
+	c.stop = context.AfterFunc(ctx, func() {
+		if l.take(id) != nil {
+			done(nil, ctx.Err())
+		}
+	})
 	l.mu.Unlock()
 	// Arguments over maxCallArgsBytes never get here: the engine rejects
 	// the call (bind.go), and the parent's frame limit is the backstop.
 	if err := l.w.Write(wire.Frame{Type: wire.Call, ID: id, A: []byte(name), B: args}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
-	select {
-	case f := <-ch:
-		if len(f.B) > 0 {
-			e, p := decodeHostErr(f.B)
-			if p != "" {
-				panic(p)
-			}
-			return nil, e
-		}
-		return f.A, nil
-	case <-ctx.Done():
-		l.mu.Lock()
-		delete(l.pending, id)
-		l.mu.Unlock()
-		return nil, ctx.Err()
+}
+
+// Call is startCall waited for.
+func (h *relayHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	type answer struct {
+		out json.RawMessage
+		err error
 	}
+	ch := make(chan answer, 1)
+	h.startCall(ctx, name, args, func(out json.RawMessage, err error) { ch <- answer{out, err} })
+	a := <-ch
+	return a.out, a.err
 }
 
 func mustJSON(v any) []byte {
