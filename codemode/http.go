@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,9 +17,10 @@ import (
 // Handler returns the HTTP handler of the whole server. From the outside
 // in: CORS (the default AI-client origins plus Options.AllowedOrigins),
 // then on the MCP path a request body limit, bearer authentication (when
-// Options.Auth is set), a per-principal rate limit, and go-sdk's Streamable
-// HTTP handler with its DNS-rebinding guard. With Auth, the RFC 9728
-// metadata is served at /.well-known/oauth-protected-resource and at the
+// Options.Auth is set), a per-principal rate limit, in stateless mode the
+// registry that lets a notifications/cancelled POST reach the call it
+// names, and go-sdk's Streamable HTTP handler with its DNS-rebinding
+// guard. With Auth, the RFC 9728 metadata is served at /.well-known/oauth-protected-resource and at the
 // same prefix followed by the MCP path.
 //
 // Mount it at the root of a server (or strip a prefix consistently with
@@ -44,8 +46,14 @@ func (s *Server) buildHandler() http.Handler {
 	if o.RatePerSecond > 0 {
 		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
 	}
+	var endpoint http.Handler = streamable
+	if !o.Stateful {
+		// A stateful session cancels by itself: the notification reaches
+		// the session that runs the call.
+		endpoint = httpmw.Cancellation(s.cancels, cancelKey)(endpoint)
+	}
 	// A JSON-RPC batch costs one token per message, not one per POST.
-	endpoint := httpmw.RateLimitCost(limiter, principalKey, httpmw.JSONRPCCost)(streamable)
+	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.JSONRPCCost)(endpoint)
 
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {
@@ -82,6 +90,30 @@ func principalKey(r *http.Request) string {
 		return "sub:" + p.Subject
 	}
 	return ""
+}
+
+// cancelKey is whose calls a notifications/cancelled POST may cancel: the
+// same subject through the same client, or, without a principal, the same
+// client address (all anonymous callers are one principal; the address at
+// least keeps remote strangers apart).
+func cancelKey(r *http.Request) string {
+	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
+		return "sub:" + p.Subject + "\x00client:" + p.ClientID
+	}
+	return "ip:" + httpmw.RemoteIP(r)
+}
+
+// joinCancellation lets a notifications/cancelled POST, which a stateless
+// handler serves in a session of its own, cancel a tools/call in flight.
+func joinCancellation(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, stop := httpmw.Cancellable(ctx)
+		defer stop()
+		return next(ctx, method, req)
+	}
 }
 
 func (s *Server) scopesSupported() []string {

@@ -43,6 +43,7 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     http.Handler
+	cancels     *httpmw.Cancels // calls in flight on the stateless endpoint
 
 	closeOnce sync.Once
 	closeErr  error
@@ -66,7 +67,7 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if cat == nil {
 		return nil, errors.New("codemode: nil catalog")
 	}
-	s := &Server{cat: cat}
+	s := &Server{cat: cat, cancels: httpmw.NewCancels()}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -154,6 +155,7 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 		// 2026-07-28 and the tool returns its logs in its result.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
+	s.mcp.AddReceivingMiddleware(joinCancellation)
 	s.AddTo(s.mcp)
 	return s, nil
 }

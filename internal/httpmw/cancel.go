@@ -1,0 +1,276 @@
+package httpmw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrCancelledByClient is the cause of a context cancelled by a
+// notifications/cancelled message (see [Cancellation]).
+var ErrCancelledByClient = errors.New("request cancelled by the client")
+
+// Cancels tracks the in-flight calls of a stateless MCP endpoint so that a
+// later notifications/cancelled POST can reach them. In stateless mode every
+// POST is served by a fresh server session, so the session that receives the
+// notification knows nothing of the call it names; this registry is the
+// shared memory between the two requests.
+//
+// A call is keyed by (principal key, JSON-RPC request id): a notification
+// only cancels calls of the principal that sent it. Entries live exactly as
+// long as the HTTP request that carries the call, so the registry holds at
+// most one entry per request in flight. It is safe for concurrent use.
+type Cancels struct {
+	mu        sync.Mutex
+	calls     map[callKey][]*cancelSlot
+	cancelled atomic.Int64
+}
+
+// callKey names one in-flight call.
+type callKey struct {
+	principal string
+	id        string // normalized JSON-RPC id: "s:<string>" or "n:<integer>"
+}
+
+// cancelSlot joins one HTTP request to the context of the call it carries.
+// The middleware creates it; the MCP handler attaches its cancel function
+// with [Cancellable]. Cancelling is synchronous: when the notification's
+// POST is answered, the call's context is already done.
+type cancelSlot struct {
+	mu     sync.Mutex
+	fired  bool
+	cancel context.CancelCauseFunc
+}
+
+func (s *cancelSlot) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fired = true
+	if s.cancel != nil {
+		s.cancel(ErrCancelledByClient)
+	}
+}
+
+// NewCancels returns an empty registry.
+func NewCancels() *Cancels {
+	return &Cancels{calls: map[callKey][]*cancelSlot{}}
+}
+
+// Len returns the number of calls in flight.
+func (c *Cancels) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, s := range c.calls {
+		n += len(s)
+	}
+	return n
+}
+
+// Cancelled returns how many calls notifications have cancelled.
+func (c *Cancels) Cancelled() int64 { return c.cancelled.Load() }
+
+func (c *Cancels) add(k callKey, s *cancelSlot) {
+	c.mu.Lock()
+	c.calls[k] = append(c.calls[k], s)
+	c.mu.Unlock()
+}
+
+func (c *Cancels) remove(k callKey, s *cancelSlot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := c.calls[k]
+	for i, x := range list {
+		if x == s {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(c.calls, k)
+	} else {
+		c.calls[k] = list
+	}
+}
+
+// cancel fires the one call named by k. It reports whether it did: an
+// unknown id (the call already ended) and an ambiguous one (two requests
+// of the same principal using the same id, e.g. two client sessions whose
+// counters met) cancel nothing, so a run the client did not mean is never
+// stopped.
+func (c *Cancels) cancel(k callKey) bool {
+	c.mu.Lock()
+	list := c.calls[k]
+	var s *cancelSlot
+	if len(list) == 1 {
+		s = list[0]
+	}
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.fire()
+	c.cancelled.Add(1)
+	return true
+}
+
+type cancelSlotKey struct{}
+
+// Cancellable returns a context derived from ctx that is also cancelled,
+// with cause [ErrCancelledByClient], when a notifications/cancelled POST
+// names the call the HTTP request behind ctx carries. Without such a request
+// (stdio, a request the middleware does not track) it returns ctx itself.
+// The caller must call stop when the call ends.
+func Cancellable(ctx context.Context) (_ context.Context, stop func()) {
+	s, _ := ctx.Value(cancelSlotKey{}).(*cancelSlot)
+	if s == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.mu.Lock()
+	if s.fired {
+		cancel(ErrCancelledByClient)
+	} else {
+		s.cancel = cancel
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// Cancellation is middleware for a stateless MCP endpoint that serves
+// clients of protocol revisions that cancel a call by POSTing
+// notifications/cancelled (2025-06-18, 2025-11-25). It must run after
+// authentication: key(r) identifies the principal, and an empty key leaves
+// the request untracked.
+//
+// A POST whose body is a single tools/call request is registered under
+// (key, id) for as long as it is served; its request context carries the
+// slot the handler joins with [Cancellable]. A POST whose body is a single
+// notifications/cancelled message cancels the registered call with that id
+// of the same key, then goes on to next, which answers it as usual. Other
+// requests are passed on after one read of the body (the body limit must
+// be applied before this middleware); the body is always restored for next,
+// including a read error such as *http.MaxBytesError.
+func Cancellation(c *Cancels, key func(*http.Request) string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if c == nil || key == nil {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.Body == nil {
+				next.ServeHTTP(w, r)
+				return
+			}
+			body, err := io.ReadAll(r.Body)
+			r.Body.Close()
+			if err != nil {
+				// Let next report the error (413 for a body over the limit).
+				r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), bodyErrReader{err}))
+				next.ServeHTTP(w, r)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			msg, ok := peekMessage(body)
+			if !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			k := key(r)
+			if k == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			switch msg.method {
+			case "tools/call":
+				ck := callKey{k, msg.id}
+				s := &cancelSlot{}
+				c.add(ck, s)
+				defer c.remove(ck, s)
+				r = r.WithContext(context.WithValue(r.Context(), cancelSlotKey{}, s))
+			case "notifications/cancelled":
+				c.cancel(callKey{k, msg.id})
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// peeked is what the middleware needs of a JSON-RPC message.
+type peeked struct {
+	method string
+	id     string // of the call, or of the call a cancellation names
+}
+
+// peekMessage finds a tools/call request with an id or a
+// notifications/cancelled notification with a requestId. Batches (arrays)
+// are not tracked: revisions that cancel by notification do not batch.
+func peekMessage(body []byte) (peeked, bool) {
+	// Most requests are neither: skip decoding them. Both method names
+	// contain one of these, even with a JSON-escaped slash.
+	if !bytes.Contains(body, []byte("call")) && !bytes.Contains(body, []byte("cancel")) {
+		return peeked{}, false
+	}
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return peeked{}, false
+	}
+	var raw json.RawMessage
+	switch m.Method {
+	case "tools/call":
+		raw = m.ID
+	case "notifications/cancelled":
+		if len(m.ID) > 0 {
+			return peeked{}, false // a notification has no id
+		}
+		raw = m.Params.RequestID
+	default:
+		return peeked{}, false
+	}
+	id, ok := normalizeID(raw)
+	if !ok {
+		return peeked{}, false
+	}
+	return peeked{m.Method, id}, true
+}
+
+// normalizeID maps a JSON-RPC id to a key: strings and integers are
+// distinct ids ("1" is not 1), and 1, 1.0 and 1e0 are the same integer.
+func normalizeID(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s:" + s, true
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return "n:" + strconv.FormatInt(n, 10), true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return "", false
+	}
+	return "n:" + strconv.FormatInt(int64(f), 10), true
+}
