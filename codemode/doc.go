@@ -31,9 +31,28 @@
 // model's own TypeScript and the validation issues, followed by the logs
 // made before the failure; structuredContent.error carries the same fields.
 // When the client sent a progress token, each function call is reported as
-// a progress notification ("brakinglab.getSessions (2/20)"). Cancelling the
-// request (a 2026-07-28 client closing its HTTP request, or a stdio client
-// sending notifications/cancelled) interrupts the execution.
+// a progress notification ("brakinglab.getSessions (2/20)").
+//
+// # Cancellation
+//
+// Cancelling a call interrupts its execution: the sandbox stops the script
+// and the host function's context ends, and the call fails with CANCELLED.
+// A 2026-07-28 client cancels by closing its HTTP request. A 2025-06-18 or
+// 2025-11-25 client, like a stdio client, sends notifications/cancelled
+// naming the request id. A stateful HTTP session delivers it to the session
+// that runs the call; in the default stateless mode the notification's POST
+// is served apart from the call's, so the handler keeps a registry of the
+// tools/call requests in flight keyed by (principal, request id), and the
+// notification cancels the call of the same principal with that id: the
+// same token subject through the same OAuth client, or without
+// authentication the same client address. Another user's notification, or
+// one that two in-flight calls of the same principal match, cancels
+// nothing. An entry lives as long as the call's HTTP request. The call's
+// POST is still answered, with the CANCELLED result: the specification
+// says a receiver should not answer a cancelled request, but go-sdk
+// answers every request, an open POST must end somehow, and the same
+// specification tells the client to ignore a response to a request it
+// cancelled. A batch (2025-03-26) is not tracked.
 //
 // # Identity
 //

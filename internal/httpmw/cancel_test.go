@@ -1,0 +1,215 @@
+package httpmw
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestNormalizeID(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want string
+		ok   bool
+	}{
+		{`7`, "n:7", true},
+		{` 7 `, "n:7", true},
+		{`7.0`, "n:7", true},
+		{`7e0`, "n:7", true},
+		{`-3`, "n:-3", true},
+		{`"7"`, "s:7", true},
+		{`"a\"b"`, `s:a"b`, true},
+		{`7.5`, "", false},
+		{`1e300`, "", false},
+		{`null`, "", false},
+		{`{}`, "", false},
+		{``, "", false},
+	} {
+		got, ok := normalizeID([]byte(tt.raw))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("normalizeID(%s) = %q, %v; want %q, %v", tt.raw, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestPeekMessage(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		want peeked
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`, peeked{"tools/call", "n:3"}, true},
+		{`{"jsonrpc":"2.0","id":"a","method":"tools\/call","params":{}}`, peeked{"tools/call", "s:a"}, true},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"r"}}`, peeked{"notifications/cancelled", "n:3"}, true},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`, peeked{"notifications/cancelled", "s:a"}, true},
+		// A notification carries no id; a call needs one.
+		{`{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":3}}`, peeked{}, false},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`, peeked{}, false},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{}}`, peeked{}, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, peeked{}, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call"}]`, peeked{}, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call"`, peeked{}, false},
+	} {
+		got, ok := peekMessage([]byte(tt.body))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("peekMessage(%s) = %+v, %v; want %+v, %v", tt.body, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// cancelHarness serves Cancellation in front of a handler whose tools/call
+// blocks until its Cancellable context ends.
+type cancelHarness struct {
+	reg     *Cancels
+	h       http.Handler
+	running chan context.Context
+	bodies  chan string
+}
+
+func newCancelHarness(t *testing.T) *cancelHarness {
+	t.Helper()
+	ch := &cancelHarness{reg: NewCancels(), running: make(chan context.Context, 4), bodies: make(chan string, 8)}
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				return
+			}
+			t.Errorf("read: %v", err)
+		}
+		ch.bodies <- string(b)
+		if !strings.Contains(string(b), `"tools/call"`) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		ctx, stop := Cancellable(r.Context())
+		defer stop()
+		ch.running <- ctx
+		<-ctx.Done()
+		if !errors.Is(context.Cause(ctx), ErrCancelledByClient) {
+			t.Errorf("cause %v", context.Cause(ctx))
+		}
+	})
+	user := func(r *http.Request) string { return r.Header.Get("X-User") }
+	ch.h = BodyLimit(1 << 10)(Cancellation(ch.reg, user)(next))
+	return ch
+}
+
+func (ch *cancelHarness) post(user, body string) int {
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r.Header.Set("X-User", user)
+	w := httptest.NewRecorder()
+	ch.h.ServeHTTP(w, r)
+	return w.Code
+}
+
+const (
+	callBody   = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return 1"}}}`
+	cancelBody = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"stop"}}`
+)
+
+func TestCancellation(t *testing.T) {
+	ch := newCancelHarness(t)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); ch.post("alice", callBody) }()
+	ctx := <-ch.running
+	if got := <-ch.bodies; got != callBody {
+		t.Fatalf("next read %q", got)
+	}
+	if n := ch.reg.Len(); n != 1 {
+		t.Fatalf("Len = %d, want 1", n)
+	}
+
+	// Another principal, or an untracked (empty) key, cancels nothing.
+	for _, user := range []string{"bob", ""} {
+		if code := ch.post(user, cancelBody); code != http.StatusAccepted {
+			t.Fatalf("%q: status %d", user, code)
+		}
+		<-ch.bodies
+		if ctx.Err() != nil {
+			t.Fatalf("%q cancelled alice's call", user)
+		}
+	}
+	if code := ch.post("alice", cancelBody); code != http.StatusAccepted {
+		t.Fatalf("status %d", code)
+	}
+	if got := <-ch.bodies; got != cancelBody {
+		t.Fatalf("next read %q", got)
+	}
+	if ctx.Err() == nil {
+		t.Fatal("alice's call still running after her cancellation was answered")
+	}
+	wg.Wait()
+	if n, c := ch.reg.Len(), ch.reg.Cancelled(); n != 0 || c != 1 {
+		t.Fatalf("Len = %d, Cancelled = %d; want 0, 1", n, c)
+	}
+}
+
+// A cancellation that reaches the slot before the handler joins it still
+// cancels the handler's context.
+func TestCancellableAfterFire(t *testing.T) {
+	s := &cancelSlot{}
+	s.fire()
+	ctx, stop := Cancellable(context.WithValue(context.Background(), cancelSlotKey{}, s))
+	defer stop()
+	if !errors.Is(context.Cause(ctx), ErrCancelledByClient) {
+		t.Fatalf("cause %v", context.Cause(ctx))
+	}
+	// Without a slot the context is returned as is.
+	bg := context.Background()
+	if got, stop := Cancellable(bg); got != bg {
+		t.Fatal("Cancellable wrapped a context without a slot")
+	} else {
+		stop()
+	}
+}
+
+func TestCancellationPassesBodyErrors(t *testing.T) {
+	ch := newCancelHarness(t)
+	big := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"code":"` + strings.Repeat("x", 2<<10) + `"}}`
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(big))
+	r.ContentLength = -1 // chunked: the limit trips while reading
+	r.Header.Set("X-User", "alice")
+	w := httptest.NewRecorder()
+	ch.h.ServeHTTP(w, r)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413", w.Code)
+	}
+	if n := ch.reg.Len(); n != 0 {
+		t.Fatalf("Len = %d after a refused body", n)
+	}
+}
+
+func BenchmarkCancellation(b *testing.B) {
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(io.Discard, r.Body) })
+	user := func(*http.Request) string { return "alice" }
+	code := strings.Repeat("x", 8<<10)
+	for _, bb := range []struct{ name, body string }{
+		{"tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`},
+		{"tools/call 8KB", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"` + code + `"}}}`},
+	} {
+		for _, mw := range []struct {
+			name string
+			h    http.Handler
+		}{
+			{"direct", next},
+			{"cancellation", Cancellation(NewCancels(), user)(next)},
+		} {
+			b.Run(bb.name+"/"+mw.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(bb.body))
+					mw.h.ServeHTTP(httptest.NewRecorder(), r)
+				}
+			})
+		}
+	}
+}
