@@ -1,5 +1,7 @@
 // Package httpmw holds the HTTP middleware codemode puts in front of its MCP
-// endpoint: CORS with the MCP headers, a per-key rate limit and a request
-// body limit. Each middleware is a plain func(http.Handler) http.Handler so
-// the order of the stack stays visible where it is assembled.
+// endpoint: CORS with the MCP headers, a per-key rate limit, a request body
+// limit, and for stateless endpoints the registry of tools/call requests in
+// flight that lets a later notifications/cancelled POST cancel them. Each
+// middleware is a plain func(http.Handler) http.Handler so the order of the
+// stack stays visible where it is assembled.
 package httpmw
