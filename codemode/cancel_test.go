@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +23,7 @@ type blocker struct {
 	running chan context.Context // one per wait call, when it starts
 	stopped chan error           // ctx.Err() of a wait call its context ended
 	release chan struct{}        // closing it makes every wait return 1
+	started chan struct{}        // one per execution, when it starts
 	ended   chan codemode.AuditEvent
 }
 
@@ -31,6 +33,7 @@ func newBlocker(t *testing.T) *blocker {
 		running: make(chan context.Context, 4),
 		stopped: make(chan error, 4),
 		release: make(chan struct{}),
+		started: make(chan struct{}, 8),
 		ended:   make(chan codemode.AuditEvent, 8),
 	}
 	var err error
@@ -60,6 +63,9 @@ func newBlocker(t *testing.T) *blocker {
 // configure records how executions end.
 func (b *blocker) configure(o *codemode.Options) {
 	o.Audit = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
+		if ev.Kind == codemode.ExecutionStarted {
+			b.started <- struct{}{}
+		}
 		if ev.Kind == codemode.ExecutionFailed || ev.Kind == codemode.ExecutionFinished {
 			b.ended <- ev
 		}
@@ -256,7 +262,11 @@ func TestAmbiguousCancellationCancelsNothing(t *testing.T) {
 	r1 := rawCall(t, ts.URL, alice, "9", "return await slow.wait({})")
 	r2 := rawCall(t, ts.URL, alice, "9", "return await slow.wait({})")
 	<-b.running
-	<-b.running
+	// The second call may be queued behind the first (one principal does
+	// not get every worker); it is registered as soon as its POST arrives.
+	for codemode.InFlightCalls(ts.Server) < 2 {
+		time.Sleep(time.Millisecond)
+	}
 	if code := cancelCall(t, ts.URL, alice, "9"); code != http.StatusAccepted {
 		t.Fatalf("status %d, want 202", code)
 	}
@@ -272,5 +282,24 @@ func TestAmbiguousCancellationCancelsNothing(t *testing.T) {
 	ts.http.Close()
 	if n := codemode.InFlightCalls(ts.Server); n != 0 {
 		t.Fatalf("%d calls left in the registry", n)
+	}
+}
+
+// A script in a tight loop never yields to a host call; the notification
+// still interrupts it (without the registry it would run to TIMEOUT).
+func TestNotificationInterruptsTightLoop(t *testing.T) {
+	b := newBlocker(t)
+	ts := startServerFor(t, b.cat, b.configure)
+	alice := ts.token("alice")
+	resp := rawCall(t, ts.URL, alice, `"loop-1"`, "while (true) {}")
+	<-b.started
+	if code := cancelCall(t, ts.URL, alice, `"loop-1"`); code != http.StatusAccepted {
+		t.Fatalf("status %d, want 202", code)
+	}
+	if ev := <-b.ended; ev.Kind != codemode.ExecutionFailed || ev.ErrorKind != "CANCELLED" {
+		t.Fatalf("execution ended with %s %s, want failed CANCELLED", ev.Kind, ev.ErrorKind)
+	}
+	if body := <-resp; !strings.Contains(body, "CANCELLED") {
+		t.Fatalf("response: %s", body)
 	}
 }
