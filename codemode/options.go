@@ -40,7 +40,10 @@ type Options struct {
 	// code). Workers re-execute the host binary, which the sandbox
 	// package's init hook turns into a worker: no separate binary needed.
 	SandboxMode sandbox.Mode
-	// Workers is the worker-pool size; zero means GOMAXPROCS.
+	// Workers is the worker-pool size; zero means GOMAXPROCS. When workers
+	// are busy, a free one goes to the waiting principal with the fewest
+	// executions running, so one user cannot hold them all while others
+	// wait. With Sandbox set, give its pool size here.
 	Workers int
 	// Sandbox, if set, is used instead of one built from Limits,
 	// SandboxMode and Workers. Close does not close it.

@@ -1,11 +1,16 @@
 package codemode_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -33,5 +38,90 @@ func TestBatchCountsAgainstRateLimit(t *testing.T) {
 	// A single request still works, and the refused batch did not spend the budget.
 	if resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(tok)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("single request after the refused batch: %d", resp.StatusCode)
+	}
+}
+
+// gateCatalog has one function that reports who entered it and blocks
+// until releaseOne lets one call through (all are let through when the
+// test ends).
+func gateCatalog(t *testing.T) (cat *catalog.Catalog, entered chan string, releaseOne func()) {
+	t.Helper()
+	cat, err := catalog.New("gate", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, gate, done := make(chan string, 16), make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(done) })
+	catalog.MustAdd(cat, catalog.Func[struct{}, bool]{
+		Name: "wait", Description: "Blocks until the test releases it.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, _ struct{}) (bool, error) {
+			p, _ := catalog.PrincipalFrom(ctx)
+			entered <- p.Subject
+			select {
+			case <-gate:
+				return true, nil
+			case <-done:
+				return true, nil
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+		},
+	})
+	return cat, entered, func() { gate <- struct{}{} }
+}
+
+// TestOnePrincipalCannotHoldEveryWorker: when workers are busy, a free one
+// goes to the waiting principal with the fewest executions running. Before,
+// the pool served waiters first come first served, so a user who started
+// many long scripts at once (well within the rate limit's burst) held every
+// worker until all of them had ended, and everyone else waited.
+func TestOnePrincipalCannotHoldEveryWorker(t *testing.T) {
+	cat, entered, releaseOne := gateCatalog(t)
+	ts := startServerFor(t, cat, nil) // two workers
+	alice := ts.connect(t, ts.token("alice"), nil)
+	bob := ts.connect(t, ts.token("bob"), nil)
+
+	results := make(chan *mcp.CallToolResult, 8)
+	call := func(cs *mcp.ClientSession) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": "return await gate.wait()"}})
+		if err != nil {
+			t.Error(err)
+		}
+		results <- res
+	}
+	// Alone, alice may use both workers.
+	for range 4 {
+		go call(alice)
+	}
+	for range 2 {
+		if who := <-entered; who != "alice" {
+			t.Fatalf("entry by %q", who)
+		}
+	}
+	waitQueued(t, ts.Server, 2)
+	go call(bob)
+	waitQueued(t, ts.Server, 3) // bob queued after alice's two
+	releaseOne()
+	if who := <-entered; who != "bob" {
+		t.Fatalf("a freed worker went to alice's third script while bob waited (entry by %q)", who)
+	}
+	for range 4 {
+		releaseOne()
+	}
+	for range 5 {
+		if res := <-results; res == nil || res.IsError {
+			t.Fatalf("execution failed: %+v", res)
+		}
+	}
+}
+
+// waitQueued waits until n executions wait for a worker.
+func waitQueued(t *testing.T, s *codemode.Server, n int) {
+	t.Helper()
+	for i := 0; codemode.QueuedExecutions(s) != n; i++ {
+		if i == 10000 {
+			t.Fatalf("%d executions queued, want %d", codemode.QueuedExecutions(s), n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

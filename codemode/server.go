@@ -44,6 +44,7 @@ type Server struct {
 	handlerOnce sync.Once
 	handler     http.Handler
 	cancels     *httpmw.Cancels // calls in flight on the stateless endpoint
+	queue       *fairQueue      // admits executions to the workers fairly between principals
 
 	closeOnce sync.Once
 	closeErr  error
@@ -138,6 +139,9 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 			return nil, fmt.Errorf("codemode: sandbox: %w", err)
 		}
 		s.ownSB = true
+	}
+	if s.sb.Mode() == sandbox.ModeWorker {
+		s.queue = newFairQueue(o.Workers)
 	}
 	if err := s.buildTools(); err != nil {
 		s.Close()

@@ -80,6 +80,16 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		}
 	}
 
+	queueKey := "" // anonymous callers share one place in the queue
+	if hasP {
+		queueKey = "sub:" + p.Subject
+	}
+	release, err := s.queue.acquire(ctx, queueKey)
+	if err != nil {
+		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
+	}
+	defer release()
+
 	start := time.Now()
 	ev := base
 	ev.Kind, ev.Time = ExecutionStarted, start
