@@ -27,11 +27,11 @@ func (e *execution) bindConsole() error {
 			}
 			parts := make([]string, len(call.Arguments))
 			for i, a := range call.Arguments {
-				if _, sym := a.(*goja.Symbol); !sym {
-					if s, ok := a.Export().(string); ok {
-						parts[i] = e.prog.mapRawStack(s)
-						continue
-					}
+				// A string prints raw. (Checked without Export, which would
+				// copy a whole object into Go maps first.)
+				if goja.IsString(a) {
+					parts[i] = e.prog.mapRawStack(a.String())
+					continue
 				}
 				parts[i] = e.formatArg(a)
 			}

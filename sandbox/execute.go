@@ -207,6 +207,11 @@ func (e *execution) stop(kind Kind, message string) {
 func (e *execution) finish() {
 	e.stop(KindCancelled, "the execution has ended") // makes later stops no-ops
 	e.cancelCall()
+	if len(e.pending) == 0 {
+		// Every call's result was received: their goroutines are at most
+		// returning. Nothing to wait for.
+		return
+	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
 	t := time.NewTimer(hostGrace)

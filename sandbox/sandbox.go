@@ -102,7 +102,7 @@ func New(opts *Options) (*Sandbox, error) {
 	}
 	switch opts.Mode {
 	case ModeInProcess:
-		s.exec = inProcess{}
+		s.exec = newInProcess()
 	case ModeWorker:
 		p, err := newPool(&o, s.limits)
 		if err != nil {
@@ -180,20 +180,53 @@ func (s *Sandbox) Close() error {
 const hardDeadlineGrace = time.Second
 
 // inProcess runs executions on goroutines of the calling process.
-type inProcess struct{}
+type inProcess struct {
+	// ready holds one runtime made ahead (newExecution), so an execution
+	// usually starts on a ready runtime while the next one is made on
+	// another goroutine. Each is used once.
+	ready chan *execution
+	bg    sync.WaitGroup // a runtime being made
+}
+
+func newInProcess() *inProcess {
+	p := &inProcess{ready: make(chan *execution, 1)}
+	p.refill()
+	return p
+}
+
+// refill makes a runtime for ready in the background. It is called only
+// when ready was just emptied, so at most one is made at a time.
+func (p *inProcess) refill() {
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		if e, err := newExecution(); err == nil {
+			select {
+			case p.ready <- e:
+			default:
+			}
+		}
+	}()
+}
 
 // run executes on a goroutine so the caller gets an answer at the hard
 // deadline even when a single builtin call ignores the interrupt (a huge
 // indexOf). Such an execution is abandoned: its goroutine stops as soon as
 // the builtin returns, since the interrupt is already pending.
-func (inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+func (p *inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+	var prepared *execution
+	select {
+	case prepared = <-p.ready:
+		p.refill()
+	default: // taken by a concurrent execution: execute makes its own
+	}
 	type outcome struct {
 		res *Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := execute(ctx, prog, host, lim, execHooks{})
+		res, err := execute(ctx, prog, host, lim, execHooks{prepared: prepared})
 		done <- outcome{res, err}
 	}()
 	deadline := time.NewTimer(lim.Timeout + hardDeadlineGrace)
@@ -217,7 +250,15 @@ func (inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits)
 	}
 }
 
-func (inProcess) close() error { return nil }
+// close waits for a runtime being made and drops the ready one.
+func (p *inProcess) close() error {
+	p.bg.Wait()
+	select {
+	case <-p.ready:
+	default:
+	}
+	return nil
+}
 
 // noHost binds nothing.
 type noHost struct{}

@@ -64,17 +64,20 @@ func liveHeap() uint64 {
 // above that after a forced collection (garbage must not count), it calls
 // breach once with the bytes in use. stop ends the watchdog and reports
 // whether breach was called.
+//
+// stop does not wait for the watchdog's goroutine to exit (that would cost
+// the execution a goroutine wake-up): once stop has returned, breach is no
+// longer called, and the goroutine ends at its next tick.
 func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() bool) {
 	samples := newHeapSamples()
 	max := base + uint64(limit)
 	quit := make(chan struct{})
 	var (
-		wg       sync.WaitGroup
+		mu       sync.Mutex
+		stopped  bool
 		breached bool
 	)
-	wg.Add(1)
 	go func() {
-		defer wg.Done()
 		t := time.NewTicker(watchInterval)
 		defer t.Stop()
 		for {
@@ -88,15 +91,23 @@ func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() 
 			}
 			runtime.GC()
 			if used := heapInUse(samples); used > max {
-				breached = true
-				breach(used - base)
+				mu.Lock()
+				if !stopped {
+					breached = true
+					breach(used - base)
+				}
+				mu.Unlock()
 				return
 			}
 		}
 	}()
 	return func() bool {
-		close(quit)
-		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stopped = true
+			close(quit)
+		}
 		return breached
 	}
 }

@@ -84,10 +84,7 @@ func serveWorker(in *os.File, out *os.File) int {
 
 	wk := &workerLoop{w: w, pending: map[uint64]*relayCall{}}
 	wk.idleBase.Store(liveHeap()) // applyWorkerLimits just collected
-	wk.mu.Lock()
-	build := wk.prepareLocked()
-	wk.mu.Unlock()
-	go build(true)
+	wk.prepare()
 	for {
 		f, err := r.Read()
 		if err != nil {
@@ -154,8 +151,7 @@ type workerLoop struct {
 	nextID  uint64
 	pending map[uint64]*relayCall
 	runs    uint64 // executions finished
-	// next delivers the runtime for the next execution, made while the
-	// worker is idle (see prepareLocked).
+	// next delivers the runtime for the next execution (see prepare).
 	next chan preparedRuntime
 
 	// idleBase is the worker's own live heap (runtime, caches), measured
@@ -194,26 +190,20 @@ type preparedRuntime struct {
 	err error
 }
 
-// errNoRuntime fills l.next of a worker that will not run again.
-var errNoRuntime = errors.New("no runtime prepared: the worker is being replaced")
-
-// prepareLocked installs l.next and returns the function that fills it;
-// l.mu must be held. The caller runs build outside the lock, typically
-// right after answering the parent, so building the runtime (goja.New,
-// the prelude, console) overlaps the time until the next request. With
-// make false, build only marks the slot empty (a dirty worker is about to
-// be replaced).
-func (l *workerLoop) prepareLocked() (build func(make bool)) {
+// prepare starts making the runtime for the next execution on its own
+// goroutine and installs l.next to deliver it. It runs when the worker
+// starts and when an execution takes its runtime: the next one is then
+// made while this one runs, mostly while it waits for host calls, so
+// back-to-back requests rarely wait for one.
+func (l *workerLoop) prepare() {
 	ch := make(chan preparedRuntime, 1)
+	l.mu.Lock()
 	l.next = ch
-	return func(make bool) {
-		if !make {
-			ch <- preparedRuntime{err: errNoRuntime}
-			return
-		}
+	l.mu.Unlock()
+	go func() {
 		e, err := newExecution()
 		ch <- preparedRuntime{e, err}
-	}
+	}()
 }
 
 // start begins the execution described by an Exec frame; it reports false
@@ -262,12 +252,13 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	}
 	var prepared *execution
 	if next != nil {
-		// Made while idle; if it is still being made, this waits no longer
-		// than making one here would take.
+		// If it is still being made, this waits no longer than making one
+		// here would take.
 		if p := <-next; p.err == nil {
 			prepared = p.e
 		}
 	}
+	l.prepare()
 	done := l.execute(ctx, cancel, m, js, send, prepared)
 	cancel(nil)
 	l.mu.Lock()
@@ -282,10 +273,8 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 		c.stop()
 		c.done(nil, context.Canceled)
 	}
-	build := l.prepareLocked()
 	l.mu.Unlock()
 	send(done)
-	build(!done.Dirty)
 	l.collectWhenIdle(n)
 }
 
