@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,7 +99,8 @@ func principalKey(r *http.Request) string {
 // least keeps remote strangers apart).
 func cancelKey(r *http.Request) string {
 	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
-		return "sub:" + p.Subject + "\x00client:" + p.ClientID
+		// Quoted, so no subject and client pair can spell another's key.
+		return "sub:" + strconv.Quote(p.Subject) + " client:" + strconv.Quote(p.ClientID)
 	}
 	return "ip:" + httpmw.RemoteIP(r)
 }

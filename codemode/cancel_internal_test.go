@@ -1,0 +1,43 @@
+package codemode
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+func TestCancelKey(t *testing.T) {
+	key := func(p *catalog.Principal, remote string) string {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = remote
+		if p != nil {
+			r = r.WithContext(catalog.WithPrincipal(r.Context(), *p))
+		}
+		return cancelKey(r)
+	}
+	alice := key(&catalog.Principal{Subject: "alice", ClientID: "c1"}, "10.0.0.1:1000")
+	for _, tt := range []struct {
+		name string
+		got  string
+		same bool
+	}{
+		{"same principal from another address", key(&catalog.Principal{Subject: "alice", ClientID: "c1"}, "10.0.0.2:2000"), true},
+		{"same user, another client", key(&catalog.Principal{Subject: "alice", ClientID: "c2"}, "10.0.0.1:1000"), false},
+		{"another user", key(&catalog.Principal{Subject: "bob", ClientID: "c1"}, "10.0.0.1:1000"), false},
+		{"anonymous from the same address", key(nil, "10.0.0.1:1000"), false},
+	} {
+		if (tt.got == alice) != tt.same {
+			t.Errorf("%s: key %q vs %q", tt.name, tt.got, alice)
+		}
+	}
+	// Separators inside a subject or client id cannot forge another pair.
+	a := key(&catalog.Principal{Subject: `a" client:"b`, ClientID: ""}, "")
+	b := key(&catalog.Principal{Subject: "a", ClientID: `b" client:"`}, "")
+	if a == b {
+		t.Errorf("keys collide: %q", a)
+	}
+	if anon1, anon2 := key(nil, "10.0.0.1:1000"), key(nil, "10.0.0.1:3000"); anon1 != anon2 {
+		t.Errorf("anonymous keys differ by port: %q %q", anon1, anon2)
+	}
+}
