@@ -57,6 +57,10 @@ type execHooks struct {
 	// goroutine and any number of times (the first call wins) and does
 	// nothing once the execution has returned.
 	started func(stop func(kind Kind, message string))
+	// waiting, if set, is called on the executing goroutine each time the
+	// execution is about to wait for host calls: the goroutine is idle
+	// until one returns.
+	waiting func()
 }
 
 // callResult is a finished host call, posted back to the loop goroutine.
@@ -180,6 +184,9 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		}
 		if len(e.pending) == 0 {
 			return e.result(start), e.failure(&Error{Kind: KindRuntime, Message: "the script is awaiting a promise that can never settle: no host call is in flight and there are no timers. Make sure every promise you create is resolved, and await host calls directly."})
+		}
+		if hooks.waiting != nil {
+			hooks.waiting()
 		}
 		select {
 		case r := <-e.results:

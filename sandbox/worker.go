@@ -192,9 +192,9 @@ type preparedRuntime struct {
 
 // prepare starts making the runtime for the next execution on its own
 // goroutine and installs l.next to deliver it. It runs when the worker
-// starts and when an execution takes its runtime: the next one is then
-// made while this one runs, mostly while it waits for host calls, so
-// back-to-back requests rarely wait for one.
+// starts and, for each execution, when it first waits for a host call or
+// else once it has finished: the next runtime is made while the worker
+// would be idle, so a request rarely waits for one.
 func (l *workerLoop) prepare() {
 	ch := make(chan preparedRuntime, 1)
 	l.mu.Lock()
@@ -258,8 +258,11 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 			prepared = p.e
 		}
 	}
-	l.prepare()
-	done := l.execute(ctx, cancel, m, js, send, prepared)
+	// The next runtime is made when this execution first waits for a host
+	// call (the worker is idle then), or else once it has answered.
+	var prepOnce sync.Once
+	prep := func() { prepOnce.Do(l.prepare) }
+	done := l.execute(ctx, cancel, m, js, send, execHooks{prepared: prepared, waiting: prep})
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
@@ -275,10 +278,11 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	}
 	l.mu.Unlock()
 	send(done)
+	prep()
 	l.collectWhenIdle(n)
 }
 
-func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool, prepared *execution) (done doneMsg) {
+func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool, hooks execHooks) (done doneMsg) {
 	defer func() {
 		if v := recover(); v != nil {
 			done = doneMsg{Error: newError(KindInternal, "the sandbox worker failed: %v", v), Dirty: true}
@@ -300,7 +304,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 			}
 		})
 	})
-	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, execHooks{prepared: prepared})
+	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
