@@ -64,8 +64,28 @@ func add[In, Out any](c *catalog.Catalog, f catalog.Func[In, Out]) error {
 		f.Scopes = []string{ScopeRead}
 	} else {
 		f.Scopes = []string{ScopeWrite}
+		h := f.Handler
+		f.Handler = func(ctx context.Context, in In) (Out, error) {
+			out, err := h(ctx, in)
+			return out, quotaError(err)
+		}
 	}
 	return catalog.Add(c, f)
+}
+
+// quotaError turns a store.QuotaError into a conflict the model can act on.
+func quotaError(err error) error {
+	var qe *store.QuotaError
+	if !errors.As(err, &qe) {
+		return err
+	}
+	what, del := strings.ReplaceAll(qe.Kind, "_", " "), quotaDelete[qe.Kind]
+	return catalog.Conflict("you already have %d %s, the most kept per account; delete some with %s first", qe.Limit, what, del)
+}
+
+// quotaDelete names the function that makes room for each deletable kind.
+var quotaDelete = map[string]string{
+	store.KindNotepad: "deleteNotepad", store.KindTrackNote: "deleteTrackNote", store.KindRaceEvent: "deleteRaceEvent",
 }
 
 // userID returns the caller's store user ID.

@@ -51,6 +51,9 @@ func (s *Store) CreateRaceEvent(ctx context.Context, userID string, e RaceEvent)
 	e.CreatedAt = now()
 	e.UpdatedAt = e.CreatedAt
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.makeRoom(ctx, tx, KindRaceEvent, userID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO race_events (id, user_id, name, track_id, car_id, sim, starts_at, duration_min, laps, status, notes, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.ID, userID, e.Name, e.TrackID, nullable(e.CarID), e.Sim, ts(e.StartsAt), e.DurationMin, e.Laps, e.Status, e.Notes, ts(e.CreatedAt), ts(e.UpdatedAt))
@@ -206,6 +209,9 @@ func (s *Store) SaveReadinessAssessment(ctx context.Context, userID, eventID str
 		if _, err := raceEvent(ctx, tx, userID, eventID); err != nil {
 			return err
 		}
+		if err := s.makeRoom(ctx, tx, KindReadinessAssessment, userID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO readiness_assessments (id, user_id, race_event_id, body, created_at) VALUES (?, ?, ?, ?, ?)`,
 			d.ID, userID, eventID, string(body), ts(d.CreatedAt))
 		return err
@@ -234,6 +240,9 @@ func (s *Store) SaveCoachingReport(ctx context.Context, userID, sessionID string
 		}
 		if n == 0 {
 			return ErrNotFound
+		}
+		if err := s.makeRoom(ctx, tx, KindCoachingReport, userID); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO coaching_reports (id, user_id, session_id, body, created_at) VALUES (?, ?, ?, ?, ?)`,
 			d.ID, userID, sessionID, string(body), ts(d.CreatedAt))
@@ -268,6 +277,9 @@ func (s *Store) SaveRaceStrategy(ctx context.Context, userID, trackID, eventID s
 			if _, err := raceEvent(ctx, tx, userID, eventID); err != nil {
 				return err
 			}
+		}
+		if err := s.makeRoom(ctx, tx, KindRaceStrategy, userID); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO race_strategies (id, user_id, track_id, race_event_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			d.ID, userID, trackID, nullable(eventID), string(body), ts(d.CreatedAt))

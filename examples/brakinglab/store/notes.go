@@ -27,6 +27,9 @@ func (s *Store) CreateNotepad(ctx context.Context, userID string, n Notepad) (No
 	n.UpdatedAt = n.CreatedAt
 	tags, _ := json.Marshal(n.Tags)
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.makeRoom(ctx, tx, KindNotepad, userID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO notepads (id, user_id, title, body, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, userID, n.Title, n.Body, string(tags), ts(n.CreatedAt), ts(n.UpdatedAt))
 		return err
@@ -138,6 +141,9 @@ func (s *Store) AddTrackNote(ctx context.Context, userID string, n TrackNote) (T
 	n.CreatedAt = now()
 	n.UpdatedAt = n.CreatedAt
 	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.makeRoom(ctx, tx, KindTrackNote, userID); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO track_notes (id, user_id, track_id, corner_index, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			n.ID, userID, n.TrackID, n.CornerIndex, n.Note, ts(n.CreatedAt), ts(n.UpdatedAt))
 		return err

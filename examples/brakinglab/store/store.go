@@ -49,6 +49,8 @@ type Store struct {
 	// cur is set on the Store that InTx hands out: every method then runs
 	// inside that one transaction.
 	cur *sql.Tx
+	// quotas overrides DefaultQuotas (SetQuota).
+	quotas map[string]int
 }
 
 // Open opens (creating if needed) the SQLite database at path, turns on
@@ -153,7 +155,7 @@ func (s *Store) syncTracks(ctx context.Context) error {
 // for batches that must be all or nothing, such as the demo data.
 func (s *Store) InTx(ctx context.Context, fn func(*Store) error) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		return fn(&Store{db: s.db, cur: tx})
+		return fn(&Store{db: s.db, cur: tx, quotas: s.quotas})
 	})
 }
 
