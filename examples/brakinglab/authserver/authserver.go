@@ -30,6 +30,11 @@ const (
 	DefaultRefreshTokenTTL = 30 * 24 * time.Hour
 	DefaultSessionTTL      = 12 * time.Hour
 	DefaultMaxClients      = 1000
+	// DefaultMaxRotations caps refreshes of one grant (each keeps a hash to
+	// recognise reuse): about 35 days of refreshing every 5 minutes.
+	DefaultMaxRotations = 10000
+	// DefaultMaxGrants caps one user's refresh-token grants; the oldest go first.
+	DefaultMaxGrants = 200
 )
 
 // UserAuthenticator checks a username and password typed into the sign-in page.
@@ -99,9 +104,12 @@ type Server struct {
 	refreshTTL time.Duration
 	sessionTTL time.Duration
 	maxClients int
-	hint       string
-	now        func() time.Time
-	log        *slog.Logger
+	// maxRotations and maxFamilies bound the refresh-token tables (tests lower them).
+	maxRotations int
+	maxFamilies  int
+	hint         string
+	now          func() time.Time
+	log          *slog.Logger
 
 	keys *keyRing
 	cimd *cimdResolver
@@ -150,25 +158,27 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		db:         db,
-		users:      users,
-		issuer:     strings.TrimSuffix(opts.Issuer, "/"),
-		issuerURL:  iss,
-		resource:   opts.Resource,
-		scopes:     opts.ScopesSupported,
-		scopeDesc:  opts.ScopeDescriptions,
-		accessTTL:  orDefault(opts.AccessTokenTTL, DefaultAccessTokenTTL),
-		codeTTL:    orDefault(opts.CodeTTL, DefaultCodeTTL),
-		refreshTTL: orDefault(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
-		sessionTTL: orDefault(opts.SessionTTL, DefaultSessionTTL),
-		maxClients: opts.MaxClients,
-		hint:       opts.SignInHint,
-		now:        opts.Now,
-		log:        opts.Logger,
-		pending:    map[string]*pendingRequest{},
-		codes:      map[string]*authCode{},
-		sessions:   map[string]*session{},
-		failures:   map[string]*accountFailures{},
+		db:           db,
+		users:        users,
+		issuer:       strings.TrimSuffix(opts.Issuer, "/"),
+		issuerURL:    iss,
+		resource:     opts.Resource,
+		scopes:       opts.ScopesSupported,
+		scopeDesc:    opts.ScopeDescriptions,
+		accessTTL:    orDefault(opts.AccessTokenTTL, DefaultAccessTokenTTL),
+		codeTTL:      orDefault(opts.CodeTTL, DefaultCodeTTL),
+		refreshTTL:   orDefault(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
+		sessionTTL:   orDefault(opts.SessionTTL, DefaultSessionTTL),
+		maxClients:   opts.MaxClients,
+		maxRotations: DefaultMaxRotations,
+		maxFamilies:  DefaultMaxGrants,
+		hint:         opts.SignInHint,
+		now:          opts.Now,
+		log:          opts.Logger,
+		pending:      map[string]*pendingRequest{},
+		codes:        map[string]*authCode{},
+		sessions:     map[string]*session{},
+		failures:     map[string]*accountFailures{},
 	}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}

@@ -74,3 +74,66 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	}
 }
 
+
+func (e *env) count(q string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRow(q, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// TestRefreshRotationsBounded: every rotation keeps the old token's hash so
+// reuse is recognised; one grant refreshed in a loop must not grow the
+// table without bound. Past the cap the grant ends (authorize again), and
+// reuse detection is intact up to it.
+func TestRefreshRotationsBounded(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.maxRotations = 5
+	clientID, tok := e.login()
+	first, rt := tok.RefreshToken, tok.RefreshToken
+	for i := 1; ; i++ {
+		r := e.refresh(clientID, rt)
+		if r.Status != http.StatusOK {
+			wantOAuthError(t, r, http.StatusBadRequest, "invalid_grant")
+			if i != 5 || !strings.Contains(r.Description, "authorize again") {
+				t.Fatalf("refresh %d refused: %s", i, r.Description)
+			}
+			break
+		}
+		if i > 20 {
+			t.Fatalf("%d rotations of one grant accepted, cap 5", i)
+		}
+		rt = r.RefreshToken
+	}
+	if n := e.count(`SELECT count(*) FROM authserver_refresh_tokens`); n > 5 {
+		t.Fatalf("%d refresh token rows kept, cap 5", n)
+	}
+	// The first token is still recognised as reused, not unknown.
+	r := e.refresh(clientID, first)
+	if !strings.Contains(r.Description, "already used") && !strings.Contains(r.Description, "revoked") {
+		t.Fatalf("reuse of the first token: %s", r.Description)
+	}
+}
+
+// TestGrantsPerUserBounded: each authorization starts a refresh-token
+// family; a user (or a script signed in as one) authorizing in a loop must
+// not grow the table without bound. The oldest grants go first.
+func TestGrantsPerUserBounded(t *testing.T) {
+	e := newEnv(t, nil)
+	e.srv.maxFamilies = 3
+	var toks []tokenReply
+	var clients []string
+	for range 5 {
+		c, tok := e.login()
+		clients, toks = append(clients, c), append(toks, tok)
+	}
+	if n := e.count(`SELECT count(*) FROM authserver_refresh_families WHERE subject = ?`, "user-demo"); n != 3 {
+		t.Fatalf("%d grants kept for demo, want 3", n)
+	}
+	wantOAuthError(t, e.refresh(clients[0], toks[0].RefreshToken), http.StatusBadRequest, "invalid_grant")
+	if r := e.refresh(clients[4], toks[4].RefreshToken); r.Status != http.StatusOK {
+		t.Fatalf("newest grant: %+v", r)
+	}
+}

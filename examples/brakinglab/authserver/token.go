@@ -215,6 +215,21 @@ func (s *Server) newFamily(ctx context.Context, clientID, subject string, scopes
 	if _, err := tx.ExecContext(ctx, `INSERT INTO authserver_refresh_tokens (token_hash, family_id, issued_at) VALUES (?, ?, ?)`, h, familyID, now.Unix()); err != nil {
 		return "", "", err
 	}
+	// Authorizing in a loop must not grow the tables without bound: past
+	// maxFamilies grants for one user, the oldest go.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM authserver_refresh_families WHERE subject = ?`, subject).Scan(&n); err != nil {
+		return "", "", err
+	}
+	if excess := n - s.maxFamilies; excess > 0 {
+		const oldest = `SELECT family_id FROM authserver_refresh_families WHERE subject = ? ORDER BY created_at, rowid LIMIT ?`
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authserver_refresh_tokens WHERE family_id IN (`+oldest+`)`, subject, excess); err != nil {
+			return "", "", err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authserver_refresh_families WHERE family_id IN (`+oldest+`)`, subject, excess); err != nil {
+			return "", "", err
+		}
+	}
 	return token, familyID, tx.Commit()
 }
 
@@ -287,6 +302,18 @@ func (s *Server) refresh(r *http.Request) (*tokenResponse, *oauthError) {
 			}
 		}
 		scopes = req
+	}
+
+	// Every rotation keeps the old token's hash, so reuse is recognised;
+	// a grant refreshed in a loop must not grow the table without bound.
+	var rotations int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM authserver_refresh_tokens WHERE family_id = ?`, familyID).Scan(&rotations); err != nil {
+		return nil, errServer("could not read the refresh token; try again")
+	}
+	if rotations >= s.maxRotations {
+		s.log.Warn("authserver: refresh-token family used up", "client_id", clientID, "subject", subject, "rotations", rotations)
+		s.revokeFamily(ctx, familyID, "rotation limit")
+		return nil, errInvalidGrant("this grant has been refreshed too many times; authorize again")
 	}
 
 	next := "rt_" + rand.Text() + rand.Text()
