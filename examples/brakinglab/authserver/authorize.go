@@ -392,6 +392,11 @@ func (s *Server) renderConsent(w http.ResponseWriter, id string, p *pendingReque
 		ClientName: p.client.displayName(), UserName: sess.name,
 		RedirectHost: redirectHost(p.redirectURI), CSRFToken: s.csrfToken(sid, id),
 	}
+	if !p.client.Dynamic {
+		if u, err := url.Parse(p.client.ID); err == nil {
+			d.ClientHost = u.Host
+		}
+	}
 	for _, sc := range p.scopes {
 		d.Scopes = append(d.Scopes, scopeView{Name: sc, Description: s.scopeDesc[sc]})
 	}

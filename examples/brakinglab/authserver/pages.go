@@ -25,8 +25,11 @@ type pageData struct {
 	ClientName   string
 	UserName     string
 	RedirectHost string
-	CSRFToken    string
-	Scopes       []scopeView
+	// ClientHost is the host publishing a client ID metadata document;
+	// empty for a registered client, whose name nobody vouches for.
+	ClientHost string
+	CSRFToken  string
+	Scopes     []scopeView
 }
 
 // render writes an HTML page with headers that keep it out of caches and frames.

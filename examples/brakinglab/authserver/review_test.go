@@ -74,7 +74,6 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	}
 }
 
-
 func (e *env) count(q string, args ...any) int {
 	e.t.Helper()
 	var n int
@@ -135,5 +134,27 @@ func TestGrantsPerUserBounded(t *testing.T) {
 	wantOAuthError(t, e.refresh(clients[0], toks[0].RefreshToken), http.StatusBadRequest, "invalid_grant")
 	if r := e.refresh(clients[4], toks[4].RefreshToken); r.Status != http.StatusOK {
 		t.Fatalf("newest grant: %+v", r)
+	}
+}
+
+// TestConsentShowsWhoVouchesForTheName: any client can call itself
+// "Claude". The consent page must show what is verified: for a client ID
+// metadata document the host that publishes it, for a registered client a
+// warning that the name is self-chosen.
+func TestConsentShowsWhoVouchesForTheName(t *testing.T) {
+	host := newCIMDHost(t)
+	cimdID := host.ts.URL + "/client.json"
+	host.docs["/client.json"] = map[string]any{"client_id": cimdID, "client_name": "Claude", "redirect_uris": []string{"http://127.0.0.1:4000/cb"}}
+	e := newEnv(t, &Options{HTTPClient: host.ts.Client()})
+	dcrID := e.mustRegister("Claude", "http://127.0.0.1:4000/cb")
+
+	cimdHost := strings.TrimPrefix(host.ts.URL, "https://")
+	consent := e.signIn(browser(), e.authParams(cimdID, "http://127.0.0.1:4000/cb", newPKCE()), "demo", "demo-pass")
+	if !strings.Contains(consent.Body, `id="client-host">`+cimdHost+`<`) {
+		t.Fatalf("CIMD consent page does not name the publishing host %s: %s", cimdHost, consent.Body)
+	}
+	consent = e.signIn(browser(), e.authParams(dcrID, "http://127.0.0.1:4000/cb", newPKCE()), "demo", "demo-pass")
+	if !strings.Contains(consent.Body, `id="client-unverified"`) || strings.Contains(consent.Body, `id="client-host"`) {
+		t.Fatalf("registered client's consent page does not say the name is unverified: %s", consent.Body)
 	}
 }
