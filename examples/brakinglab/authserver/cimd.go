@@ -97,6 +97,7 @@ var specialPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated; embeds IPv4, e.g. ::127.0.0.1)
 	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (embeds IPv4, may be private)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
 	netip.MustParsePrefix("100::/64"),        // discard

@@ -3,6 +3,7 @@ package authserver
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,15 @@ func TestConsentShowsWhoVouchesForTheName(t *testing.T) {
 	consent = e.signIn(browser(), e.authParams(dcrID, "http://127.0.0.1:4000/cb", newPKCE()), "demo", "demo-pass")
 	if !strings.Contains(consent.Body, `id="client-unverified"`) || strings.Contains(consent.Body, `id="client-host"`) {
 		t.Fatalf("registered client's consent page does not say the name is unverified: %s", consent.Body)
+	}
+}
+
+// TestPublicAddrRefusesIPv4Compatible: ::a.b.c.d embeds an IPv4 address
+// the way ::ffff:a.b.c.d does, and netip calls it global unicast.
+func TestPublicAddrRefusesIPv4Compatible(t *testing.T) {
+	for _, a := range []string{"::7f00:1", "::a9fe:a9fe", "::a00:1"} {
+		if PublicAddr(netip.MustParseAddr(a)) {
+			t.Errorf("PublicAddr(%s) = true", a)
+		}
 	}
 }
