@@ -82,7 +82,9 @@ func serveWorker(in *os.File, out *os.File) int {
 		return workerExitProtocol
 	}
 
-	wk := &workerLoop{w: w, pending: map[uint64]*relayCall{}}
+	wk := &workerLoop{w: w, pending: map[uint64]*relayCall{}, runs: make(chan func()), builds: make(chan chan preparedRuntime, 1)}
+	go wk.serveRuns()
+	go wk.serveBuilds()
 	wk.idleBase.Store(liveHeap()) // applyWorkerLimits just collected
 	wk.prepare()
 	for {
@@ -150,9 +152,12 @@ type workerLoop struct {
 	cancel  context.CancelCauseFunc
 	nextID  uint64
 	pending map[uint64]*relayCall
-	runs    uint64 // executions finished
+	done    uint64 // executions finished
 	// next delivers the runtime for the next execution (see prepare).
 	next chan preparedRuntime
+
+	runs   chan func()               // to serveRuns
+	builds chan chan preparedRuntime // to serveBuilds
 
 	// idleBase is the worker's own live heap (runtime, caches), measured
 	// after a collection while idle: the watchdog's zero. Garbage and live
@@ -172,7 +177,7 @@ func (l *workerLoop) collectWhenIdle(n uint64) {
 		idle := func() bool {
 			l.mu.Lock()
 			defer l.mu.Unlock()
-			return !l.running && l.runs == n
+			return !l.running && l.done == n
 		}
 		if !idle() {
 			return
@@ -200,10 +205,24 @@ func (l *workerLoop) prepare() {
 	l.mu.Lock()
 	l.next = ch
 	l.mu.Unlock()
-	go func() {
+	l.builds <- ch // never blocks: one build per execution, taken before the next
+}
+
+// serveBuilds makes the runtimes prepare asks for. A long-lived goroutine
+// (like serveRuns) keeps the stack goja grew into, instead of growing a
+// fresh goroutine's stack again for every runtime.
+func (l *workerLoop) serveBuilds() {
+	for ch := range l.builds {
 		e, err := newExecution()
 		ch <- preparedRuntime{e, err}
-	}()
+	}
+}
+
+// serveRuns runs executions one after another on one goroutine.
+func (l *workerLoop) serveRuns() {
+	for run := range l.runs {
+		run()
+	}
 }
 
 // start begins the execution described by an Exec frame; it reports false
@@ -220,17 +239,21 @@ func (l *workerLoop) start(f wire.Frame) bool {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l.running, l.cancel = true, cancel
-	next := l.next
-	l.next = nil
 	l.mu.Unlock()
 	if err := l.w.Write(wire.Frame{Type: wire.Started}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
-	go l.run(ctx, cancel, m, string(f.B), next)
+	js := string(f.B)
+	// serveRuns is idle or finishing the previous execution's bookkeeping.
+	l.runs <- func() { l.run(ctx, cancel, m, js) }
 	return true
 }
 
-func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, next chan preparedRuntime) {
+func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string) {
+	l.mu.Lock()
+	next := l.next
+	l.next = nil
+	l.mu.Unlock()
 	var once sync.Once
 	send := func(d doneMsg) (sent bool) {
 		once.Do(func() {
@@ -266,8 +289,8 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
-	l.runs++
-	n := l.runs
+	l.done++
+	n := l.done
 	// Calls still pending belong to the finished execution (execute waits
 	// for cancelled calls only so long); their answers are dropped on
 	// arrival.
