@@ -43,13 +43,18 @@
 // against that cap, so a memory-hungry script may end with a worker death
 // rather than the watchdog's interrupt; both are reported as MEMORY_LIMIT.
 // Race-detector builds multiply the headroom by 4 (build tag race); normal
-// builds never relax it. In both modes the JSON arguments of one host call
-// are capped at 1 MiB (the call's promise rejects and the host never sees
-// it): in worker mode the parent holds every call's arguments in its own
-// memory. An
-// embedding service must call [Sandbox.Close] when it is done with a
-// sandbox: Close kills its workers, which otherwise stay idle until the
-// process exits.
+// builds never relax it. An embedding service must call [Sandbox.Close]
+// when it is done with a sandbox: Close kills its workers, which otherwise
+// stay idle until the process exits.
+//
+// In both modes the JSON arguments of one host call are capped at 1 MiB:
+// the call's promise rejects and the host never sees it (in worker mode the
+// parent holds every call's arguments in its own memory). Runtimes are
+// usually made ahead of the request they serve (by a worker while it
+// waits, or in the background in process); each serves exactly one
+// execution.
+//
+// Design notes and measurements: docs/sandbox.md in the repository.
 //
 // Two settings are process-wide: goja's backtracking regexp engine gets a
 // 500 ms match timeout (regexp2.DefaultMatchTimeout) before the first
