@@ -36,7 +36,9 @@ func BenchmarkWorkerCoaching(b *testing.B) {
 }
 
 // BenchmarkWorkerEmpty is the fixed cost of one worker execution: the
-// round trip over the pipe, a fresh hardened runtime, the watchdog.
+// round trip over the pipe, a fresh hardened runtime (made ahead, and on
+// the critical path when executions without host calls come back to back),
+// the watchdog.
 func BenchmarkWorkerEmpty(b *testing.B) {
 	benchRun(b, workerSandbox(b), "return 1", nil)
 }

@@ -14,7 +14,10 @@ package sandbox
 // over its pipe, and stops a run from its memory watchdog by cancelling ctx
 // with an *Error cause (context.WithCancelCause); execute then returns that
 // *Error with the logs and calls made so far. (hooks.started hands out the
-// same stop function directly, for callers that prefer it.) The Result and *Error are
+// same stop function directly, for callers that prefer it.) hooks.prepared
+// passes a runtime made ahead by newExecution, used by this execution only;
+// hooks.waiting tells a worker when the execution idles on host calls, the
+// time it makes the next runtime. The Result and *Error are
 // JSON-serialisable so they can cross the pipe unchanged. Builtins that
 // ignore vm.Interrupt (a huge indexOf, a single giant allocation) are the
 // worker's business: the parent's hard deadline at lim.Timeout+1s and the

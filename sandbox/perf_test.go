@@ -98,7 +98,8 @@ func benchSandbox(b *testing.B) *Sandbox {
 }
 
 // BenchmarkInProcessEmpty measures the fixed cost of one execution: a
-// fresh hardened runtime, the event loop and the result.
+// fresh hardened runtime (made in the background while the previous
+// execution runs, when it finishes in time), the event loop and the result.
 func BenchmarkInProcessEmpty(b *testing.B) {
 	benchRun(b, benchSandbox(b), "return 1", nil)
 }
