@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -138,7 +139,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		addConformanceFixtures(cm.MCPServer())
 	}
 	mux.Handle("/", cm.Handler())
-	h.cm, h.handler = cm, mux
+	h.cm, h.handler = cm, bodyDeadline(bodyReadTimeout, mux)
 	return h, nil
 }
 
@@ -170,6 +171,7 @@ func (h *httpServer) serve(ctx context.Context, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           h.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -210,4 +212,41 @@ func addConformanceFixtures(srv *mcp.Server) {
 			URI: uri, MIMEType: "text/plain", Text: "This is the content of the static text resource.",
 		}}}, nil
 	})
+}
+
+// bodyReadTimeout is how long a request has to deliver its body. Without
+// it a client that sends headers and then withholds the body (slowloris)
+// holds a connection and a goroutine for ever. http.Server.ReadTimeout is
+// not used: it would stay armed while the handler runs and cancel the
+// requests of long executions.
+const bodyReadTimeout = 30 * time.Second
+
+// bodyDeadline arms a read deadline of d for r's body and clears it once
+// the body has been read to its end.
+func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, clear: func() { rc.SetReadDeadline(time.Time{}) }}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody clears the read deadline when the body ends.
+type deadlineBody struct {
+	io.ReadCloser
+	clear func()
+	done  bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.clear()
+	}
+	return n, err
 }
