@@ -273,7 +273,13 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Too many wrong passwords for this account. Try again in %d minutes.", int(wait.Minutes())+1))
 		return
 	}
+	select {
+	case s.checks <- struct{}{}:
+	case <-r.Context().Done():
+		return
+	}
 	subject, name, err := s.users.Authenticate(r.Context(), username, password)
+	<-s.checks
 	if err != nil || subject == "" {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -116,6 +117,10 @@ type Server struct {
 	mux  *http.ServeMux
 	meta oauthex.AuthServerMeta
 
+	// checks bounds password checks running at once: each is a bcrypt
+	// comparison, and anyone may submit sign-ins.
+	checks chan struct{}
+
 	// csrfKey signs consent CSRF tokens; sessions are in memory, so it may be too.
 	csrfKey [32]byte
 
@@ -179,6 +184,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		codes:        map[string]*authCode{},
 		sessions:     map[string]*session{},
 		failures:     map[string]*accountFailures{},
+		checks:       make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 	}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}

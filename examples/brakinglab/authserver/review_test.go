@@ -1,10 +1,14 @@
 package authserver
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -167,5 +171,86 @@ func TestPublicAddrRefusesIPv4Compatible(t *testing.T) {
 		if PublicAddr(netip.MustParseAddr(a)) {
 			t.Errorf("PublicAddr(%s) = true", a)
 		}
+	}
+}
+
+// blockingUsers lets the test see and release each password check.
+type blockingUsers struct {
+	entered  chan struct{}
+	release  chan struct{}
+	inFlight atomic.Int32
+	max      atomic.Int32
+}
+
+func (b *blockingUsers) Authenticate(ctx context.Context, username, password string) (string, string, error) {
+	n := b.inFlight.Add(1)
+	defer b.inFlight.Add(-1)
+	for {
+		m := b.max.Load()
+		if n <= m || b.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	b.entered <- struct{}{}
+	<-b.release
+	return "", "", ErrBadCredentials
+}
+
+// TestPasswordChecksBounded: each sign-in costs a bcrypt comparison (tens
+// of milliseconds of CPU), and anyone can submit sign-ins with made-up
+// usernames, which the per-account limit does not slow. Password checks
+// run a bounded number at a time, so a flood cannot take every core from
+// the rest of the service.
+func TestPasswordChecksBounded(t *testing.T) {
+	users := &blockingUsers{entered: make(chan struct{}), release: make(chan struct{})}
+	ts := httptest.NewServer(nil)
+	t.Cleanup(ts.Close)
+	srv, err := New(openDB(t, filepath.Join(t.TempDir(), "a.db")), users, &Options{Issuer: ts.URL, Resource: ts.URL + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.checks = make(chan struct{}, 1)
+	var arrived atomic.Int32
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/signin") {
+			arrived.Add(1)
+		}
+		srv.ServeHTTP(w, r)
+	})
+	e := &env{t: t, ts: ts, srv: srv}
+	const cb = "https://app.example.com/callback"
+	clientID := e.mustRegister("App", cb)
+
+	const n = 4
+	done := make(chan struct{}, n)
+	for i := range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			c := browser()
+			p := get(t, c, ts.URL+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
+			action, fields := formOf(t, p)
+			fields.Set("username", "user"+strconv.Itoa(i))
+			fields.Set("password", "pw")
+			postForm(t, c, ts.URL+action, fields)
+		}()
+	}
+	<-users.entered
+	// With every sign-in at the server, give the others a moment to get
+	// past the bound if it does not hold (this only waits; it never
+	// decides the result on a slow machine).
+	for arrived.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	users.release <- struct{}{}
+	for range n - 1 {
+		<-users.entered
+		users.release <- struct{}{}
+	}
+	for range n {
+		<-done
+	}
+	if m := users.max.Load(); m != 1 {
+		t.Fatalf("%d password checks ran at once, bound 1", m)
 	}
 }
