@@ -16,6 +16,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/time/rate"
 )
 
 // Scopes BrakingLab's MCP endpoint understands.
@@ -31,6 +32,12 @@ const (
 	DefaultRefreshTokenTTL = 30 * 24 * time.Hour
 	DefaultSessionTTL      = 12 * time.Hour
 	DefaultMaxClients      = 1000
+
+	// Dynamic registrations are limited to registrationsPerSecond on average
+	// (bursts of registrationBurst), server-wide: replacing the default
+	// 1000 never-used clients then takes over eight minutes.
+	registrationsPerSecond = 2
+	registrationBurst      = 30
 	// DefaultMaxRotations caps refreshes of one grant (each keeps a hash to
 	// recognise reuse): about 35 days of refreshing every 5 minutes.
 	DefaultMaxRotations = 10000
@@ -117,6 +124,10 @@ type Server struct {
 	mux  *http.ServeMux
 	meta oauthex.AuthServerMeta
 
+	// registrations rate-limits dynamic client registration, so a flood
+	// cannot prune the clients users have just registered.
+	registrations *rate.Limiter
+
 	// checks bounds password checks running at once: each is a bcrypt
 	// comparison, and anyone may submit sign-ins.
 	checks chan struct{}
@@ -163,28 +174,29 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		db:           db,
-		users:        users,
-		issuer:       strings.TrimSuffix(opts.Issuer, "/"),
-		issuerURL:    iss,
-		resource:     opts.Resource,
-		scopes:       opts.ScopesSupported,
-		scopeDesc:    opts.ScopeDescriptions,
-		accessTTL:    orDefault(opts.AccessTokenTTL, DefaultAccessTokenTTL),
-		codeTTL:      orDefault(opts.CodeTTL, DefaultCodeTTL),
-		refreshTTL:   orDefault(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
-		sessionTTL:   orDefault(opts.SessionTTL, DefaultSessionTTL),
-		maxClients:   opts.MaxClients,
-		maxRotations: DefaultMaxRotations,
-		maxFamilies:  DefaultMaxGrants,
-		hint:         opts.SignInHint,
-		now:          opts.Now,
-		log:          opts.Logger,
-		pending:      map[string]*pendingRequest{},
-		codes:        map[string]*authCode{},
-		sessions:     map[string]*session{},
-		failures:     map[string]*accountFailures{},
-		checks:       make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
+		db:            db,
+		users:         users,
+		issuer:        strings.TrimSuffix(opts.Issuer, "/"),
+		issuerURL:     iss,
+		resource:      opts.Resource,
+		scopes:        opts.ScopesSupported,
+		scopeDesc:     opts.ScopeDescriptions,
+		accessTTL:     orDefault(opts.AccessTokenTTL, DefaultAccessTokenTTL),
+		codeTTL:       orDefault(opts.CodeTTL, DefaultCodeTTL),
+		refreshTTL:    orDefault(opts.RefreshTokenTTL, DefaultRefreshTokenTTL),
+		sessionTTL:    orDefault(opts.SessionTTL, DefaultSessionTTL),
+		maxClients:    opts.MaxClients,
+		maxRotations:  DefaultMaxRotations,
+		maxFamilies:   DefaultMaxGrants,
+		hint:          opts.SignInHint,
+		now:           opts.Now,
+		log:           opts.Logger,
+		pending:       map[string]*pendingRequest{},
+		codes:         map[string]*authCode{},
+		sessions:      map[string]*session{},
+		failures:      map[string]*accountFailures{},
+		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
+		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}

@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -106,6 +108,17 @@ func checkClientMetadata(m *oauthex.ClientRegistrationMetadata) (*oauthex.Client
 // handleRegister implements RFC 7591 dynamic client registration for public clients.
 func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
+	if res := s.registrations.ReserveN(s.now(), 1); !res.OK() || res.DelayFrom(s.now()) > 0 {
+		wait := time.Second
+		if res.OK() {
+			wait = max(res.DelayFrom(s.now()), time.Second)
+			res.CancelAt(s.now())
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Round(time.Second)/time.Second)))
+		s.log.Warn("authserver: registration refused: rate limit")
+		writeJSON(w, http.StatusTooManyRequests, &oauthex.ClientRegistrationError{ErrorCode: "temporarily_unavailable", ErrorDescription: "too many client registrations; retry later"})
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRegistrationBytes+1))
 	if err != nil || len(body) > maxRegistrationBytes {
 		writeJSON(w, http.StatusBadRequest, &oauthex.ClientRegistrationError{ErrorCode: "invalid_client_metadata", ErrorDescription: "registration body unreadable or larger than 64 KiB"})

@@ -254,3 +254,37 @@ func TestPasswordChecksBounded(t *testing.T) {
 		t.Fatalf("%d password checks ran at once, bound 1", m)
 	}
 }
+
+// TestRegistrationFloodCannotEvictFreshClients: registration is open and
+// the client table is capped, never-used clients pruned oldest first, so a
+// burst of registrations pruned the client a user had just registered and
+// was signing in with. Registrations are now rate-limited: flushing the
+// table takes longer than a sign-in.
+func TestRegistrationFloodCannotEvictFreshClients(t *testing.T) {
+	e := newEnv(t, &Options{MaxClients: 50})
+	const cb = "https://app.example.com/callback"
+	fresh := e.mustRegister("Fresh", cb)
+	refused := 0
+	for range 100 {
+		resp, body := e.register(map[string]any{"redirect_uris": []string{cb}, "client_name": "flood"})
+		switch resp.StatusCode {
+		case http.StatusCreated:
+		case http.StatusTooManyRequests:
+			refused++
+			if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "temporarily_unavailable") {
+				t.Fatalf("429 without Retry-After or error code: %s", body)
+			}
+		default:
+			t.Fatalf("registration: %d %s", resp.StatusCode, body)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("100 registrations in a burst all accepted")
+	}
+	if _, err := e.srv.lookupClient(context.Background(), fresh); err != nil {
+		t.Fatalf("the fresh client was pruned by the flood: %v", err)
+	}
+	// The budget refills with time.
+	e.clock.Advance(time.Minute)
+	e.mustRegister("Later", cb)
+}
