@@ -29,10 +29,18 @@ func parseArgs(b []byte) (any, *ValidationError) {
 		} else if se.Err != nil {
 			msg = "Invalid JSON: " + se.Err.Error()
 		}
-		return nil, &ValidationError{Issues: []Issue{{Path: pointerPath(se.JSONPointer), Message: msg}}}
+		path := pointerPath(se.JSONPointer)
+		if len(path) > maxErrorPath {
+			// Nesting too deep: a path of thousands of indices helps no one.
+			path = append(path[:maxErrorPath:maxErrorPath], "…")
+		}
+		return nil, &ValidationError{Issues: []Issue{{Path: path, Message: msg}}}
 	}
 	return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Arguments must be one valid JSON object"}}}
 }
+
+// maxErrorPath bounds the path of a syntax issue.
+const maxErrorPath = 32
 
 func readValue(d *jsontext.Decoder) (any, error) {
 	tok, err := d.ReadToken()
