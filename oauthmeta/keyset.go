@@ -108,6 +108,9 @@ func tryKeys(jws *jose.JSONWebSignature, kid string, keys []jose.JSONWebKey) (pa
 	return nil, matched
 }
 
+// keyFetchTimeout bounds one key set fetch (with its metadata lookup).
+const keyFetchTimeout = 10 * time.Second
+
 // refresh fetches the key set unless an attempt was made within the
 // interval. A failure is remembered for the interval too, so an unreachable
 // issuer is not hammered either.
@@ -118,10 +121,13 @@ func (k *keySet) refresh(ctx context.Context) error {
 	if !k.lastAttempt.IsZero() && now.Sub(k.lastAttempt) < k.interval {
 		return k.lastErr
 	}
-	keys, err := k.fetch(ctx)
-	if err != nil && ctx.Err() != nil {
-		return err // the caller gave up; try again on the next request
-	}
+	// The fetch does not end with the request that started it: if a caller
+	// going away cancelled it and it did not count, clients that send
+	// unknown-kid tokens and disconnect at once would make the verifier
+	// fetch again and again. keyFetchTimeout bounds it instead.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyFetchTimeout)
+	defer cancel()
+	keys, err := k.fetch(fctx)
 	k.lastAttempt, k.lastErr = now, err
 	if err != nil {
 		return err
