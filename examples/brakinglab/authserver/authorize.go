@@ -61,8 +61,10 @@ type authCode struct {
 }
 
 const (
-	pendingTTL        = 10 * time.Minute
-	maxInMemory       = 10000
+	pendingTTL  = 10 * time.Minute
+	maxInMemory = 10000
+	// maxPerSubject bounds one user's sessions and authorization codes.
+	maxPerSubject     = 20
 	sessionCookieName = "authserver_session"
 	maxFormBytes      = 16 << 10
 	maxStateBytes     = 2048
@@ -443,20 +445,36 @@ func (s *Server) sessionFrom(r *http.Request) (string, *session) {
 	return c.Value, sess
 }
 
+// putSession stores a signed-in browser. One user keeps at most
+// maxPerSubject sessions (their oldest goes), and a full table drops its
+// oldest session: demo passwords are public, so refusing new sessions when
+// full would let anyone lock every user out for the sessions' lifetime.
 func (s *Server) putSession(sess *session) (string, bool) {
 	id := rand.Text() + rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.sessions) >= maxInMemory {
-		now := s.now()
-		for k, v := range s.sessions {
-			if !now.Before(v.expires) {
-				delete(s.sessions, k)
+	now := s.now()
+	mine, oldestMine, oldestAll := 0, "", ""
+	for k, v := range s.sessions {
+		if !now.Before(v.expires) {
+			delete(s.sessions, k)
+			continue
+		}
+		if v.subject == sess.subject {
+			mine++
+			if oldestMine == "" || v.expires.Before(s.sessions[oldestMine].expires) {
+				oldestMine = k
 			}
 		}
-		if len(s.sessions) >= maxInMemory {
-			return "", false
+		if oldestAll == "" || v.expires.Before(s.sessions[oldestAll].expires) {
+			oldestAll = k
 		}
+	}
+	if mine >= maxPerSubject {
+		delete(s.sessions, oldestMine)
+	}
+	if len(s.sessions) >= maxInMemory {
+		delete(s.sessions, oldestAll)
 	}
 	s.sessions[id] = sess
 	return id, true
@@ -583,19 +601,34 @@ func (s *Server) takePending(id string) *pendingRequest {
 // codeRetention keeps used codes past expiry so late replays are still recognised.
 const codeRetention = 10 * time.Minute
 
+// putCode stores an issued code. Like sessions, one user keeps at most
+// maxPerSubject codes (their oldest goes) and a full table drops its
+// oldest, after codes past their replay-detection retention.
 func (s *Server) putCode(code string, c *authCode) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.codes) >= maxInMemory {
-		now := s.now()
-		for k, v := range s.codes {
-			if now.After(v.expires.Add(codeRetention)) {
-				delete(s.codes, k)
+	now := s.now()
+	mine, oldestMine, oldestAll := 0, "", ""
+	for k, v := range s.codes {
+		if now.After(v.expires.Add(codeRetention)) {
+			delete(s.codes, k)
+			continue
+		}
+		if v.subject == c.subject {
+			mine++
+			if oldestMine == "" || v.expires.Before(s.codes[oldestMine].expires) {
+				oldestMine = k
 			}
 		}
-		if len(s.codes) >= maxInMemory {
-			return false
+		if oldestAll == "" || v.expires.Before(s.codes[oldestAll].expires) {
+			oldestAll = k
 		}
+	}
+	if mine >= maxPerSubject {
+		delete(s.codes, oldestMine)
+	}
+	if len(s.codes) >= maxInMemory {
+		delete(s.codes, oldestAll)
 	}
 	s.codes[code] = c
 	return true

@@ -288,3 +288,39 @@ func TestRegistrationFloodCannotEvictFreshClients(t *testing.T) {
 	e.clock.Advance(time.Minute)
 	e.mustRegister("Later", cb)
 }
+
+// TestSessionsAndCodesPerUserBounded: sessions and authorization codes live
+// in memory, in tables that refused new entries when full. Demo passwords
+// are public, so anyone could sign in 10,000 times, or consent 10,000
+// times, and lock every user out for hours. Each user now keeps a bounded
+// number of each, dropping their own oldest; the newest still work.
+func TestSessionsAndCodesPerUserBounded(t *testing.T) {
+	e := newEnv(t, nil)
+	const cb = "http://127.0.0.1:9999/callback"
+	clientID := e.mustRegister("App", cb)
+	var p pkce
+	var code string
+	for range maxPerSubject + 10 {
+		p = newPKCE()
+		code = e.authorize(clientID, cb, p)
+	}
+	sessions, codes := 0, 0
+	e.srv.mu.Lock()
+	for _, s := range e.srv.sessions {
+		if s.subject == "user-demo" {
+			sessions++
+		}
+	}
+	for _, c := range e.srv.codes {
+		if c.subject == "user-demo" {
+			codes++
+		}
+	}
+	e.srv.mu.Unlock()
+	if sessions > maxPerSubject || codes > maxPerSubject {
+		t.Fatalf("demo holds %d sessions and %d codes, cap %d each", sessions, codes, maxPerSubject)
+	}
+	if tok := e.exchange(clientID, code, cb, p); tok.Status != http.StatusOK {
+		t.Fatalf("newest code: %+v", tok)
+	}
+}
