@@ -3,13 +3,17 @@ package oauthmeta
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -38,16 +42,42 @@ type IntrospectionOptions struct {
 	HTTPClient *http.Client
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
+	// CacheTTL is how long an answer (active or not) is reused for the same
+	// token, never past an active token's expiry, so a revocation takes
+	// effect within it. Default [DefaultIntrospectionCacheTTL]; negative
+	// turns the cache off.
+	CacheTTL time.Duration
+}
+
+// DefaultIntrospectionCacheTTL is the default [IntrospectionOptions.CacheTTL].
+const DefaultIntrospectionCacheTTL = 30 * time.Second
+
+// Bounds on the introspection cache and on calls in flight.
+const (
+	maxIntrospectionCache    = 10000
+	maxIntrospectionInFlight = 16
+)
+
+type introspected struct {
+	tok   *Token
+	err   error
+	until time.Time
 }
 
 // IntrospectionVerifier verifies opaque access tokens by asking the
-// authorization server (RFC 7662). Each Verify makes one request, so put a
-// rate limit in front of it. It is safe for concurrent use.
+// authorization server (RFC 7662). Answers are cached for
+// IntrospectionOptions.CacheTTL per token (by its SHA-256), and at most 16
+// calls run at once, so a flood of requests cannot become a flood of calls
+// to the authorization server. It is safe for concurrent use.
 type IntrospectionVerifier struct {
 	issuer, resource string
 	opts             IntrospectionOptions
 	skew             time.Duration
 	meta             *MetadataCache
+
+	inFlight chan struct{}
+	mu       sync.Mutex
+	cache    map[[32]byte]introspected
 }
 
 // NewIntrospectionVerifier returns a verifier for tokens issued by issuer
@@ -93,7 +123,11 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 	if len(o.Claims.Scopes) == 0 {
 		o.Claims.Scopes = []string{"scope"}
 	}
-	v := &IntrospectionVerifier{issuer: issuer, resource: resource, opts: o, skew: skew}
+	if o.CacheTTL == 0 {
+		o.CacheTTL = DefaultIntrospectionCacheTTL
+	}
+	v := &IntrospectionVerifier{issuer: issuer, resource: resource, opts: o, skew: skew,
+		inFlight: make(chan struct{}, maxIntrospectionInFlight), cache: map[[32]byte]introspected{}}
 	if o.Endpoint == "" {
 		v.meta = NewMetadataCache(&MetadataCacheOptions{HTTPClient: o.HTTPClient, Now: o.Now})
 	}
@@ -108,6 +142,61 @@ func (v *IntrospectionVerifier) ClockSkew() time.Duration { return v.skew }
 // that cannot be reached or answers badly gives an error wrapping
 // [ErrUnavailable].
 func (v *IntrospectionVerifier) Verify(ctx context.Context, token string) (*Token, error) {
+	if v.opts.CacheTTL < 0 {
+		return v.introspect(ctx, token)
+	}
+	key := sha256.Sum256([]byte(token))
+	now := v.opts.Now()
+	v.mu.Lock()
+	e, ok := v.cache[key]
+	v.mu.Unlock()
+	if ok && now.Before(e.until) {
+		return e.copy()
+	}
+	tok, err := v.introspect(ctx, token)
+	var te *TokenError
+	if err != nil && !errors.As(err, &te) {
+		return nil, err // unavailable or cancelled: says nothing about the token
+	}
+	e = introspected{tok: tok, err: err, until: now.Add(v.opts.CacheTTL)}
+	if tok != nil && !tok.Expiry.IsZero() && tok.Expiry.Before(e.until) {
+		e.until = tok.Expiry
+	}
+	v.mu.Lock()
+	if len(v.cache) >= maxIntrospectionCache {
+		for k, x := range v.cache {
+			if !now.Before(x.until) {
+				delete(v.cache, k)
+			}
+		}
+		if len(v.cache) >= maxIntrospectionCache {
+			clear(v.cache)
+		}
+	}
+	v.cache[key] = e
+	v.mu.Unlock()
+	return e.copy()
+}
+
+// copy returns the cached answer; callers get their own Token.
+func (e introspected) copy() (*Token, error) {
+	if e.tok == nil {
+		return nil, e.err
+	}
+	t := *e.tok
+	t.Principal.Scopes = slices.Clone(t.Principal.Scopes)
+	t.Claims = maps.Clone(t.Claims)
+	return &t, nil
+}
+
+// introspect asks the authorization server about token.
+func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (*Token, error) {
+	select {
+	case v.inFlight <- struct{}{}:
+		defer func() { <-v.inFlight }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	endpoint, err := v.endpoint(ctx)
 	if err != nil {
 		return nil, err
