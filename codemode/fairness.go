@@ -2,6 +2,7 @@ package codemode
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 )
@@ -18,6 +19,10 @@ import (
 // every worker.
 type fairQueue struct {
 	capacity int // workers; < 1: no queue (in-process sandbox)
+	// maxWaiting bounds one principal's waiting executions: each holds a
+	// request and its connection, and the rate limit admits new ones
+	// faster than long scripts finish.
+	maxWaiting int
 
 	mu      sync.Mutex
 	running map[string]int
@@ -37,8 +42,12 @@ func newFairQueue(workers int) *fairQueue {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &fairQueue{capacity: workers, running: map[string]int{}}
+	return &fairQueue{capacity: workers, maxWaiting: max(2*workers, 8), running: map[string]int{}}
 }
+
+// errQueueFull refuses an execution whose principal already has
+// maxWaiting executions waiting.
+var errQueueFull = errors.New("queue full")
 
 // acquire waits for a worker for principal key (or for ctx to end) and
 // returns the function that gives it back.
@@ -52,6 +61,16 @@ func (q *fairQueue) acquire(ctx context.Context, key string) (release func(), er
 		q.grant(key)
 		q.mu.Unlock()
 		return release, nil
+	}
+	mine := 0
+	for _, x := range q.waiting {
+		if x.key == key {
+			mine++
+		}
+	}
+	if mine >= q.maxWaiting {
+		q.mu.Unlock()
+		return nil, errQueueFull
 	}
 	w := &fairWaiter{key: key, ready: make(chan struct{})}
 	q.waiting = append(q.waiting, w)

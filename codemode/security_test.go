@@ -125,3 +125,55 @@ func waitQueued(t *testing.T, s *codemode.Server, n int) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestWaitingExecutionsBoundedPerPrincipal: each waiting execution holds a
+// request and its connection, and the rate limit admits new ones faster
+// than long scripts end, so one principal's queue must be bounded: past it
+// an execution is refused at once with a message saying why.
+func TestWaitingExecutionsBoundedPerPrincipal(t *testing.T) {
+	cat, entered, releaseOne := gateCatalog(t)
+	ts := startServerFor(t, cat, func(o *codemode.Options) { o.RateBurst = 100 }) // two workers: at most 8 waiting
+	alice := ts.connect(t, ts.token("alice"), nil)
+	results := make(chan *mcp.CallToolResult, 16)
+	call := func() {
+		res, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": "return await gate.wait()"}})
+		if err != nil {
+			t.Error(err)
+		}
+		results <- res
+	}
+	for range 2 {
+		go call()
+		<-entered
+	}
+	for i := range 8 {
+		go call()
+		waitQueued(t, ts.Server, i+1)
+	}
+	go call()
+	refused := <-results
+	if refused == nil || !refused.IsError || !strings.Contains(text(refused), "too many of your executions are already waiting") {
+		t.Fatalf("ninth waiting execution: %+v", refused)
+	}
+	// Bob is not affected by alice's full queue.
+	bob := ts.connect(t, ts.token("bob"), nil)
+	go func() {
+		res, err := bob.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": "return await gate.wait()"}})
+		if err != nil {
+			t.Error(err)
+		}
+		results <- res
+	}()
+	waitQueued(t, ts.Server, 9)
+	for range 9 { // each release lets one waiting execution in
+		releaseOne()
+		<-entered
+	}
+	releaseOne()
+	releaseOne()
+	for range 11 {
+		if res := <-results; res == nil || res.IsError {
+			t.Fatalf("execution failed: %+v", res)
+		}
+	}
+}

@@ -85,6 +85,9 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		queueKey = "sub:" + p.Subject
 	}
 	release, err := s.queue.acquire(ctx, queueKey)
+	if errors.Is(err, errQueueFull) {
+		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "not run: too many of your executions are already waiting for a sandbox worker; wait for them to finish"}, nil)
+	}
 	if err != nil {
 		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
 	}
