@@ -17,8 +17,9 @@ import (
 
 // Handler returns the HTTP handler of the whole server. From the outside
 // in: CORS (the default AI-client origins plus Options.AllowedOrigins),
-// then on the MCP path a request body limit, bearer authentication (when
-// Options.Auth is set), a per-principal rate limit, in stateless mode the
+// then on the MCP path a request body limit, a per-IP limit on failed
+// authentication and bearer authentication (when Options.Auth is set), a
+// per-principal rate limit, in stateless mode the
 // registry that lets a notifications/cancelled POST reach the call it
 // names, and go-sdk's Streamable HTTP handler with its DNS-rebinding
 // guard. With Auth, the RFC 9728 metadata is served at /.well-known/oauth-protected-resource and at the
@@ -59,12 +60,20 @@ func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {
 		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
-		endpoint = oauthmeta.RequireBearer(a.Verifier, &oauthmeta.BearerOptions{
+		bearer := oauthmeta.RequireBearer(a.Verifier, &oauthmeta.BearerOptions{
 			ResourceMetadataURL: prmURL,
 			Scopes:              a.Scopes,
 			SuggestedScopes:     s.scopesSupported(),
 			Logger:              s.logger,
-		})(endpoint)
+		})
+		// Failures are limited before the token is checked: verifying can
+		// be costly (introspection, fetching keys for an unknown kid) and
+		// the per-principal limit only applies after it.
+		var failures *httpmw.RateLimiter
+		if o.AuthFailuresPerSecond > 0 {
+			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
+		}
+		endpoint = httpmw.FailureLimit(failures, bearer)(endpoint)
 		// Checked in New, so Mount cannot fail on this fresh mux.
 		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
 	} else if o.Principal != nil {

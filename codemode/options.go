@@ -13,6 +13,10 @@ const (
 	DefaultRatePerSec   = 2.0
 	DefaultRateBurst    = 30
 	DefaultMaxBodyBytes = 1 << 20
+	// DefaultAuthFailuresPerSec and DefaultAuthFailureBurst are generous
+	// because behind a tunnel every client shares one address.
+	DefaultAuthFailuresPerSec = 20.0
+	DefaultAuthFailureBurst   = 100
 )
 
 // ToolName is the name of the tool that runs code against the whole catalog.
@@ -110,6 +114,15 @@ type Options struct {
 	// RatePerSecond turns the limit off.
 	RatePerSecond float64
 	RateBurst     int
+	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
+	// authentication per client IP (the peer address; forwarding headers
+	// are ignored). The limit is checked before the token, so once an
+	// address has used up its bucket its requests get 429 with Retry-After
+	// without reaching Auth.Verifier; requests that authenticate cost
+	// nothing. Only used with Auth. Defaults: 20 per second with bursts of
+	// 100. A negative AuthFailuresPerSecond turns the limit off.
+	AuthFailuresPerSecond float64
+	AuthFailureBurst      int
 	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.
 	// Default 1 MiB (code itself is capped by Limits.MaxCodeBytes).
 	MaxBodyBytes int64

@@ -91,6 +91,12 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if o.RateBurst <= 0 {
 		o.RateBurst = DefaultRateBurst
 	}
+	if o.AuthFailuresPerSecond == 0 {
+		o.AuthFailuresPerSecond = DefaultAuthFailuresPerSec
+	}
+	if o.AuthFailureBurst <= 0 {
+		o.AuthFailureBurst = DefaultAuthFailureBurst
+	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}

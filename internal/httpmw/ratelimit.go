@@ -52,7 +52,23 @@ func (l *RateLimiter) Reserve(key string) time.Duration { return l.ReserveN(key,
 func (l *RateLimiter) ReserveN(key string, n int) time.Duration {
 	n = max(n, 1)
 	now := l.now()
+	b := l.bucket(key, now)
+	r := b.lim.ReserveN(now, n)
+	if !r.OK() {
+		return idleAfter
+	}
+	d := r.DelayFrom(now)
+	if d > 0 {
+		// Refused requests must not consume future tokens.
+		r.CancelAt(now)
+	}
+	return d
+}
+
+// bucket returns key's bucket, creating it, and forgets idle ones.
+func (l *RateLimiter) bucket(key string, now time.Time) *bucket {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	b, ok := l.buckets[key]
 	if !ok {
 		b = &bucket{lim: rate.NewLimiter(l.limit, l.burst)}
@@ -67,18 +83,28 @@ func (l *RateLimiter) ReserveN(key string, n int) time.Duration {
 			}
 		}
 	}
-	l.mu.Unlock()
+	return b
+}
 
-	r := b.lim.ReserveN(now, n)
-	if !r.OK() {
+// Peek reports whether key has a token left without taking it: 0 when it
+// has, or how long until it has one again.
+func (l *RateLimiter) Peek(key string) time.Duration {
+	now := l.now()
+	tokens := l.bucket(key, now).lim.TokensAt(now)
+	if tokens >= 1 {
+		return 0
+	}
+	if l.limit <= 0 {
 		return idleAfter
 	}
-	d := r.DelayFrom(now)
-	if d > 0 {
-		// Refused requests must not consume future tokens.
-		r.CancelAt(now)
-	}
-	return d
+	return time.Duration((1 - tokens) / float64(l.limit) * float64(time.Second))
+}
+
+// Charge takes one token from key even when none is left, so that
+// failures which happened at once all count.
+func (l *RateLimiter) Charge(key string) {
+	now := l.now()
+	l.bucket(key, now).lim.ReserveN(now, 1)
 }
 
 // RateLimit answers 429 Too Many Requests with a Retry-After header (whole
@@ -108,14 +134,19 @@ func RateLimitCost(l *RateLimiter, key func(*http.Request) string, cost func(*ht
 				n = cost(r)
 			}
 			if d := l.ReserveN(k, n); d > 0 {
-				secs := int(math.Ceil(d.Seconds()))
-				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				http.Error(w, "rate limit exceeded: retry after "+strconv.Itoa(max(secs, 1))+"s", http.StatusTooManyRequests)
+				tooMany(w, "rate limit exceeded", d)
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// tooMany answers 429 with Retry-After in whole seconds, rounded up.
+func tooMany(w http.ResponseWriter, msg string, d time.Duration) {
+	secs := strconv.Itoa(max(int(math.Ceil(d.Seconds())), 1))
+	w.Header().Set("Retry-After", secs)
+	http.Error(w, msg+": retry after "+secs+"s", http.StatusTooManyRequests)
 }
 
 // RemoteIP returns the IP of the peer that sent r, without the port.
