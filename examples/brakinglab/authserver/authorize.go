@@ -23,6 +23,10 @@ type pendingRequest struct {
 	resource    string
 	scopes      []string
 	expires     time.Time
+	// browser is the browser-cookie value of the browser that opened the
+	// request; only that browser may sign in and consent to it, so a
+	// leaked request ID is of no use elsewhere.
+	browser string
 	// failures counts wrong passwords; at maxSignInFailures the request is dropped.
 	failures int
 }
@@ -66,6 +70,7 @@ const (
 	// maxPerSubject bounds one user's sessions and authorization codes.
 	maxPerSubject     = 20
 	sessionCookieName = "authserver_session"
+	browserCookieName = "authserver_browser"
 	maxFormBytes      = 16 << 10
 	maxStateBytes     = 2048
 )
@@ -149,6 +154,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	p := &pendingRequest{
 		client: c, redirectURI: redirectURI, state: state, challenge: challenge,
 		resource: resource, scopes: scopes, expires: s.now().Add(pendingTTL),
+		browser: s.bindBrowser(w, r),
 	}
 	id, ok := s.putPending(p)
 	if !ok {
@@ -263,6 +269,9 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.expiredPage(w)
 		return
 	}
+	if !s.sameBrowser(w, r, p) {
+		return
+	}
 	username := strings.TrimSpace(r.PostForm.Get("username"))
 	password := r.PostForm.Get("password")
 	if username == "" || password == "" {
@@ -325,6 +334,9 @@ func (s *Server) handleConsentPage(w http.ResponseWriter, r *http.Request) {
 		s.expiredPage(w)
 		return
 	}
+	if !s.sameBrowser(w, r, p) {
+		return
+	}
 	sid, sess := s.sessionFrom(r)
 	if sess == nil {
 		s.renderSignIn(w, http.StatusOK, id, p, "", "")
@@ -343,8 +355,12 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostForm.Get("request")
-	if s.getPending(id) == nil {
+	pending := s.getPending(id)
+	if pending == nil {
 		s.expiredPage(w)
+		return
+	}
+	if !s.sameBrowser(w, r, pending) {
 		return
 	}
 	sid, sess := s.sessionFrom(r)
@@ -381,6 +397,52 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.redirect(w, r, http.StatusSeeOther, p.redirectURI, url.Values{"error": {"invalid_request"}, "error_description": {"consent action must be allow or deny"}, "state": {p.state}})
 	}
+}
+
+// bindBrowser returns the browser cookie of r, setting a new random one
+// when r has none. One value serves all of a browser's pending requests,
+// so sign-ins started in two tabs both work.
+func (s *Server) bindBrowser(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(browserCookieName); err == nil && validBrowserValue(c.Value) {
+		return c.Value
+	}
+	v := rand.Text()
+	http.SetCookie(w, &http.Cookie{
+		Name:     browserCookieName,
+		Value:    v,
+		Path:     s.localPath(pathAuthorize),
+		HttpOnly: true,
+		Secure:   s.issuerURL.Scheme == "https",
+		SameSite: http.SameSiteLaxMode,
+		MaxAge:   int(pendingTTL / time.Second),
+	})
+	return v
+}
+
+// validBrowserValue accepts what rand.Text makes: 26 base32 characters.
+func validBrowserValue(v string) bool {
+	if len(v) != 26 {
+		return false
+	}
+	for _, c := range v {
+		if !('A' <= c && c <= 'Z' || '2' <= c && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// sameBrowser refuses a sign-in or consent for p from a browser other
+// than the one that opened it, or writes nothing and reports true.
+func (s *Server) sameBrowser(w http.ResponseWriter, r *http.Request, p *pendingRequest) bool {
+	c, err := r.Cookie(browserCookieName)
+	if err == nil && hmac.Equal([]byte(c.Value), []byte(p.browser)) {
+		return true
+	}
+	s.log.Warn("authserver: sign-in request used from another browser", "client_id", p.client.ID)
+	s.errorPage(w, http.StatusForbidden, "Request refused",
+		"This sign-in was started in another browser, or your browser does not keep cookies. Start again from the application in this browser.")
+	return false
 }
 
 func (s *Server) expiredPage(w http.ResponseWriter) {

@@ -48,10 +48,12 @@ func TestSessionCookieAttributes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, _ := s.putPending(&pendingRequest{client: &client{ID: "x"}, expires: s.now().Add(pendingTTL)})
+		const b = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		id, _ := s.putPending(&pendingRequest{client: &client{ID: "x"}, expires: s.now().Add(pendingTTL), browser: b})
 		req := httptest.NewRequest(http.MethodPost, issuer+"/authorize/signin",
 			strings.NewReader(url.Values{"request": {id}, "username": {"demo"}, "password": {"demo-pass"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(&http.Cookie{Name: browserCookieName, Value: b})
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		cookies := rec.Result().Cookies()
