@@ -222,7 +222,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	rand.Read(s.csrfKey[:])
-	s.cimd = newCIMDResolver(opts.HTTPClient, s.now)
+	s.cimd = newCIMDResolver(opts.HTTPClient, s.now, s.log)
 
 	ctx := context.Background()
 	if err := migrate(ctx, db); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -32,6 +33,7 @@ const (
 type cimdResolver struct {
 	client *http.Client
 	now    func() time.Time
+	log    *slog.Logger
 
 	mu    sync.Mutex
 	cache map[string]cimdEntry
@@ -43,7 +45,7 @@ type cimdEntry struct {
 	expires time.Time
 }
 
-func newCIMDResolver(hc *http.Client, now func() time.Time) *cimdResolver {
+func newCIMDResolver(hc *http.Client, now func() time.Time, log *slog.Logger) *cimdResolver {
 	var c http.Client
 	if hc != nil {
 		c = *hc
@@ -53,7 +55,7 @@ func newCIMDResolver(hc *http.Client, now func() time.Time) *cimdResolver {
 	// A redirect could lead anywhere, including past the address guard's intent.
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.Timeout = cimdTimeout
-	return &cimdResolver{client: &c, now: now, cache: map[string]cimdEntry{}}
+	return &cimdResolver{client: &c, now: now, log: log, cache: map[string]cimdEntry{}}
 }
 
 // guardedTransport dials only public unicast addresses. The check runs in
@@ -202,15 +204,15 @@ func (c *cimdResolver) fetch(ctx context.Context, rawURL string) (*client, error
 		if errors.Is(err, ErrForbiddenAddress) {
 			return nil, fmt.Errorf("%w: client_id URL %q resolves to an address this server will not contact: %w", ErrUnknownClient, rawURL, ErrForbiddenAddress)
 		}
-		return nil, fmt.Errorf("%w: fetching client metadata document %q failed: %v", ErrUnknownClient, rawURL, err)
+		return nil, c.fetchFailed(rawURL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: client metadata document %q answered HTTP %d (redirects are not followed)", ErrUnknownClient, rawURL, resp.StatusCode)
+		return nil, c.fetchFailed(rawURL, fmt.Errorf("answered HTTP %d (redirects are not followed)", resp.StatusCode))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, cimdMaxBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading client metadata document %q: %v", ErrUnknownClient, rawURL, err)
+		return nil, c.fetchFailed(rawURL, fmt.Errorf("reading the body: %w", err))
 	}
 	if len(body) > cimdMaxBytes {
 		return nil, fmt.Errorf("%w: client metadata document %q is larger than %d bytes", ErrUnknownClient, rawURL, cimdMaxBytes)
@@ -226,4 +228,13 @@ func (c *cimdResolver) fetch(ctx context.Context, rawURL string) (*client, error
 		return nil, fmt.Errorf("%w: client metadata document %q: %s", ErrUnknownClient, rawURL, e.ErrorDescription)
 	}
 	return &client{ID: rawURL, Name: doc.ClientName, RedirectURIs: slices.Clone(doc.RedirectURIs)}, nil
+}
+
+// fetchFailed logs why a document could not be fetched and returns an
+// error that does not say: the error reaches the browser, and network
+// detail ("connection refused", a TLS failure, a status) would let anyone
+// probe the port state of public hosts through this server.
+func (c *cimdResolver) fetchFailed(rawURL string, detail error) error {
+	c.log.Info("authserver: fetching client metadata document failed", "url", rawURL, "err", detail)
+	return fmt.Errorf("%w: could not fetch the client's metadata document %q", ErrUnknownClient, rawURL)
 }
