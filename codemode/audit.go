@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 )
 
 // AuditKind names an audit event.
@@ -157,7 +158,12 @@ func auditArgs(mode AuditArgs, args json.RawMessage) any {
 		}
 		key := k
 		if len(key) > maxAuditKeyLen {
-			key = key[:maxAuditKeyLen] + "…"
+			// Cut on a rune boundary: half a character is invalid UTF-8.
+			cut := maxAuditKeyLen
+			for cut > 0 && !utf8.RuneStart(key[cut]) {
+				cut--
+			}
+			key = key[:cut] + "…"
 		}
 		sizes[key] = len(obj[k])
 	}

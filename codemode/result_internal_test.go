@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestIssuePath(t *testing.T) {
@@ -48,6 +49,19 @@ func TestAuditArgs(t *testing.T) {
 		got, _ := json.Marshal(auditArgs(tt.mode, json.RawMessage(tt.args)))
 		if string(got) != tt.want {
 			t.Errorf("auditArgs(%d, %s) = %s, want %s", tt.mode, tt.args, got, tt.want)
+		}
+	}
+	// Truncation never splits a character: 63 ASCII bytes then "é" (2
+	// bytes) across the 64-byte bound, and a key of 3-byte runes.
+	for _, tt := range []struct{ key, want string }{
+		{strings.Repeat("a", 63) + strings.Repeat("é", 10), strings.Repeat("a", 63) + "…"},
+		{strings.Repeat("€", 30), strings.Repeat("€", 21) + "…"},
+	} {
+		args, _ := json.Marshal(map[string]int{tt.key: 1})
+		for k := range auditArgs(AuditArgKeys, args).(map[string]int) {
+			if k != tt.want || !utf8.ValidString(k) {
+				t.Errorf("key %q recorded as %q, want %q", tt.key, k, tt.want)
+			}
 		}
 	}
 	m := auditArgs(AuditArgKeys, json.RawMessage(many)).(map[string]int)
