@@ -25,9 +25,11 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -341,7 +343,7 @@ func (e *execution) scriptError(err error) *Error {
 		if se, ok := ie.Value().(*Error); ok {
 			return e.failure(se)
 		}
-		return e.failure(&Error{Kind: KindInternal, Message: fmt.Sprint(ie.Value())})
+		return e.failure(internalError(fmt.Sprint(ie.Value())))
 	}
 	var so *goja.StackOverflowError
 	if errors.As(err, &so) {
@@ -360,7 +362,19 @@ func (e *execution) scriptError(err error) *Error {
 		}
 		return out
 	}
-	return e.failure(&Error{Kind: KindInternal, Message: err.Error()})
+	return e.failure(internalError(err.Error()))
+}
+
+// internalError is the model-safe error for a runtime failure the sandbox
+// did not expect: Go error text can name files, addresses or internals and
+// tells the model nothing it can act on, so the detail goes to the log
+// under a reference that the message repeats. execute has no logger of its
+// own, hence slog.Default: the host's in process, the worker's stderr in a
+// worker process.
+func internalError(detail string) *Error {
+	ref := strings.ToLower(rand.Text()[:10])
+	slog.Default().Error("sandbox: internal error", "ref", ref, "detail", detail)
+	return &Error{Kind: KindInternal, Message: "the sandbox failed internally (ref " + ref + "); the script may be fine, try again"}
 }
 
 // rejection converts the reason the script failed with into an *Error.
