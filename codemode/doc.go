@@ -66,8 +66,10 @@
 //
 // [Server.Handler] serves Streamable HTTP (stateless by default, which
 // serves the 2025-06-18, 2025-11-25 and 2026-07-28 revisions alike) behind
-// CORS, a body limit, bearer authentication with RFC 6750 challenges and
-// RFC 9728 metadata, and a per-principal rate limit; go-sdk's DNS-rebinding
+// CORS, a body limit, a per-IP limit on failed authentication (checked
+// before the token, so a flood of bad tokens stops reaching the verifier),
+// bearer authentication with RFC 6750 challenges and RFC 9728 metadata,
+// and a per-principal rate limit; go-sdk's DNS-rebinding
 // guard stays on unless [Options.DisableLocalhostProtection] is set for a
 // tunnel.
 //

@@ -116,11 +116,14 @@ type Options struct {
 	RateBurst     int
 	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
 	// authentication per client IP (the peer address; forwarding headers
-	// are ignored). The limit is checked before the token, so once an
-	// address has used up its bucket its requests get 429 with Retry-After
-	// without reaching Auth.Verifier; requests that authenticate cost
-	// nothing. Only used with Auth. Defaults: 20 per second with bursts of
-	// 100. A negative AuthFailuresPerSecond turns the limit off.
+	// are ignored). Every request the bearer check refuses counts: a
+	// missing, invalid or insufficient-scope token, or a verifier outage.
+	// The limit is checked before the token, so once an address has used
+	// up its bucket its requests get 429 with Retry-After without reaching
+	// Auth.Verifier; requests that authenticate cost nothing. Only used
+	// with Auth. Defaults: 20 per second with bursts of 100, generous
+	// because behind a tunnel all clients share one address. A negative
+	// AuthFailuresPerSecond turns the limit off.
 	AuthFailuresPerSecond float64
 	AuthFailureBurst      int
 	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.

@@ -56,4 +56,11 @@
 //     for an https issuer) scoped to /authorize. The consent form carries a
 //     CSRF token: an HMAC of the session and the request. Five wrong
 //     passwords end an authorization request.
+//   - A pending sign-in belongs to the browser that opened it: /authorize
+//     sets a random HttpOnly browser cookie and sign-in and consent refuse
+//     (403) a browser that does not present it, so a leaked request ID is
+//     of no use elsewhere.
+//   - When a client ID metadata document cannot be fetched, the page says
+//     only that; the network detail is logged, so the server cannot be
+//     used to probe which ports of a public host are open.
 package authserver
