@@ -67,6 +67,11 @@ func TestFailureLimit(t *testing.T) {
 			t.Errorf("step %d: Retry-After = %q, want 1", i, w.Header().Get("Retry-After"))
 		}
 	}
+	// An address that only succeeds gets no bucket.
+	do("192.0.2.9", "good")
+	if _, ok := l.buckets["ip:192.0.2.9"]; ok || len(l.buckets) != 3 {
+		t.Errorf("buckets %v, want only the three addresses that failed", l.buckets)
+	}
 	// One token refills after a second.
 	clock = clock.Add(time.Second)
 	if w := do("192.0.2.1", "good"); w.Code != http.StatusUnauthorized {

@@ -87,10 +87,17 @@ func (l *RateLimiter) bucket(key string, now time.Time) *bucket {
 }
 
 // Peek reports whether key has a token left without taking it: 0 when it
-// has, or how long until it has one again.
+// has, or how long until it has one again. It creates no bucket, so keys
+// that are only peeked at (clients that never fail) cost no memory.
 func (l *RateLimiter) Peek(key string) time.Duration {
 	now := l.now()
-	tokens := l.bucket(key, now).lim.TokensAt(now)
+	l.mu.Lock()
+	b, ok := l.buckets[key]
+	l.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	tokens := b.lim.TokensAt(now)
 	if tokens >= 1 {
 		return 0
 	}
