@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	if e == nil {
 		var perr error
 		if e, perr = newExecution(); perr != nil {
-			return nil, &Error{Kind: KindInternal, Message: "setting up the runtime failed: " + perr.Error()}
+			return nil, internalError("setting up the runtime failed: " + perr.Error())
 		}
 	}
 	e.prog, e.host, e.lim = prog, host, lim
@@ -131,8 +132,9 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	e.callCtx, e.cancelCall = context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = e.result(start), &Error{Kind: KindInternal,
-				Message: fmt.Sprintf("the sandbox failed (%v); the script may be fine, try again", r), CallsUsed: e.callsMade()}
+			ie := internalError(fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
+			ie.CallsUsed = e.callsMade()
+			res, err = e.result(start), ie
 		}
 		e.finish()
 		if res != nil {
@@ -161,7 +163,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	if err := e.setup(); err != nil {
 		var se *Error
 		if !errors.As(err, &se) {
-			se = &Error{Kind: KindInternal, Message: "setting up the runtime failed: " + err.Error()}
+			se = internalError("setting up the runtime failed: " + err.Error())
 		}
 		return nil, se
 	}
