@@ -516,29 +516,7 @@ func (s *Server) putSession(sess *session) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	mine, oldestMine, oldestAll := 0, "", ""
-	for k, v := range s.sessions {
-		if !now.Before(v.expires) {
-			delete(s.sessions, k)
-			continue
-		}
-		if v.subject == sess.subject {
-			mine++
-			if oldestMine == "" || v.expires.Before(s.sessions[oldestMine].expires) {
-				oldestMine = k
-			}
-		}
-		if oldestAll == "" || v.expires.Before(s.sessions[oldestAll].expires) {
-			oldestAll = k
-		}
-	}
-	if mine >= maxPerSubject {
-		delete(s.sessions, oldestMine)
-	}
-	if len(s.sessions) >= maxInMemory {
-		delete(s.sessions, oldestAll)
-	}
-	s.sessions[id] = sess
+	putBounded(s.sessions, id, sess, func(v *session) bool { return !now.Before(v.expires) })
 	return id, true
 }
 
@@ -670,28 +648,47 @@ func (s *Server) putCode(code string, c *authCode) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	putBounded(s.codes, code, c, func(v *authCode) bool { return now.After(v.expires.Add(codeRetention)) })
+	return true
+}
+
+// boundedEntry is an in-memory record owned by one user that expires.
+type boundedEntry interface {
+	owner() string
+	expiry() time.Time
+}
+
+func (s *session) owner() string      { return s.subject }
+func (s *session) expiry() time.Time  { return s.expires }
+func (c *authCode) owner() string     { return c.subject }
+func (c *authCode) expiry() time.Time { return c.expires }
+
+// putBounded stores v under key in m after dropping stale entries. One
+// user keeps at most maxPerSubject entries (their oldest goes), and a full
+// table drops its oldest entry rather than refusing: refusing would let
+// anyone who can sign in lock every user out. The caller holds s.mu.
+func putBounded[V boundedEntry](m map[string]V, key string, v V, stale func(V) bool) {
 	mine, oldestMine, oldestAll := 0, "", ""
-	for k, v := range s.codes {
-		if now.After(v.expires.Add(codeRetention)) {
-			delete(s.codes, k)
+	for k, e := range m {
+		if stale(e) {
+			delete(m, k)
 			continue
 		}
-		if v.subject == c.subject {
+		if e.owner() == v.owner() {
 			mine++
-			if oldestMine == "" || v.expires.Before(s.codes[oldestMine].expires) {
+			if oldestMine == "" || e.expiry().Before(m[oldestMine].expiry()) {
 				oldestMine = k
 			}
 		}
-		if oldestAll == "" || v.expires.Before(s.codes[oldestAll].expires) {
+		if oldestAll == "" || e.expiry().Before(m[oldestAll].expiry()) {
 			oldestAll = k
 		}
 	}
 	if mine >= maxPerSubject {
-		delete(s.codes, oldestMine)
+		delete(m, oldestMine)
 	}
-	if len(s.codes) >= maxInMemory {
-		delete(s.codes, oldestAll)
+	if len(m) >= maxInMemory {
+		delete(m, oldestAll)
 	}
-	s.codes[code] = c
-	return true
+	m[key] = v
 }
