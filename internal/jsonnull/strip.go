@@ -160,19 +160,8 @@ func (s *stripper) object(depth int) bool {
 				return false
 			}
 		}
-		s.ws()
-		if s.i >= len(s.in) {
-			return false
-		}
-		switch s.in[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.out = append(s.out, '}')
-			return true
-		default:
-			return false
+		if more, ok := s.separator('}'); !more {
+			return ok
 		}
 	}
 }
@@ -194,19 +183,28 @@ func (s *stripper) array(depth int) bool {
 		if !s.value(depth + 1) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.in) {
-			return false
-		}
-		switch s.in[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.out = append(s.out, ']')
-			return true
-		default:
-			return false
+		if more, ok := s.separator(']'); !more {
+			return ok
 		}
 	}
+}
+
+// separator consumes what follows a member or an element: a comma (more is
+// true: another item follows) or the closing byte, which it copies to the
+// output. ok is false on anything else.
+func (s *stripper) separator(closing byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.in) {
+		return false, false
+	}
+	switch s.in[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case closing:
+		s.i++
+		s.out = append(s.out, closing)
+		return false, true
+	}
+	return false, false
 }
