@@ -254,22 +254,32 @@ func (s *Server) sameOrigin(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+// readPendingForm reads a form posted on behalf of a pending authorization
+// request: same origin, bounded body, a live request, the browser that
+// opened it. On failure it has answered and returns ok false.
+func (s *Server) readPendingForm(w http.ResponseWriter, r *http.Request, form string) (id string, p *pendingRequest, ok bool) {
 	if !s.sameOrigin(w, r) {
-		return
+		return "", nil, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, http.StatusBadRequest, "Invalid request", "The sign-in form could not be read.")
-		return
+		s.errorPage(w, http.StatusBadRequest, "Invalid request", "The "+form+" form could not be read.")
+		return "", nil, false
 	}
-	id := r.PostForm.Get("request")
-	p := s.getPending(id)
-	if p == nil {
+	id = r.PostForm.Get("request")
+	if p = s.getPending(id); p == nil {
 		s.expiredPage(w)
-		return
+		return "", nil, false
 	}
 	if !s.sameBrowser(w, r, p) {
+		return "", nil, false
+	}
+	return id, p, true
+}
+
+func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	id, p, ok := s.readPendingForm(w, r, "sign-in")
+	if !ok {
 		return
 	}
 	username := strings.TrimSpace(r.PostForm.Get("username"))
@@ -346,21 +356,8 @@ func (s *Server) handleConsentPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
-	if !s.sameOrigin(w, r) {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		s.errorPage(w, http.StatusBadRequest, "Invalid request", "The consent form could not be read.")
-		return
-	}
-	id := r.PostForm.Get("request")
-	pending := s.getPending(id)
-	if pending == nil {
-		s.expiredPage(w)
-		return
-	}
-	if !s.sameBrowser(w, r, pending) {
+	id, _, ok := s.readPendingForm(w, r, "consent")
+	if !ok {
 		return
 	}
 	sid, sess := s.sessionFrom(r)
