@@ -35,6 +35,14 @@ func BenchmarkWorkerCoaching(b *testing.B) {
 	benchRun(b, workerSandbox(b), src, host)
 }
 
+// BenchmarkWorkerCoachingDistinct runs the coaching script as code the
+// sandbox has never seen: each execution differs by a trailing comment, so
+// every one is transpiled and compiled. This is the realistic workload.
+func BenchmarkWorkerCoachingDistinct(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	benchRunDistinct(b, workerSandbox(b), src, host)
+}
+
 // BenchmarkWorkerEmpty is the fixed cost of one worker execution: the
 // round trip over the pipe, a fresh hardened runtime (made ahead, and on
 // the critical path when executions without host calls come back to back),

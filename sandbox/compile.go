@@ -2,11 +2,11 @@ package sandbox
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
@@ -29,65 +29,106 @@ const (
 // compiled is a transpiled and compiled program. It is immutable and shared
 // between executions.
 type compiled struct {
-	// hash is the SHA-256 of the TypeScript source.
-	hash [32]byte
-	// js is the transpiled JavaScript with its inline source map; it is
-	// what crosses to a worker process.
+	// key is the program's cache key (see sourceKey).
+	key [32]byte
+	// ts is the model's TypeScript; a cache hit must match it.
+	ts string
+	// js is the transpiled JavaScript goja compiled.
 	js string
 	// program is js compiled by goja.
 	program *goja.Program
-	// smap maps positions in js back to the wrapped TypeScript; nil if js
-	// carries no inline source map.
-	smap *sourcemap.Consumer
+	// rawMap is the source map from js back to the wrapped TypeScript,
+	// decoded into smap the first time a position is mapped: most
+	// executions never need it.
+	rawMap  []byte
+	mapOnce sync.Once
+	smap    *sourcemap.Consumer
 	// lines is the number of lines of the model's source; positions past it
 	// belong to the wrapper.
 	lines int
 }
 
+// sourceMap returns the decoded source map, or nil.
+func (c *compiled) sourceMap() *sourcemap.Consumer {
+	c.mapOnce.Do(func() {
+		if len(c.rawMap) > 0 {
+			c.smap, _ = sourcemap.Parse(sourceName, c.rawMap)
+		}
+	})
+	return c.smap
+}
+
+// source is a program to run: the model's TypeScript and its cache key.
+type source struct {
+	key [32]byte
+	ts  string
+}
+
+// sourceKey is the cache key of ts run in partition: runs in different
+// partitions never share a cached compilation, so a fast cache hit tells
+// nobody what another partition ran.
+func sourceKey(partition, ts string) [32]byte {
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(partition)))
+	h.Write(n[:])
+	h.Write([]byte(partition))
+	h.Write([]byte(ts))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// codeTooLarge is the error for a source over maxCodeBytes, or nil.
+func codeTooLarge(ts string, maxCodeBytes int) error {
+	if len(ts) <= maxCodeBytes {
+		return nil
+	}
+	return &Error{Kind: KindCodeTooLarge, Message: fmt.Sprintf(
+		"the program is %d bytes, over the %d-byte limit. Split the work into several smaller executions, or move repeated logic into a loop.",
+		len(ts), maxCodeBytes)}
+}
+
+// maxJSBytes bounds the JavaScript esbuild may produce from a source of at
+// most maxCodeBytes: lowering can grow a program, and goja's compiled form
+// costs about twelve times its JavaScript in heap.
+func maxJSBytes(maxCodeBytes int) int { return 8*maxCodeBytes + 64<<10 }
+
 var cache = newLRU(cacheMaxEntries, cacheMaxBytes)
 
-// compile checks the size of ts, transpiles and compiles it, using the cache
-// keyed by the source's hash.
-func compile(ts string, maxCodeBytes int) (*compiled, error) {
-	if len(ts) > maxCodeBytes {
-		return nil, &Error{Kind: KindCodeTooLarge, Message: fmt.Sprintf(
-			"the program is %d bytes, over the %d-byte limit. Split the work into several smaller executions, or move repeated logic into a loop.",
-			len(ts), maxCodeBytes)}
+// compile transpiles and compiles src, using the cache. Its cost grows
+// with the source in ways no size limit bounds (goja's parser backtracks
+// exponentially on nested arrow functions with defaults), so it runs only
+// where a deadline can stop it: in a worker process, or in process on a
+// goroutine the caller abandons at the hard deadline.
+func compile(src source, maxCodeBytes int) (*compiled, error) {
+	if err := codeTooLarge(src.ts, maxCodeBytes); err != nil {
+		return nil, err
 	}
-	hash := sha256.Sum256([]byte(ts))
-	if c, ok := cache.get(hash); ok {
+	if c, ok := cache.get(src.key); ok && c.ts == src.ts {
 		return c, nil
 	}
-	js, err := transpile(ts)
+	c, err := transpile(src.ts)
 	if err != nil {
 		return nil, err
 	}
-	c, err := compileJS(hash, js)
-	if err != nil {
+	if n, max := len(c.js), maxJSBytes(maxCodeBytes); n > max {
+		return nil, &Error{Kind: KindCodeTooLarge, Message: fmt.Sprintf(
+			"the program transpiles to %d bytes of JavaScript, over the %d-byte limit (deeply nested blocks or generated code grow it). Write flatter code: loops and functions instead of repeated or nested blocks.",
+			n, max)}
+	}
+	c.key, c.ts = src.key, src.ts
+	if err := c.compileJS(); err != nil {
 		var se *Error
 		if errors.As(err, &se) && se.Line > 0 {
-			lines := strings.Split(ts, "\n")
+			lines := strings.Split(src.ts, "\n")
 			if se.Line <= len(lines) {
 				se.Source = strings.TrimRight(lines[se.Line-1], "\r")
 			}
 		}
 		return nil, err
 	}
-	cache.put(hash, c)
-	return c, nil
-}
-
-// compiledFromJS compiles JavaScript produced by transpile, using the cache.
-// Worker processes use it: the parent transpiles and sends the JavaScript.
-func compiledFromJS(hash [32]byte, js string) (*compiled, error) {
-	if c, ok := cache.get(hash); ok && c.js == js {
-		return c, nil
-	}
-	c, err := compileJS(hash, js)
-	if err != nil {
-		return nil, err
-	}
-	cache.put(hash, c)
+	cache.put(src.key, c)
 	return c, nil
 }
 
@@ -105,27 +146,26 @@ var esbuildSupported = map[string]bool{
 	"import-meta":                     false,
 }
 
-// transpile turns the model's TypeScript into JavaScript goja runs, with an
-// inline source map back to the TypeScript.
-func transpile(ts string) (string, error) {
+// transpile turns the model's TypeScript into JavaScript goja runs, with a
+// source map back to the TypeScript. Whitespace is minified: esbuild
+// indents every nesting level, which made 10 KB of nested blocks 50 MB of
+// JavaScript; positions come from the source map, not the layout.
+func transpile(ts string) (*compiled, error) {
 	res := api.Transform(wrapPrefix+ts+wrapSuffix, api.TransformOptions{
-		Loader:         api.LoaderTS,
-		Target:         api.ESNext,
-		Supported:      esbuildSupported,
-		Sourcemap:      api.SourceMapInline,
-		SourcesContent: api.SourcesContentExclude,
-		Sourcefile:     sourceName,
-		LogLevel:       api.LogLevelSilent,
+		Loader:           api.LoaderTS,
+		Target:           api.ESNext,
+		Supported:        esbuildSupported,
+		MinifyWhitespace: true,
+		Sourcemap:        api.SourceMapExternal,
+		SourcesContent:   api.SourcesContentExclude,
+		Sourcefile:       sourceName,
+		LogLevel:         api.LogLevelSilent,
 	})
 	if len(res.Errors) > 0 {
-		return "", syntaxError(ts, res.Errors[0])
+		return nil, syntaxError(ts, res.Errors[0])
 	}
-	return string(res.Code) + linesTrailer + strconv.Itoa(strings.Count(ts, "\n")+1) + "\n", nil
+	return &compiled{js: string(res.Code), rawMap: res.Map, lines: strings.Count(ts, "\n") + 1}, nil
 }
-
-// linesTrailer records the number of lines of the model's source at the end
-// of the JavaScript, so positions in the wrapper can be told apart.
-const linesTrailer = "//# lines="
 
 // syntaxError converts an esbuild message to a SYNTAX error in the
 // coordinates of the unwrapped source.
@@ -165,45 +205,31 @@ func (c *compiled) strictError(msg string, line, col int) *Error {
 	return e
 }
 
-// inlineMapPrefix starts the source-map comment esbuild appends.
-const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
-
-// compileJS compiles transpiled JavaScript in strict mode. goja's own
-// source-map support is off (it never reads files, and its column lookup is
-// off by one); the inline map is decoded here and applied by the engine.
-func compileJS(hash [32]byte, js string) (*compiled, error) {
+// compileJS compiles c.js in strict mode. goja's own source-map support is
+// off (it never reads files, and its column lookup is off by one); the
+// engine applies c's source map itself.
+func (c *compiled) compileJS() error {
 	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
-	c := &compiled{hash: hash, js: js}
-	if i := strings.LastIndex(js, inlineMapPrefix); i >= 0 {
-		b64, _, _ := strings.Cut(js[i+len(inlineMapPrefix):], "\n")
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
-		if err == nil {
-			c.smap, _ = sourcemap.Parse(sourceName, raw)
-		}
-	}
-	if i := strings.LastIndex(js, linesTrailer); i >= 0 {
-		c.lines, _ = strconv.Atoi(strings.TrimSpace(js[i+len(linesTrailer):]))
-	}
 	// esbuild accepts some sloppy-mode code that goja, compiling in strict
 	// mode, refuses (a variable named let, octal literals, with): those
 	// are the model's syntax errors, mapped back to its TypeScript.
-	ast, err := parser.ParseFile(nil, sourceName, js, 0, parser.WithDisableSourceMaps)
+	ast, err := parser.ParseFile(nil, sourceName, c.js, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		var list parser.ErrorList
 		if errors.As(err, &list) && len(list) > 0 {
-			return nil, c.strictError(list[0].Message, list[0].Position.Line, list[0].Position.Column)
+			return c.strictError(list[0].Message, list[0].Position.Line, list[0].Position.Column)
 		}
-		return nil, &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
+		return &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
 	}
 	prog, err := goja.CompileAST(ast, true)
 	if err != nil {
 		var se *goja.CompilerSyntaxError
 		if errors.As(err, &se) && se.File != nil {
 			p := se.File.Position(se.Offset)
-			return nil, c.strictError(se.Message, p.Line, p.Column)
+			return c.strictError(se.Message, p.Line, p.Column)
 		}
-		return nil, &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
+		return &Error{Kind: KindSyntax, Message: err.Error() + " (the program runs in strict mode)"}
 	}
 	c.program = prog
-	return c, nil
+	return nil
 }

@@ -67,6 +67,9 @@ type execHooks struct {
 	// execution is about to wait for host calls: the goroutine is idle
 	// until one returns.
 	waiting func()
+	// spent is the part of lim.Timeout already used before the script
+	// started (compiling it); the script gets the rest.
+	spent time.Duration
 }
 
 // callResult is a finished host call, posted back to the loop goroutine.
@@ -142,7 +145,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		}
 	}()
 
-	timer := time.AfterFunc(lim.Timeout, func() {
+	timer := time.AfterFunc(max(lim.Timeout-hooks.spent, time.Millisecond), func() {
 		e.stop(KindTimeout, fmt.Sprintf("the script ran longer than the %s time limit and was stopped. Make fewer or smaller host calls, avoid long loops, or split the work.", lim.Timeout))
 	})
 	defer timer.Stop()

@@ -14,8 +14,8 @@ const (
 	cacheBytesPerJS = 12
 )
 
-// lru is a bounded, concurrency-safe cache of compiled programs keyed by the
-// SHA-256 of their source.
+// lru is a bounded, concurrency-safe cache of compiled programs keyed by
+// sourceKey.
 type lru struct {
 	mu       sync.Mutex
 	maxN     int
@@ -29,7 +29,9 @@ func newLRU(maxN, maxBytes int) *lru {
 	return &lru{maxN: maxN, maxBytes: maxBytes, order: list.New(), items: make(map[[32]byte]*list.Element)}
 }
 
-func cost(c *compiled) int { return cacheBytesPerJS * len(c.js) }
+// cost estimates an entry's heap: its compiled form, its source and its
+// source map.
+func cost(c *compiled) int { return cacheBytesPerJS*len(c.js) + len(c.ts) + len(c.rawMap) }
 
 func (c *lru) get(k [32]byte) (*compiled, bool) {
 	c.mu.Lock()
@@ -42,9 +44,20 @@ func (c *lru) get(k [32]byte) (*compiled, bool) {
 	return e.Value.(*compiled), true
 }
 
+// put adds v under k, evicting least recently used entries until the
+// cache is within both bounds. An entry larger than the whole byte budget
+// is not kept.
 func (c *lru) put(k [32]byte, v *compiled) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if cost(v) > c.maxBytes {
+		if e, ok := c.items[k]; ok {
+			c.order.Remove(e)
+			c.bytes -= cost(e.Value.(*compiled))
+			delete(c.items, k)
+		}
+		return
+	}
 	if e, ok := c.items[k]; ok {
 		c.bytes += cost(v) - cost(e.Value.(*compiled))
 		e.Value = v
@@ -53,12 +66,12 @@ func (c *lru) put(k [32]byte, v *compiled) {
 		c.items[k] = c.order.PushFront(v)
 		c.bytes += cost(v)
 	}
-	for c.order.Len() > 1 && (c.order.Len() > c.maxN || c.bytes > c.maxBytes) {
+	for c.order.Len() > c.maxN || c.bytes > c.maxBytes {
 		last := c.order.Back()
 		c.order.Remove(last)
 		old := last.Value.(*compiled)
 		c.bytes -= cost(old)
-		delete(c.items, old.hash)
+		delete(c.items, old.key)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 // recently used first.
 func TestLRUBounds(t *testing.T) {
 	entry := func(b byte, jsLen int) *compiled {
-		return &compiled{hash: [32]byte{b}, js: strings.Repeat("x", jsLen)}
+		return &compiled{key: [32]byte{b}, js: strings.Repeat("x", jsLen)}
 	}
 	c := newLRU(3, 1000*cacheBytesPerJS)
 	for b := byte(1); b <= 3; b++ {
@@ -29,11 +29,14 @@ func TestLRUBounds(t *testing.T) {
 	if n, bytes := c.len(); n != 1 || bytes != 995*cacheBytesPerJS {
 		t.Errorf("after a large entry: %d entries, %d bytes", n, bytes)
 	}
-	c.put([32]byte{6}, entry(6, 5000)) // larger than the budget alone: kept
-	if n, _ := c.len(); n != 1 {
-		t.Errorf("oversized entry: %d entries", n)
+	c.put([32]byte{6}, entry(6, 5000)) // larger than the budget alone: not kept
+	if n, bytes := c.len(); n != 1 || bytes > 1000*cacheBytesPerJS {
+		t.Errorf("after an oversized entry: %d entries, %d bytes", n, bytes)
 	}
-	if _, ok := c.get([32]byte{6}); !ok {
-		t.Error("the newest entry was evicted")
+	if _, ok := c.get([32]byte{6}); ok {
+		t.Error("an entry over the whole byte budget was kept")
+	}
+	if _, ok := c.get([32]byte{5}); !ok {
+		t.Error("an oversized entry evicted the others")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -88,6 +89,37 @@ func benchRun(b *testing.B, sb *Sandbox, src string, host Host) {
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
 }
 
+// benchRunDistinct is benchRun with a different program every time: src
+// followed by a comment holding the iteration number.
+func benchRunDistinct(b *testing.B, sb *Sandbox, src string, host Host) {
+	b.Helper()
+	ctx := context.Background()
+	if _, err := sb.Run(ctx, src, host); err != nil { // start the workers
+		b.Fatal(err)
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		code := src + "\n// run " + strconv.Itoa(i)
+		start := time.Now()
+		if _, err := sb.Run(ctx, code, host); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkInProcessCoachingDistinct is BenchmarkInProcessCoaching with
+// code never seen before (see BenchmarkWorkerCoachingDistinct).
+func BenchmarkInProcessCoachingDistinct(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	benchRunDistinct(b, benchSandbox(b), src, host)
+}
+
 func benchSandbox(b *testing.B) *Sandbox {
 	sb, err := New(&Options{Mode: ModeInProcess})
 	if err != nil {
@@ -150,11 +182,11 @@ func BenchmarkCompileUncached(b *testing.B) {
 	_, src := loadFixtureHost(b)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		js, err := transpile(src)
+		c, err := transpile(src)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := compileJS([32]byte{}, js); err != nil {
+		if err := c.compileJS(); err != nil {
 			b.Fatal(err)
 		}
 	}

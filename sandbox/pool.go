@@ -28,6 +28,7 @@ type pool struct {
 	logger   *slog.Logger
 
 	slots chan struct{} // one per worker that may be busy
+	quit  <-chan struct{} // closed when the sandbox starts closing
 
 	mu       sync.Mutex
 	idle     []*worker // most recently used last
@@ -44,7 +45,7 @@ type pool struct {
 // newPool returns a pool for a sandbox with options o and maximum limits
 // ceiling. Workers start lazily; one is started in the background right
 // away so the first execution rarely waits for a spawn.
-func newPool(o *Options, ceiling Limits) (*pool, error) {
+func newPool(o *Options, ceiling Limits, quit <-chan struct{}) (*pool, error) {
 	path := o.WorkerPath
 	if path == "" {
 		var err error
@@ -63,6 +64,7 @@ func newPool(o *Options, ceiling Limits) (*pool, error) {
 		memory:   ceiling.MemoryBytes,
 		logger:   logger,
 		slots:    make(chan struct{}, max1(o.PoolSize)),
+		quit:     quit,
 		live:     map[*worker]struct{}{},
 		changed:  make(chan struct{}),
 	}
@@ -77,12 +79,15 @@ func max1(n int) int {
 	return n
 }
 
-// run executes prog on a worker, waiting for a free one (or ctx).
-func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+// run compiles and executes src on a worker, waiting for a free one (or
+// ctx, or the sandbox closing).
+func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Result, error) {
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, cancelledError(ctx)
+	case <-p.quit:
+		return nil, ErrClosed
 	}
 	defer func() { <-p.slots }()
 
@@ -91,7 +96,7 @@ func (p *pool) run(ctx context.Context, prog *compiled, host Host, lim Limits) (
 		if err != nil {
 			return nil, err
 		}
-		res, err, reuse := w.execute(ctx, p, prog, host, lim)
+		res, err, reuse := w.execute(ctx, p, src, host, lim)
 		p.put(w, reuse)
 		if err == errLostBeforeStart {
 			if attempt == 0 {
@@ -135,6 +140,8 @@ func (p *pool) get(ctx context.Context) (*worker, error) {
 		case <-changed:
 		case <-ctx.Done():
 			return nil, cancelledError(ctx)
+		case <-p.quit:
+			return nil, ErrClosed
 		}
 		p.mu.Lock()
 	}
@@ -283,3 +290,7 @@ func selfExecutable() (string, error) {
 	}
 	return os.Executable()
 }
+
+// slotsUsed reports how many executions hold or wait for a worker (for
+// tests).
+func (p *pool) slotsUsed() int { return len(p.slots) }

@@ -37,11 +37,11 @@ const (
 	killProtocol
 )
 
-// execute runs prog on w. reuse reports whether w is clean enough to serve
-// another execution.
-func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host, lim Limits) (res *Result, err error, reuse bool) {
+// execute compiles and runs src on w. reuse reports whether w is clean
+// enough to serve another execution.
+func (w *worker) execute(ctx context.Context, p *pool, src source, host Host, lim Limits) (res *Result, err error, reuse bool) {
 	start := time.Now()
-	req, merr := json.Marshal(execMsg{Hash: prog.hash[:], Limits: lim, Functions: host.Functions()})
+	req, merr := json.Marshal(execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions()})
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
 	}
@@ -57,7 +57,7 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 			reuse = false // the kill raced with the end of the execution
 		}
 	}()
-	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(prog.js)}); werr != nil {
+	if werr := w.w.Write(wire.Frame{Type: wire.Exec, A: req, B: []byte(src.ts)}); werr != nil {
 		if errors.Is(werr, wire.ErrTooLarge) {
 			return nil, newError(KindCodeTooLarge, "the program is too large to run in a sandbox worker; split the work into smaller executions"), true
 		}
@@ -192,7 +192,7 @@ func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits,
 	switch why {
 	case killTimeout:
 		return newError(KindTimeout,
-			"the script ran past the %s timeout and was stopped (a single builtin call on a huge array or a backtracking regular expression cannot be interrupted). Do less work per execution.",
+			"the script ran past the %s timeout and was stopped (compiling a too complex program, a single builtin call on a huge array or a backtracking regular expression cannot be interrupted). Do less work per execution.",
 			lim.Timeout)
 	case killCancel:
 		return cancelledError(ctx)

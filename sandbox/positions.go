@@ -20,10 +20,11 @@ const maxFrames = 12
 // model's TypeScript (1-based line and column). ok is false for positions
 // in the wrapper or without a mapping.
 func (c *compiled) original(line, col int) (int, int, bool) {
-	if c.smap == nil {
+	m := c.sourceMap()
+	if m == nil {
 		return 0, 0, false
 	}
-	_, _, ol, oc, ok := c.smap.Source(line, col-1)
+	_, _, ol, oc, ok := m.Source(line, col-1)
 	if !ok {
 		return 0, 0, false
 	}

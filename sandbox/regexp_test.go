@@ -10,7 +10,7 @@ import (
 // before any program is compiled, since regexp literals are compiled with
 // the program.
 func TestRegexpBoundBeforeCompile(t *testing.T) {
-	if _, err := compileJS([32]byte{}, "/(a+)+$/.test('a')"); err != nil {
+	if err := (&compiled{js: "/(a+)+$/.test('a')"}).compileJS(); err != nil {
 		t.Fatal(err)
 	}
 	if regexp2.DefaultMatchTimeout != regexpMatchTimeout {

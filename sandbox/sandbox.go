@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,11 @@ const (
 	ModeWorker Mode = iota
 	// ModeInProcess runs executions on goroutines of the calling process.
 	// It enforces every limit except memory: a script can exhaust the
-	// process. Use it for tests and trusted code.
+	// process. Compilation cannot be interrupted either: the caller gets
+	// TIMEOUT at the hard deadline (timeout + 1 s) and the compilation is
+	// abandoned but keeps its CPU until it ends; while
+	// [MaxAbandonedInProcess] are still running, new executions are refused.
+	// Use it for tests and trusted code.
 	ModeInProcess
 )
 
@@ -61,6 +66,12 @@ type RunOptions struct {
 	// Limits lower the sandbox's limits for this execution; zero fields and
 	// values above the sandbox's maximum keep the sandbox's value.
 	Limits Limits
+	// Partition separates compile caches: executions in different
+	// partitions never share a cached compilation, so the speed of a
+	// cache hit cannot tell one partition what another ran. Servers set it
+	// to the caller's identity (codemode uses the principal's subject); ""
+	// is a partition like any other.
+	Partition string
 }
 
 // Sandbox runs TypeScript programs. It is safe for concurrent use.
@@ -72,13 +83,18 @@ type Sandbox struct {
 
 	mu     sync.RWMutex
 	closed bool
+	// quit is closed when Close starts: executions waiting for a worker
+	// give up at once instead of delaying Close.
+	quit     chan struct{}
+	quitOnce sync.Once
 }
 
 // executor runs compiled programs. The in-process executor and the worker
 // pool implement it.
 type executor interface {
-	// run executes prog with lim (defaults applied, already lowered).
-	run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error)
+	// run compiles and executes src with lim (defaults applied, already
+	// lowered), all within lim.Timeout plus the hard-deadline grace.
+	run(ctx context.Context, src source, host Host, lim Limits) (*Result, error)
 	// close releases the executor's resources; run is not called after it.
 	close() error
 }
@@ -92,6 +108,7 @@ func New(opts *Options) (*Sandbox, error) {
 		limits: opts.Limits.withDefaults(),
 		mode:   opts.Mode,
 		logger: opts.Logger,
+		quit:   make(chan struct{}),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -104,7 +121,7 @@ func New(opts *Options) (*Sandbox, error) {
 	case ModeInProcess:
 		s.exec = newInProcess()
 	case ModeWorker:
-		p, err := newPool(&o, s.limits)
+		p, err := newPool(&o, s.limits, s.quit)
 		if err != nil {
 			return nil, err
 		}
@@ -141,8 +158,10 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 		return nil, ErrClosed
 	}
 	lim := s.limits
+	partition := ""
 	if opts != nil {
 		lim = lim.lower(opts.Limits)
+		partition = opts.Partition
 	}
 	if host == nil {
 		host = noHost{}
@@ -150,11 +169,12 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 	if err := ctx.Err(); err != nil {
 		return nil, cancelledError(ctx)
 	}
-	prog, err := compile(ts, lim.MaxCodeBytes)
-	if err != nil {
+	if err := codeTooLarge(ts, lim.MaxCodeBytes); err != nil {
 		return nil, err
 	}
-	res, err := s.exec.run(ctx, prog, host, lim)
+	// Transpiling and compiling happen in the executor, under the
+	// execution's deadline: their cost is not bounded by the source size.
+	res, err := s.exec.run(ctx, source{key: sourceKey(partition, ts), ts: ts}, host, lim)
 	var se *Error
 	if errors.As(err, &se) && se.Kind == KindInternal {
 		s.logger.Error("sandbox: internal failure", "mode", s.mode.String(), "err", se.Message)
@@ -162,9 +182,12 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 	return res, err
 }
 
-// Close stops the sandbox, waiting for running executions to finish, and
-// releases its worker processes. It is safe to call more than once.
+// Close stops the sandbox and releases its worker processes. Executions
+// waiting for a worker end with ErrClosed; running ones are waited for,
+// each no longer than its hard deadline (timeout + 1 s). It is safe to call
+// more than once.
 func (s *Sandbox) Close() error {
+	s.quitOnce.Do(func() { close(s.quit) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -179,6 +202,13 @@ func (s *Sandbox) Close() error {
 // pool kills the process then; in process, the execution is abandoned.
 const hardDeadlineGrace = time.Second
 
+// MaxAbandonedInProcess is how many in-process executions may still be
+// running after the caller was answered at their hard deadline (a
+// compilation or a single builtin call that cannot be interrupted) before
+// ModeInProcess refuses new executions. Worker mode kills such executions
+// with their process instead.
+const MaxAbandonedInProcess = 2
+
 // inProcess runs executions on goroutines of the calling process.
 type inProcess struct {
 	// ready holds one runtime made ahead (newExecution), so an execution
@@ -186,6 +216,8 @@ type inProcess struct {
 	// another goroutine. Each is used once.
 	ready chan *execution
 	bg    sync.WaitGroup // a runtime being made
+
+	abandoned atomic.Int32 // executions past their hard deadline, still running
 }
 
 func newInProcess() *inProcess {
@@ -209,11 +241,15 @@ func (p *inProcess) refill() {
 	}()
 }
 
-// run executes on a goroutine so the caller gets an answer at the hard
-// deadline even when a single builtin call ignores the interrupt (a huge
-// indexOf). Such an execution is abandoned: its goroutine stops as soon as
-// the builtin returns, since the interrupt is already pending.
-func (p *inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limits) (*Result, error) {
+// run compiles and executes on a goroutine so the caller gets an answer at
+// the hard deadline even when the compilation or a single builtin call
+// (a huge indexOf) ignores the interrupt. Such an execution is abandoned:
+// a builtin returns soon after the pending interrupt, a compilation runs
+// to its end.
+func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) (*Result, error) {
+	if n := p.abandoned.Load(); n >= MaxAbandonedInProcess {
+		return nil, newError(KindInternal, "the sandbox is still stopping %d earlier executions that ran past their deadline; retry in a few seconds", n)
+	}
 	var prepared *execution
 	select {
 	case prepared = <-p.ready:
@@ -225,9 +261,31 @@ func (p *inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limi
 		err error
 	}
 	done := make(chan outcome, 1)
+	var compiling atomic.Bool
+	compiling.Store(true)
+	// state: 0 running, 1 finished, 2 abandoned at the hard deadline.
+	var state atomic.Int32
 	go func() {
-		res, err := execute(ctx, prog, host, lim, execHooks{prepared: prepared})
-		done <- outcome{res, err}
+		var o outcome
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					o = outcome{nil, internalError(fmt.Sprintf("compile panic: %v", r))}
+				}
+			}()
+			start := time.Now()
+			prog, err := compile(src, lim.MaxCodeBytes)
+			compiling.Store(false)
+			if err != nil {
+				o.err = err
+				return
+			}
+			o.res, o.err = execute(ctx, prog, host, lim, execHooks{prepared: prepared, spent: time.Since(start)})
+		}()
+		if !state.CompareAndSwap(0, 1) {
+			p.abandoned.Add(-1)
+		}
+		done <- o
 	}()
 	deadline := time.NewTimer(lim.Timeout + hardDeadlineGrace)
 	defer deadline.Stop()
@@ -240,6 +298,17 @@ func (p *inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limi
 			ctxDone = nil
 			deadline.Reset(hardDeadlineGrace)
 		case <-deadline.C:
+			if !state.CompareAndSwap(0, 2) {
+				o := <-done // finished in the meantime
+				return o.res, o.err
+			}
+			p.abandoned.Add(1)
+			if compiling.Load() {
+				if ctx.Err() != nil {
+					return nil, cancelledError(ctx)
+				}
+				return nil, compileTimeoutError(lim.Timeout)
+			}
 			kind := KindTimeout
 			if ctx.Err() != nil {
 				kind = cancelledError(ctx).Kind
@@ -248,6 +317,14 @@ func (p *inProcess) run(ctx context.Context, prog *compiled, host Host, lim Limi
 				"the script ran past its %s limit inside a single builtin call that cannot be interrupted (such as indexOf or sort on a huge array) and was abandoned. Work on smaller data.", lim.Timeout)}
 		}
 	}
+}
+
+// compileTimeoutError is the TIMEOUT of a program whose compilation did
+// not finish within its time limit.
+func compileTimeoutError(timeout time.Duration) *Error {
+	return newError(KindTimeout,
+		"the program is too complex to compile: compiling it took longer than the %s time limit, and nothing ran. Deeply nested arrow functions with default parameters, or long chains of them, make compilation explode; write flatter code with named functions.",
+		timeout)
 }
 
 // close waits for a runtime being made and drops the ready one.

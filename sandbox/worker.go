@@ -48,6 +48,7 @@ const (
 	workerExitOK       = 0 // the parent closed stdin
 	workerExitProtocol = 3 // the parent sent something unexpected
 	workerExitMemory   = 4 // a builtin kept allocating past the memory limit
+	workerExitTimeout  = 5 // compiling the program took longer than its timeout
 )
 
 // memoryStopGrace is how long a script may take to stop after the watchdog
@@ -229,7 +230,7 @@ func (l *workerLoop) serveRuns() {
 // if one is already running or the frame is malformed.
 func (l *workerLoop) start(f wire.Frame) bool {
 	var m execMsg
-	if err := json.Unmarshal(f.A, &m); err != nil || len(m.Hash) != 32 {
+	if err := json.Unmarshal(f.A, &m); err != nil || len(m.Key) != 32 {
 		return false
 	}
 	l.mu.Lock()
@@ -243,13 +244,13 @@ func (l *workerLoop) start(f wire.Frame) bool {
 	if err := l.w.Write(wire.Frame{Type: wire.Started}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
-	js := string(f.B)
+	ts := string(f.B)
 	// serveRuns is idle or finishing the previous execution's bookkeeping.
-	l.runs <- func() { l.run(ctx, cancel, m, js) }
+	l.runs <- func() { l.run(ctx, cancel, m, ts) }
 	return true
 }
 
-func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string) {
+func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string) {
 	l.mu.Lock()
 	next := l.next
 	l.next = nil
@@ -260,7 +261,7 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 			sent = true
 			b, err := json.Marshal(d)
 			if err != nil {
-				b = mustJSON(doneMsg{Error: newError(KindInternal, "the result could not be encoded: %v", err), Dirty: true})
+				b = mustJSON(doneMsg{Error: internalError("encoding the result: " + err.Error()), Dirty: true})
 			}
 			err = l.w.Write(wire.Frame{Type: wire.Done, A: b})
 			if errors.Is(err, wire.ErrTooLarge) {
@@ -285,7 +286,7 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	// call (the worker is idle then), or else once it has answered.
 	var prepOnce sync.Once
 	prep := func() { prepOnce.Do(l.prepare) }
-	done := l.execute(ctx, cancel, m, js, send, execHooks{prepared: prepared, waiting: prep})
+	done := l.execute(ctx, cancel, m, ts, send, execHooks{prepared: prepared, waiting: prep})
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
@@ -305,18 +306,15 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	l.collectWhenIdle(n)
 }
 
-func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, js string, send func(doneMsg) bool, hooks execHooks) (done doneMsg) {
+func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string, send func(doneMsg) bool, hooks execHooks) (done doneMsg) {
 	defer func() {
 		if v := recover(); v != nil {
-			done = doneMsg{Error: newError(KindInternal, "the sandbox worker failed: %v", v), Dirty: true}
+			done = doneMsg{Error: internalError(fmt.Sprintf("worker panic: %v", v)), Dirty: true}
 		}
 	}()
-	var hash [32]byte
-	copy(hash[:], m.Hash)
-	prog, err := compiledFromJS(hash, js)
-	if err != nil {
-		return doneMsg{Error: asSandboxError(err)}
-	}
+	start := time.Now()
+	// The watchdog covers compilation too: esbuild and goja's parser
+	// allocate in proportion to what the model wrote.
 	stop := watchHeap(m.Limits.MemoryBytes, l.idleBase.Load(), func(used uint64) {
 		merr := memoryLimitError(m.Limits.MemoryBytes)
 		cancel(merr)
@@ -327,6 +325,31 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 			}
 		})
 	})
+	// Compilation cannot be interrupted: past the timeout the worker
+	// answers TIMEOUT and exits (the parent's hard deadline is the
+	// backstop). The rest of the timeout is left for the script.
+	var compiling atomic.Int32 // 0 compiling, 1 compiled, 2 timed out
+	overdue := time.AfterFunc(m.Limits.Timeout, func() {
+		if compiling.CompareAndSwap(0, 2) && send(doneMsg{Error: compileTimeoutError(m.Limits.Timeout), Dirty: true}) {
+			os.Exit(workerExitTimeout)
+		}
+	})
+	var key [32]byte
+	copy(key[:], m.Key)
+	prog, err := compile(source{key: key, ts: ts}, m.Limits.MaxCodeBytes)
+	overdue.Stop()
+	if !compiling.CompareAndSwap(0, 1) {
+		select {} // the timer answered and exits the process
+	}
+	if err != nil {
+		breached := stop()
+		e := asSandboxError(err)
+		if breached {
+			e = memoryLimitError(m.Limits.MemoryBytes)
+		}
+		return doneMsg{Error: e, Dirty: breached}
+	}
+	hooks.spent = time.Since(start)
 	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
@@ -360,14 +383,14 @@ func memoryLimitError(limit int64) *Error {
 		limit>>20)
 }
 
-// asSandboxError returns err as an *Error, wrapping anything else as
-// INTERNAL.
+// asSandboxError returns err as an *Error; anything else becomes an
+// INTERNAL error whose detail is logged, not shown.
 func asSandboxError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return newError(KindInternal, "%v", err)
+	return internalError(err.Error())
 }
 
 // deliver hands a Return frame to the call waiting for it; answers for

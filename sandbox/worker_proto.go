@@ -14,7 +14,7 @@ const workerEnv = "CODEMODE_SANDBOX_WORKER"
 
 // protocolVersion changes whenever the worker protocol does; a worker
 // binary (Options.WorkerPath) built from another version refuses to start.
-const protocolVersion = 2
+const protocolVersion = 3
 
 // setupMsg is the first frame a worker reads.
 type setupMsg struct {
@@ -35,9 +35,11 @@ type helloMsg struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// execMsg starts one execution; the frame's B field is the JavaScript.
+// execMsg starts one execution; the frame's B field is the TypeScript,
+// which the worker compiles under the execution's deadline.
 type execMsg struct {
-	Hash      []byte              `json:"hash"`
+	// Key is the program's cache key (sourceKey: partition and source).
+	Key       []byte              `json:"key"`
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
 }
