@@ -27,7 +27,7 @@ type pool struct {
 	memory   int64 // the sandbox's maximum memory limit
 	logger   *slog.Logger
 
-	slots chan struct{} // one per worker that may be busy
+	slots chan struct{}   // one per worker that may be busy
 	quit  <-chan struct{} // closed when the sandbox starts closing
 
 	mu       sync.Mutex
