@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -101,10 +102,23 @@ func TestAttacks(t *testing.T) {
 					lim.Timeout = time.Second
 				}
 				start := time.Now()
-				_, err := sb.RunWith(ctx, string(src), host, &RunOptions{Limits: lim})
+				res, err := sb.RunWith(ctx, string(src), host, &RunOptions{Limits: lim})
 				var e *Error
 				if !errors.As(err, &e) {
 					t.Fatalf("err = %v, want an *Error of kind %s", err, expect)
+				}
+				// Every byte the model receives counts against the one
+				// output limit; data cut to fit stays valid JSON.
+				if n := modelBytes(res, e); n > DefaultMaxOutputBytes+1024 {
+					t.Fatalf("the model receives %d bytes, over the %d-byte output limit", n, DefaultMaxOutputBytes)
+				}
+				if len(e.Data) > 0 && !json.Valid(e.Data) {
+					t.Fatalf("error data is not valid JSON: %.200s", e.Data)
+				}
+				for _, goText := range []string{"json:", "MarshalJSON", "goroutine", ".go:"} {
+					if strings.Contains(e.Message, goText) {
+						t.Fatalf("Go internals in the message: %s", e.Message)
+					}
 				}
 				if !slices.Contains(strings.Split(expect, "|"), string(e.Kind)) {
 					t.Fatalf("kind %s (%s), want %s", e.Kind, e.Message, expect)
@@ -117,7 +131,7 @@ func TestAttacks(t *testing.T) {
 				if e.Message == "" {
 					t.Fatal("empty message")
 				}
-				t.Logf("%s after %v: %s", e.Kind, time.Since(start).Round(time.Millisecond), e.Message)
+				t.Logf("%s after %v: %.300s", e.Kind, time.Since(start).Round(time.Millisecond), e.Message)
 				if e.Kind == KindMemoryLimit || e.Kind == KindTimeout {
 					// A breached worker must never serve again.
 					for _, pid := range p.pids() {
@@ -138,6 +152,25 @@ func TestAttacks(t *testing.T) {
 	if grown >= 64<<20 {
 		t.Fatalf("test process RSS grew by %d MiB, want < 64 MiB", grown>>20)
 	}
+}
+
+// modelBytes counts what the model reads of an execution: the value, the
+// logs, the call records' errors and the error's text and data.
+func modelBytes(res *Result, e *Error) int {
+	n := 0
+	if res != nil {
+		n += len(res.Value)
+		for _, l := range res.Logs {
+			n += len(l.Message)
+		}
+		for _, c := range res.Calls {
+			n += len(c.Error)
+		}
+	}
+	if e != nil {
+		n += len(e.Message) + len(e.Stack) + len(e.Source) + len(e.Data)
+	}
+	return n
 }
 
 // vmRSS returns this process's resident set size.

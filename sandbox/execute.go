@@ -140,6 +140,7 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 			res, err = e.result(start), ie
 		}
 		e.finish()
+		e.out.fit(res, err)
 		if res != nil {
 			res.Duration = time.Since(start)
 		}
@@ -471,6 +472,10 @@ func (e *execution) finishValue(start time.Time, v goja.Value) (*Result, error) 
 	if goja.IsUndefined(s) {
 		res.Value = json.RawMessage("null")
 		return res, nil
+	}
+	if d := jsonDepth([]byte(s.String())); d > maxOutputDepth {
+		return res, e.failure(&Error{Kind: KindRuntime, Message: fmt.Sprintf(
+			"the return value is nested %d levels deep, over the %d-level limit. Return flatter data.", d, maxOutputDepth)})
 	}
 	res.Value = e.out.value(s.String())
 	res.Truncated = e.out.truncated

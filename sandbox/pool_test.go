@@ -23,7 +23,7 @@ type testHost struct {
 }
 
 func (h *testHost) Functions() map[string][]string {
-	return map[string][]string{"t": {"echo", "fail", "panic", "slow", "big", "wait"}}
+	return map[string][]string{"t": {"echo", "fail", "panic", "slow", "big", "wait", "missing"}}
 }
 
 type issuesErr struct{}
@@ -44,6 +44,9 @@ func (h *testHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	case "t.slow":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "t.missing":
+		// Like a not-found error that echoes the identifier it was given.
+		return nil, fmt.Errorf("no record matches %s", args)
 	case "t.big":
 		return json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`), nil
 	case "t.wait":
