@@ -131,10 +131,13 @@ func writeLogs(b *strings.Builder, logs []string, title string) {
 	}
 }
 
-// indentJSON pretty-prints small values and leaves large ones compact:
-// indentation of a big array costs more tokens than it helps.
+// indentJSON pretty-prints small values and leaves others compact:
+// indentation of a big array costs more tokens than it helps, and of a
+// deeply nested one grows with the square of its depth (a 4 KiB nested
+// array became 8 MB). A value is indented only when the printed form is
+// at most twice its compact size, or 1 KiB.
 func indentJSON(v json.RawMessage) []byte {
-	if len(v) > 4<<10 {
+	if len(v) > 4<<10 || indentedSize(v) > max(2*len(v), 1<<10) {
 		return v
 	}
 	var b bytes.Buffer
@@ -142,6 +145,43 @@ func indentJSON(v json.RawMessage) []byte {
 		return v
 	}
 	return b.Bytes()
+}
+
+// indentedSize estimates the size of v as json.Indent prints it with a
+// two-space indent, without building it: every element and member starts
+// a line indented by its depth.
+func indentedSize(v []byte) int {
+	n, depth := 0, 0
+	inString := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		n++
+		if inString {
+			switch c {
+			case '\\':
+				i++
+				n++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			n += 1 + 2*depth
+		case ']', '}':
+			depth--
+			n += 1 + 2*depth
+		case ',':
+			n += 1 + 2*depth
+		case ':':
+			n++
+		}
+	}
+	return n
 }
 
 // issuePath renders ["corners", 0, "verdict"] as corners[0].verdict.

@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -67,5 +68,24 @@ func TestAuditArgs(t *testing.T) {
 	m := auditArgs(AuditArgKeys, json.RawMessage(many)).(map[string]int)
 	if len(m) != maxAuditKeys+1 || m["…"] != 8 {
 		t.Errorf("40 keys recorded as %d entries, rest %d", len(m), m["…"])
+	}
+}
+
+// TestIndentedSize checks the estimate against json.Indent.
+func TestIndentedSize(t *testing.T) {
+	for _, v := range []string{
+		`1`, `"a,b:[c]"`, `[]`, `{}`, `[1,2,3]`, `{"a":1,"b":[1,{"c":"x\"y"}]}`, `[[[[1]]],[2]]`,
+	} {
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(v), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := indentedSize([]byte(v)), b.Len(); got < want {
+			t.Errorf("indentedSize(%s) = %d, under the real %d", v, got, want)
+		}
+	}
+	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
+	if out := indentJSON(json.RawMessage(deep)); len(out) != len(deep) {
+		t.Errorf("a 4 KB nested array was indented to %d bytes", len(out))
 	}
 }

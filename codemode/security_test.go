@@ -177,3 +177,23 @@ func TestWaitingExecutionsBoundedPerPrincipal(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderingWithinOutputLimit checks that pretty-printing cannot
+// amplify a result: a 1 KB array nested 500 deep used to be indented
+// into megabytes of response text.
+func TestRenderingWithinOutputLimit(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := ts.connect(t, ts.token("alice"), nil)
+	res := run(t, cs, "let v: any = 1; for (let i = 0; i < 500; i++) v = [v]; return v;")
+	if res.IsError {
+		t.Fatalf("failed: %s", text(res))
+	}
+	if n := len(text(res)); n > 4<<10 {
+		t.Fatalf("a 1 KB result was rendered as %d bytes of text", n)
+	}
+	// A small flat result is still pretty-printed.
+	res = run(t, cs, `return { a: 1, b: [1, 2] };`)
+	if !strings.Contains(text(res), "\n  \"a\": 1") {
+		t.Errorf("a small result is not indented: %q", text(res))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,7 +99,9 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	res, err := s.sb.Run(ctx, code, host)
+	// The compile cache is partitioned by caller, so the speed of a cache
+	// hit tells nobody what another caller ran.
+	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: queueKey})
 
 	ev = base
 	ev.Time, ev.Duration = time.Now(), time.Since(start)
@@ -171,8 +174,11 @@ func (s *Server) toExecError(err error) *execError {
 		var d struct {
 			Issues []catalog.Issue `json:"issues"`
 		}
-		if json.Unmarshal(se.Data, &d) == nil {
-			xe.Issues = d.Issues
+		// Data cut at the output limit ends its issues with a marker
+		// string, which does not decode as an issue: keep the others.
+		var ute *json.UnmarshalTypeError
+		if err := json.Unmarshal(se.Data, &d); err == nil || errors.As(err, &ute) {
+			xe.Issues = slices.DeleteFunc(d.Issues, func(is catalog.Issue) bool { return is.Message == "" })
 		}
 	}
 	return xe

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,33 @@ func TestLRUBounds(t *testing.T) {
 	}
 	if _, ok := c.get([32]byte{5}); !ok {
 		t.Error("an oversized entry evicted the others")
+	}
+}
+
+// TestCachePartitioned checks that a program compiled in one partition is
+// not a cache hit in another: the speed of a hit would tell one principal
+// what another ran.
+func TestCachePartitioned(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{})
+	src := "return 'partitioned cache " + t.Name() + "'"
+	if _, err := sb.RunWith(context.Background(), src, nil, &RunOptions{Partition: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.get(sourceKey("alice", src)); !ok {
+		t.Fatal("not cached in alice's partition")
+	}
+	if _, ok := cache.get(sourceKey("bob", src)); ok {
+		t.Fatal("alice's compilation is visible in bob's partition")
+	}
+	if sourceKey("a", "bc") == sourceKey("ab", "c") {
+		t.Fatal("partition and source are not separated in the key")
+	}
+	if _, err := sb.RunWith(context.Background(), src, nil, &RunOptions{Partition: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cache.get(sourceKey("alice", src))
+	b, ok := cache.get(sourceKey("bob", src))
+	if !ok || a == b {
+		t.Fatal("bob did not get a compilation of his own")
 	}
 }
