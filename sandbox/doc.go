@@ -2,7 +2,8 @@
 //
 // A program is transpiled by esbuild (TypeScript, top-level await, a final
 // return; syntax goja lacks, such as async generators and for await, is
-// lowered), compiled once per distinct source and run in a fresh goja
+// lowered), compiled once per distinct source and partition
+// ([RunOptions.Partition]) and run in a fresh goja
 // runtime per execution, in strict mode, without eval, the Function
 // constructors, require, timers or any access to the host beyond a [Host].
 //
@@ -28,6 +29,17 @@
 // gets TIMEOUT at timeout + 1 s and the abandoned goroutine stops when the
 // builtin returns.
 //
+// Compiling costs time and memory out of proportion to the source (goja's
+// parser backtracks exponentially on nested arrow functions with default
+// parameters: 300 bytes can take hours), so it is part of the execution:
+// a worker compiles under the watchdog and the execution's timeout, and
+// answers TIMEOUT saying the program is too complex to compile when the
+// timeout passes first. In process the caller gets that answer at the hard
+// deadline while the compilation runs on to its end; with
+// [MaxAbandonedInProcess] such goroutines still running, new executions
+// are refused. The host process never transpiles or compiles a program in
+// worker mode.
+//
 // A worker is the embedding binary itself, re-executed (on Linux through
 // /proc/self/exe) with CODEMODE_SANDBOX_WORKER=1 and nothing else in its
 // environment: this package's init function turns such a process into a
@@ -45,7 +57,13 @@
 // Race-detector builds multiply the headroom by 4 (build tag race); normal
 // builds never relax it. An embedding service must call [Sandbox.Close]
 // when it is done with a sandbox: Close kills its workers, which otherwise
-// stay idle until the process exits.
+// stay idle until the process exits. Close waits for running executions
+// no longer than their hard deadline (timeout + 1 s).
+//
+// One output limit, [Limits.MaxOutputBytes], covers every byte of an
+// execution's outcome: value, logs, call records' errors and a failure's
+// message, stack and data. Parts that do not fit are cut with a visible
+// note, and cut data stays valid JSON.
 //
 // In both modes the JSON arguments of one host call are capped at 1 MiB:
 // the call's promise rejects and the host never sees it (in worker mode the
