@@ -37,9 +37,10 @@ type compiled struct {
 	js string
 	// program is js compiled by goja.
 	program *goja.Program
-	// rawMap is the source map from js back to the wrapped TypeScript,
-	// decoded into smap the first time a position is mapped: most
-	// executions never need it.
+	// rawMap is the source map from js back to the wrapped TypeScript.
+	// transpile does not make one: most executions never map a position,
+	// and the map costs about a tenth of esbuild's time. The first
+	// position to map makes it (sourceMap) into smap.
 	rawMap  []byte
 	mapOnce sync.Once
 	smap    *sourcemap.Consumer
@@ -48,11 +49,24 @@ type compiled struct {
 	lines int
 }
 
-// sourceMap returns the decoded source map, or nil.
+// sourceMap returns the source map, making it on first use by running
+// esbuild again with the same options plus a map: the code it prints is
+// the same, so the map fits c.js. It returns nil when there is none.
 func (c *compiled) sourceMap() *sourcemap.Consumer {
 	c.mapOnce.Do(func() {
-		if len(c.rawMap) > 0 {
-			c.smap, _ = sourcemap.Parse(sourceName, c.rawMap)
+		raw := c.rawMap
+		if raw == nil && c.ts != "" {
+			opts := transformOptions
+			opts.Sourcemap = api.SourceMapExternal
+			opts.SourcesContent = api.SourcesContentExclude
+			res := api.Transform(wrapPrefix+c.ts+wrapSuffix, opts)
+			if len(res.Errors) > 0 || string(res.Code) != c.js {
+				return
+			}
+			raw = res.Map
+		}
+		if len(raw) > 0 {
+			c.smap, _ = sourcemap.Parse(sourceName, raw)
 		}
 	})
 	return c.smap
@@ -146,25 +160,27 @@ var esbuildSupported = map[string]bool{
 	"import-meta":                     false,
 }
 
-// transpile turns the model's TypeScript into JavaScript goja runs, with a
-// source map back to the TypeScript. Whitespace is minified: esbuild
-// indents every nesting level, which made 10 KB of nested blocks 50 MB of
-// JavaScript; positions come from the source map, not the layout.
+// transformOptions are esbuild's options for the model's TypeScript.
+// Whitespace is minified: esbuild indents every nesting level, which made
+// 10 KB of nested blocks 50 MB of JavaScript; positions come from the
+// source map, not the layout.
+var transformOptions = api.TransformOptions{
+	Loader:           api.LoaderTS,
+	Target:           api.ESNext,
+	Supported:        esbuildSupported,
+	MinifyWhitespace: true,
+	Sourcefile:       sourceName,
+	LogLevel:         api.LogLevelSilent,
+}
+
+// transpile turns the model's TypeScript into JavaScript goja runs. The
+// source map is made later, if a position must be mapped (sourceMap).
 func transpile(ts string) (*compiled, error) {
-	res := api.Transform(wrapPrefix+ts+wrapSuffix, api.TransformOptions{
-		Loader:           api.LoaderTS,
-		Target:           api.ESNext,
-		Supported:        esbuildSupported,
-		MinifyWhitespace: true,
-		Sourcemap:        api.SourceMapExternal,
-		SourcesContent:   api.SourcesContentExclude,
-		Sourcefile:       sourceName,
-		LogLevel:         api.LogLevelSilent,
-	})
+	res := api.Transform(wrapPrefix+ts+wrapSuffix, transformOptions)
 	if len(res.Errors) > 0 {
 		return nil, syntaxError(ts, res.Errors[0])
 	}
-	return &compiled{js: string(res.Code), rawMap: res.Map, lines: strings.Count(ts, "\n") + 1}, nil
+	return &compiled{js: string(res.Code), ts: ts, lines: strings.Count(ts, "\n") + 1}, nil
 }
 
 // syntaxError converts an esbuild message to a SYNTAX error in the

@@ -202,6 +202,11 @@ func (p *pool) put(w *worker, reuse bool) {
 // prewarm starts one worker in the background and parks it as idle, so the
 // next execution does not pay for a spawn.
 func (p *pool) prewarm() {
+	select {
+	case <-p.quit: // closing: a new worker would only delay Close
+		return
+	default:
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.live)+p.starting >= p.size {
