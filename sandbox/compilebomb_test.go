@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -171,7 +172,12 @@ func TestCompileBombInProcess(t *testing.T) {
 	}
 	// n = 20 compiles in a few seconds: long enough to be abandoned, short
 	// enough not to burn the test binary's CPU for long.
-	bomb := parenArrowBomb(20)
+	// Each bomb is new: a finished abandoned compilation is cached.
+	n := 0
+	bomb := func() string {
+		n++
+		return parenArrowBomb(20) + fmt.Sprintf("\n// %s %d %d", t.Name(), time.Now().UnixNano(), n)
+	}
 	abandoned := &sb.exec.(*inProcess).abandoned
 	t.Cleanup(func() {
 		// Let the abandoned compilations end, so they do not load the
@@ -181,7 +187,7 @@ func TestCompileBombInProcess(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	_, err = sb.Run(context.Background(), bomb, nil)
+	_, err = sb.Run(context.Background(), bomb(), nil)
 	if !errors.Is(err, &Error{Kind: KindTimeout}) || !strings.Contains(err.Error(), "too complex to compile") {
 		t.Fatalf("err = %v, want TIMEOUT saying the code is too complex to compile", err)
 	}
@@ -189,7 +195,7 @@ func TestCompileBombInProcess(t *testing.T) {
 		t.Errorf("answered after %v", took)
 	}
 	for range MaxAbandonedInProcess - 1 {
-		if _, err := sb.Run(context.Background(), bomb, nil); !errors.Is(err, &Error{Kind: KindTimeout}) {
+		if _, err := sb.Run(context.Background(), bomb(), nil); !errors.Is(err, &Error{Kind: KindTimeout}) {
 			t.Fatalf("err = %v, want TIMEOUT", err)
 		}
 	}
