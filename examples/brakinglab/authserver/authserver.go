@@ -139,7 +139,9 @@ type Server struct {
 	pending  map[string]*pendingRequest
 	codes    map[string]*authCode
 	sessions map[string]*session
-	failures map[string]*accountFailures // wrong passwords per username
+	failures map[string]*failureCount // wrong passwords per account and source, and per source
+	// pendingBySource counts pending requests per source address.
+	pendingBySource map[string]int
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -194,10 +196,11 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		pending:       map[string]*pendingRequest{},
 		codes:         map[string]*authCode{},
 		sessions:      map[string]*session{},
-		failures:      map[string]*accountFailures{},
+		failures:      map[string]*failureCount{},
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
+	s.pendingBySource = map[string]int{}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
 	}
