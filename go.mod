@@ -12,6 +12,7 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/go-playground/validator/v10 v10.30.6
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rs/cors v1.11.1
 	go.uber.org/goleak v1.3.0

@@ -192,6 +192,12 @@ func (a *api) sessionLaps(ctx context.Context, uid, sessionID string, lapNumber 
 		return store.Session{}, tracks.Track{}, nil, notFound(err, "session", sessionID)
 	}
 	t, _ := tracks.ByID(s.TrackID)
+	if lapNumber == 0 {
+		// The session is the caller's (just checked); its laps never change.
+		if laps, ok := a.corners.get(s.ID); ok {
+			return s, t, laps, nil
+		}
+	}
 	encoded, err := a.st.SessionTelemetry(ctx, uid, sessionID, lapNumber == 0)
 	if err != nil {
 		return store.Session{}, tracks.Track{}, nil, notFound(err, "session", sessionID)
@@ -210,6 +216,9 @@ func (a *api) sessionLaps(ctx context.Context, uid, sessionID string, lapNumber 
 			return store.Session{}, tracks.Track{}, nil, err
 		}
 		out[n] = analysis.Corners(t, tr)
+	}
+	if lapNumber == 0 {
+		a.corners.put(s.ID, out)
 	}
 	return s, t, out, nil
 }
