@@ -7,12 +7,15 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
-// TestMain fails the run if any goroutine outlives the tests: Close must
-// stop the listener and the sweeper.
+// TestMain stops the shared PostgreSQL server, and fails the run if any
+// goroutine outlives the tests: Close must stop the listener and the
+// sweeper.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m)
 	if code == 0 {
 		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 		if err := goleak.Find(); err != nil {

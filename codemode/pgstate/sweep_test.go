@@ -14,7 +14,7 @@ import (
 // and keeps the rest.
 func TestSweep(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.Start(t).URL())
+	pool, err := pgxpool.New(ctx, pgtest.NewDatabase(t))
 	if err != nil {
 		t.Fatal(err)
 	}
