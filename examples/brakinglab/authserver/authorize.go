@@ -549,42 +549,39 @@ func (s *Server) putPending(p *pendingRequest) (string, bool) {
 	id := rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	if s.pendingBySource[p.source] >= maxPendingPerSource {
-		s.dropOldestPending(p.source)
+	if len(s.pendingBySource[p.source]) >= maxPendingPerSource {
+		s.dropPending(s.pendingBySource[p.source][0])
 	}
 	if len(s.pending) >= maxInMemory {
-		for k, v := range s.pending {
-			if !now.Before(v.expires) {
-				s.dropPending(k)
-			}
-		}
+		s.dropExpiredPending()
 	}
 	if len(s.pending) >= maxInMemory {
 		top := ""
-		for src, n := range s.pendingBySource {
-			if top == "" || n > s.pendingBySource[top] {
+		for src, ids := range s.pendingBySource {
+			if top == "" || len(ids) > len(s.pendingBySource[top]) {
 				top = src
 			}
 		}
-		s.dropOldestPending(top)
+		s.dropPending(s.pendingBySource[top][0])
 	}
 	s.pending[id] = p
-	s.pendingBySource[p.source]++
+	s.pendingBySource[p.source] = append(s.pendingBySource[p.source], id)
 	return id, true
 }
 
-// dropOldestPending drops source's oldest pending request. The caller
-// holds s.mu.
-func (s *Server) dropOldestPending(source string) {
-	oldest := ""
-	for k, v := range s.pending {
-		if v.source == source && (oldest == "" || v.expires.Before(s.pending[oldest].expires)) {
-			oldest = k
+// dropExpiredPending drops expired requests. Every request lives
+// pendingTTL, so a source's oldest expires first: only the head of each
+// source's list needs looking at. The caller holds s.mu.
+func (s *Server) dropExpiredPending() {
+	now := s.now()
+	for src := range s.pendingBySource {
+		for {
+			ids := s.pendingBySource[src]
+			if len(ids) == 0 || now.Before(s.pending[ids[0]].expires) {
+				break
+			}
+			s.dropPending(ids[0])
 		}
-	}
-	if oldest != "" {
-		s.dropPending(oldest)
 	}
 }
 
@@ -595,8 +592,14 @@ func (s *Server) dropPending(id string) {
 		return
 	}
 	delete(s.pending, id)
-	if s.pendingBySource[p.source]--; s.pendingBySource[p.source] <= 0 {
+	ids := s.pendingBySource[p.source]
+	if i := slices.Index(ids, id); i >= 0 {
+		ids = slices.Delete(ids, i, i+1)
+	}
+	if len(ids) == 0 {
 		delete(s.pendingBySource, p.source)
+	} else {
+		s.pendingBySource[p.source] = ids
 	}
 }
 

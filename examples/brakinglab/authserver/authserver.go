@@ -140,8 +140,9 @@ type Server struct {
 	codes    map[string]*authCode
 	sessions map[string]*session
 	failures map[string]*failureCount // wrong passwords per account and source, and per source
-	// pendingBySource counts pending requests per source address.
-	pendingBySource map[string]int
+	// pendingBySource lists each source address's pending requests,
+	// oldest first.
+	pendingBySource map[string][]string
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -200,7 +201,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
-	s.pendingBySource = map[string]int{}
+	s.pendingBySource = map[string][]string{}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
 	}

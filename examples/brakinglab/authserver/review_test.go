@@ -106,8 +106,8 @@ func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
 	action, fields := formOf(t, page)
 
 	q := "/authorize?" + e.authParams(clientID, cb, newPKCE()).Encode()
-	sources := maxInMemory/maxPendingPerSource + 50
-	for i := range sources * (maxPendingPerSource + 10) {
+	sources := maxInMemory/maxPendingPerSource + 4 // enough to fill the table
+	for i := range sources * (maxPendingPerSource + 6) {
 		r := httptest.NewRequest(http.MethodGet, q, nil)
 		r.RemoteAddr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i % sources >> 8), byte(i % sources)}), 4000).String()
 		w := httptest.NewRecorder()
@@ -135,6 +135,22 @@ func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
 	fields.Set("password", "demo-pass")
 	if p := postForm(t, user, e.URL()+action, fields); p.Status != http.StatusSeeOther {
 		t.Fatalf("the user's sign-in after the flood: status %d: %.400s", p.Status, p.Body)
+	}
+
+	// Once the flood has expired, a new request into the full table
+	// clears it, and the per-source index agrees with the table.
+	e.clock.Advance(pendingTTL + time.Second)
+	r := httptest.NewRequest(http.MethodGet, q, nil)
+	r.RemoteAddr = "198.51.100.7:4000"
+	e.srv.ServeHTTP(httptest.NewRecorder(), r)
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	indexed := 0
+	for _, ids := range e.srv.pendingBySource {
+		indexed += len(ids)
+	}
+	if len(e.srv.pending) != 1 || indexed != 1 {
+		t.Fatalf("after expiry: %d pending, %d indexed; want 1, 1", len(e.srv.pending), indexed)
 	}
 }
 
