@@ -195,7 +195,7 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 	}
 	go wait(conn)
 	retry := time.NewTimer(time.Hour)
-	retry.Stop() // armed when the listener breaks
+	retry.Stop()   // armed when the listener breaks
 	listening := 1 // goroutines in wait
 	for {
 		select {
