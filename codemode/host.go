@@ -23,6 +23,7 @@ type execHost struct {
 	principal *catalog.Principal      // nil: anonymous
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
+	ap        *approvalRun // nil: no call needs approval in this run
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.
@@ -53,6 +54,9 @@ func (h *execHost) Functions() map[string][]string {
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if h.ap != nil {
+		defer h.ap.exit()
+	}
 	fn, ok := strings.CutPrefix(name, h.ns+".")
 	tier, bound := h.tiers[fn]
 	if !ok || !bound {
@@ -60,6 +64,11 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
 	h.count(ctx, name)
+	if h.ap != nil {
+		if out, err, done := h.ap.intercept(h, fn, name, args); done {
+			return out, err
+		}
+	}
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
 	}

@@ -98,7 +98,10 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	res, err := s.sb.Run(ctx, code, host)
+	res, err, answered := s.runApproved(ctx, req, sp, code, host)
+	if answered != nil {
+		return answered
+	}
 
 	ev = base
 	ev.Time, ev.Duration = time.Now(), time.Since(start)
