@@ -44,7 +44,7 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 		st.Close()
 		return nil, err
 	}
-	if a.cat, err = functions.New(st); err != nil {
+	if a.cat, err = functions.NewWithOptions(st, &functions.Options{NoApprovals: cfg.NoApprove}); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("building the function catalog: %w", err)
 	}
