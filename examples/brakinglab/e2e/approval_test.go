@@ -132,3 +132,48 @@ func softDeleted(t *testing.T, db *sql.DB) []string {
 	}
 	return out
 }
+
+// Without an elicitation handler, a deletion is refused by default with
+// an error that names the call, and runs with -no-approvals.
+func TestNoApprovalsFlag(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		deleted bool
+	}{
+		{"default", []string{"-insecure-no-auth"}, false},
+		{"no-approvals", []string{"-insecure-no-auth", "-no-approvals"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startServer(t, tt.args...)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "no-elicitation", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			v, _ := executeCode(t, ctx, cs, `return (await brakinglab.createRaceEvent({name: "Flag test", trackName: "Spa", sim: "iRacing", startsAt: "2027-04-01T18:00:00Z", laps: 10})).id;`)
+			var id string
+			if err := json.Unmarshal(v, &id); err != nil {
+				t.Fatal(err)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": fmt.Sprintf(`return await brakinglab.deleteRaceEvent({raceEventId: %q});`, id)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := toolText(res)
+			if tt.deleted {
+				if res.IsError {
+					t.Fatalf("refused: %s", out)
+				}
+				return
+			}
+			want := fmt.Sprintf(`APPROVAL_UNAVAILABLE: brakinglab.deleteRaceEvent({"raceEventId":%q}) needs the user's approval, but the server cannot ask the user: the client did not declare the elicitation capability. Nothing was written.`, id)
+			if !res.IsError || !strings.HasPrefix(out, want) {
+				t.Fatalf("got %s\nwant prefix %s", out, want)
+			}
+			executeCode(t, ctx, cs, fmt.Sprintf(`return await brakinglab.getRaceEvent({raceEventId: %q});`, id)) // still there
+		})
+	}
+}
