@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -138,17 +139,29 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 				return res, fmt.Errorf("sealing an approval: %w", err), nil
 			}
 			ev := host.base
-			ev.Kind, ev.Time, ev.ErrorKind, ev.Calls = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED", len(res.Calls)
+			ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
+			if res != nil {
+				ev.Calls = len(res.Calls)
+			}
 			s.audit.Audit(ctx, ev)
 			return nil, nil, &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{approvalInputKey: params},
 				RequestState:  tok,
 			}
 		}
-		answer, err := req.Session.Elicit(ctx, params)
+		answer, err := s.elicit(ctx, host, req, params)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err(), nil
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				for _, p := range pending {
+					s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
+				}
+				return res, nil, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res)
+			}
+			if errors.Is(err, errQueueFull) {
+				return res, nil, s.approvalFailed(ctx, host, string(sandbox.KindCancelled), "not run after the approval: too many of your executions are waiting for a sandbox worker; wait for them to finish", res)
 			}
 			s.logger.Warn("codemode: asking the user for approval failed", "err", err)
 			return res, nil, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res)
@@ -158,6 +171,31 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 		}
 		approved = callsOf(pending)
 	}
+}
+
+// elicit asks the user on the session, for at most the approval TTL,
+// with the execution's worker slot free meanwhile.
+func (s *Server) elicit(ctx context.Context, host *execHost, req *mcp.CallToolRequest, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	var (
+		answer *mcp.ElicitResult
+		err    error
+	)
+	ask := func() {
+		ectx, cancel := context.WithTimeout(ctx, s.approvals.ttl)
+		defer cancel()
+		answer, err = req.Session.Elicit(ectx, params)
+		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
+			err = context.DeadlineExceeded
+		}
+	}
+	if host.requeue == nil {
+		ask()
+		return answer, err
+	}
+	if qerr := host.requeue(ask); qerr != nil && err == nil {
+		return nil, qerr
+	}
+	return answer, err
 }
 
 // needsApproval reports whether the tool binds a function that needs approval.

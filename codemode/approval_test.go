@@ -653,3 +653,49 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 		})
 	}
 }
+
+// While a user decides, the execution's sandbox worker is free: with one
+// worker, another user's execution runs before the first user answers.
+func TestApprovalFreesWorker(t *testing.T) {
+	ts, b := startApprovals(t, func(o *codemode.Options) {
+		o.Stateful = true
+		o.Workers = 1
+	})
+	id := b.add("alice", "Monza", "cancelled")
+	bobDone, asking := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(bobDone) }) }
+	defer release() // on failure too, so alice's call ends and the server closes
+	e := &elicitor{action: always("accept"), before: func(int) {
+		close(asking)
+		<-bobDone
+	}}
+	alice := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+	bob := ts.connectAt(t, ts.token("bob"), "2025-11-25", nil)
+
+	got := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": deleteCancelled}})
+		if err != nil {
+			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+		}
+		got <- res
+	}()
+	// Wait until alice is being asked: her execution has stopped.
+	<-asking
+	// A deadlock here (bob waiting for alice's worker) fails the test at
+	// this deadline instead of hanging the suite.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `return (await races.listRaces({})).length`}})
+	if err != nil {
+		t.Fatalf("bob waited for alice's worker: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("bob: %s", text(res))
+	}
+	release()
+	if res := <-got; res.IsError || !sameInts(b.deleted("alice"), []int{id}) {
+		t.Fatalf("alice: %s, deleted %v", text(res), b.deleted("alice"))
+	}
+}

@@ -91,7 +91,19 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	if err != nil {
 		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
 	}
-	defer release()
+	defer func() { release() }()
+	// While the user decides on an approval, the worker slot is free.
+	host.requeue = func(wait func()) error {
+		release()
+		release = func() {}
+		wait()
+		r, err := s.queue.acquire(ctx, queueKey)
+		if err != nil {
+			return err
+		}
+		release = r
+		return nil
+	}
 
 	start := time.Now()
 	ev := base
