@@ -188,9 +188,11 @@ func (a *approver) seal(st *approvalState) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(a.aead.Seal(nonce, nonce, plain, sealAD)), nil
 }
 
-// errApprovalInvalid is why a request state is refused; the model reads
-// the message.
-var errApprovalInvalid = errors.New("the approval sent with this call is not valid for it (altered, expired, or issued for other code, another user or another tool); nothing was written. Run the code again to ask the user again.")
+// errApprovalInvalid is why a request state is refused.
+var errApprovalInvalid = errors.New("approval state invalid")
+
+// approvalInvalidMessage is what the model reads for a refused state.
+const approvalInvalidMessage = "the approval sent with this call is not valid for it (altered, expired, or issued for other code, another user or another tool); nothing was written. Run the code again to ask the user again."
 
 // open authenticates and decrypts a request state and checks what it is
 // bound to.

@@ -64,14 +64,14 @@ func channelFor(req *mcp.CallToolRequest) (approvalChannel, string) {
 // need it. It returns the sandbox's outcome of the last run, or, when the
 // outcome is about approval (an input-required result, a refusal, a
 // decline), that result instead.
-func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) (*sandbox.Result, error, *mcp.CallToolResult) {
+func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) (*sandbox.Result, *mcp.CallToolResult, error) {
 	a := s.approvals
 	if a == nil || !sp.needsApproval(a) {
 		if req.Params.RequestState != "" {
-			return nil, nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", errApprovalInvalid.Error(), nil)
+			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil), nil
 		}
 		res, err := s.sb.Run(ctx, code, host)
-		return res, err, nil
+		return res, nil, err
 	}
 	bound := &approvalState{Tool: sp.name, Code: host.base.CodeSHA256}
 	if host.principal != nil {
@@ -84,15 +84,15 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 		st, err := a.open(tok, bound)
 		if err != nil {
 			s.logger.Warn("codemode: refused an approval state", "subject", bound.Subject, "reason", "invalid, expired or bound to other code, user or tool")
-			return nil, nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", err.Error(), nil)
+			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil), nil
 		}
 		answer, _ := req.Params.InputResponses[approvalInputKey].(*mcp.ElicitResult)
 		if answer == nil {
-			return nil, nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request; nothing was written. Run the code again to ask the user again.", nil)
+			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request; nothing was written. Run the code again to ask the user again.", nil), nil
 		}
 		pend := asPending(a, st.Calls)
 		if out := s.answered(ctx, host, answer.Action, pend); out != nil {
-			return nil, nil, out
+			return nil, out, nil
 		}
 		approved, round = st.Calls, st.Round
 	}
@@ -100,7 +100,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 	ch, why := channelFor(req)
 	if ch == channelNone && a.fallback == ApprovalAllow {
 		res, err := s.sb.Run(ctx, code, host)
-		return res, err, nil
+		return res, nil, err
 	}
 	for {
 		run := newApprovalRun(a, ctx, approved)
@@ -109,7 +109,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 		pending := run.settle(ctx, res, s.sb.Limits().Timeout)
 		host.ap = nil
 		if len(pending) == 0 || ctx.Err() != nil {
-			return res, err, nil
+			return res, nil, err
 		}
 		for _, p := range pending {
 			if p.Diverged {
@@ -118,13 +118,13 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 		}
 		round++
 		if round > maxApprovalRounds {
-			return res, nil, s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code kept making calls that differ from what the user approved (%d approvals asked for); the calls not approved were not run. Make the writes depend on data that does not change between runs, or make them in a separate execution.", maxApprovalRounds), res)
+			return res, s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code kept making calls that differ from what the user approved (%d approvals asked for); the calls not approved were not run. Make the writes depend on data that does not change between runs, or make them in a separate execution.", maxApprovalRounds), res), nil
 		}
 		if ch == channelNone {
 			for _, p := range pending {
 				s.auditApproval(ctx, host, ApprovalDeclined, p, "unavailable")
 			}
-			return res, nil, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. Nothing was written. Tell the user which change you want to make.", modelList(s.cat.Namespace(), pending), needVerb(pending), why), res)
+			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. Nothing was written. Tell the user which change you want to make.", modelList(s.cat.Namespace(), pending), needVerb(pending), why), res), nil
 		}
 		params := s.elicitParams(req, host, pending)
 		for _, p := range pending {
@@ -136,7 +136,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 			st.Expires = a.now().Add(a.ttl).Unix()
 			tok, err := a.seal(&st)
 			if err != nil {
-				return res, fmt.Errorf("sealing an approval: %w", err), nil
+				return res, nil, fmt.Errorf("sealing an approval: %w", err)
 			}
 			ev := host.base
 			ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
@@ -144,30 +144,30 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 				ev.Calls = len(res.Calls)
 			}
 			s.audit.Audit(ctx, ev)
-			return nil, nil, &mcp.CallToolResult{
+			return nil, &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{approvalInputKey: params},
 				RequestState:  tok,
-			}
+			}, nil
 		}
 		answer, err := s.elicit(ctx, host, req, params)
 		if err != nil {
 			if ctx.Err() != nil {
-				return res, ctx.Err(), nil
+				return res, nil, ctx.Err()
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
 				for _, p := range pending {
 					s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
 				}
-				return res, nil, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res)
+				return res, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res), nil
 			}
 			if errors.Is(err, errQueueFull) {
-				return res, nil, s.approvalFailed(ctx, host, string(sandbox.KindCancelled), "not run after the approval: too many of your executions are waiting for a sandbox worker; wait for them to finish", res)
+				return res, s.approvalFailed(ctx, host, string(sandbox.KindCancelled), "not run after the approval: too many of your executions are waiting for a sandbox worker; wait for them to finish", res), nil
 			}
 			s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-			return res, nil, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res)
+			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res), nil
 		}
 		if out := s.answered(ctx, host, answer.Action, pending); out != nil {
-			return nil, nil, out
+			return nil, out, nil
 		}
 		approved = callsOf(pending)
 	}

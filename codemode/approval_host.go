@@ -27,7 +27,6 @@ type approvalRun struct {
 	pending  []pendingCall
 	exited   int           // host calls that returned
 	changed  chan struct{} // closed and replaced when exited grows
-	declined bool          // fallback refused: nothing is asked
 }
 
 // pendingCall is a validated call that waits for the user's approval.

@@ -110,7 +110,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	res, err, answered := s.runApproved(ctx, req, sp, code, host)
+	res, answered, err := s.runApproved(ctx, req, sp, code, host)
 	if answered != nil {
 		return answered
 	}
