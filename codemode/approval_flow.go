@@ -104,10 +104,10 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 	}
 	for {
 		run := newApprovalRun(a, ctx, approved)
-		host.ap = run
+		host.ap.Store(run)
 		res, err := s.sb.Run(ctx, code, host)
 		pending := run.settle(ctx, res, s.sb.Limits().Timeout)
-		host.ap = nil
+		host.ap.Store(nil)
 		if len(pending) == 0 || ctx.Err() != nil {
 			return res, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -23,7 +24,7 @@ type execHost struct {
 	principal *catalog.Principal      // nil: anonymous
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
-	ap        *approvalRun // nil: no call needs approval in this run
+	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
 	// requeue frees the execution's worker slot while wait runs and takes
 	// a slot again after; nil means there is none to free.
 	requeue func(wait func()) error
@@ -57,8 +58,9 @@ func (h *execHost) Functions() map[string][]string {
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	if h.ap != nil {
-		defer h.ap.exit()
+	ap := h.ap.Load()
+	if ap != nil {
+		defer ap.exit()
 	}
 	fn, ok := strings.CutPrefix(name, h.ns+".")
 	tier, bound := h.tiers[fn]
@@ -67,8 +69,8 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
 	h.count(ctx, name)
-	if h.ap != nil {
-		if out, err, done := h.ap.intercept(h, fn, name, args); done {
+	if ap != nil {
+		if out, err, done := ap.intercept(h, fn, name, args); done {
 			return out, err
 		}
 	}
