@@ -55,7 +55,7 @@ func NewWithOptions(st *store.Store, opts *Options) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &api{st: st, approval: catalog.ApprovalRequired}
+	a := &api{st: st, corners: newCornerCache(), approval: catalog.ApprovalRequired}
 	if opts != nil && opts.NoApprovals {
 		a.approval = catalog.ApprovalDefault
 	}
@@ -72,6 +72,7 @@ func NewWithOptions(st *store.Store, opts *Options) (*catalog.Catalog, error) {
 // api holds what the handlers share.
 type api struct {
 	st       *store.Store
+	corners  *cornerCache     // measured corners of each session's valid laps
 	approval catalog.Approval // of deletions and race-strategy generation
 }
 
