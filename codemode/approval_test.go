@@ -699,3 +699,51 @@ func TestApprovalFreesWorker(t *testing.T) {
 		t.Fatalf("alice: %s, deleted %v", text(res), b.deleted("alice"))
 	}
 }
+
+// Once a call waits for approval, nothing else runs in that execution,
+// even when the script catches the rejection and goes on to a write that
+// needs no approval.
+func TestApprovalStopsLaterCalls(t *testing.T) {
+	ts, b := startApprovals(t, nil)
+	id := b.add("alice", "Monza", "cancelled")
+	e := &elicitor{action: always("decline")}
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", &mcp.ClientOptions{ElicitationHandler: e.handle})
+	res := run(t, cs, fmt.Sprintf(`try { await races.deleteRace({id: %d}); } catch (e) { console.log("caught"); }
+await races.renameRace({id: %d, name: "renamed"});
+return "went on";`, id, id))
+	if st := structuredOf(t, res); st.Error == nil || st.Error.Kind != "APPROVAL_DECLINED" {
+		t.Fatalf("got %s", text(res))
+	}
+	b.mu.Lock()
+	name := b.races["alice"][0].Name
+	b.mu.Unlock()
+	if name != "Monza" || b.deletes.Load() != 0 {
+		t.Fatalf("a call after the stop ran: name %q, deletes %d", name, b.deletes.Load())
+	}
+}
+
+// When every approved run diverges again, the server stops asking after
+// three approvals, and nothing unapproved was written.
+func TestApprovalDivergesEveryTime(t *testing.T) {
+	for _, rv := range revisions {
+		t.Run(rv.name, func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			b.add("alice", "Monza", "cancelled")
+			e := &elicitor{action: always("accept"), before: func(n int) {
+				b.add("alice", fmt.Sprintf("New %d", n), "cancelled")
+			}}
+			cs := ts.connectAt(t, ts.token("alice"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			res := run(t, cs, `const rs = await races.listRaces({status: "cancelled"});
+return await races.deleteRace({id: rs[rs.length - 1].id});`)
+			if st := structuredOf(t, res); st.Error == nil || st.Error.Kind != "APPROVAL_DIVERGED" {
+				t.Fatalf("got %s", text(res))
+			}
+			if n := len(e.asked()); n != 3 {
+				t.Fatalf("asked %d times, want 3", n)
+			}
+			if b.deletes.Load() != 0 {
+				t.Fatalf("deleted %v", b.deleted("alice"))
+			}
+		})
+	}
+}
