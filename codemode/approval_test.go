@@ -20,6 +20,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // raceBook is a catalog of races per user with a deletion that needs the
@@ -742,6 +743,29 @@ return await races.deleteRace({id: rs[rs.length - 1].id});`)
 				t.Fatalf("asked %d times, want 3", n)
 			}
 			if b.deletes.Load() != 0 {
+				t.Fatalf("deleted %v", b.deleted("alice"))
+			}
+		})
+	}
+}
+
+// Calls issued together are asked about together in both sandbox modes,
+// however many there are.
+func TestApprovalBatchBothModes(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.SandboxMode = mode })
+			var ids []int
+			for i := range 8 {
+				ids = append(ids, b.add("alice", fmt.Sprint("Race ", i), "cancelled"))
+			}
+			e := &elicitor{action: always("accept")}
+			cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", &mcp.ClientOptions{ElicitationHandler: e.handle})
+			res := run(t, cs, deleteCancelled)
+			if res.IsError || len(e.asked()) != 1 || strings.Count(e.asked()[0], "races.deleteRace (MUTATING)") != 8 {
+				t.Fatalf("got %s; asked %q", text(res), e.asked())
+			}
+			if !sameInts(b.deleted("alice"), ids) {
 				t.Fatalf("deleted %v", b.deleted("alice"))
 			}
 		})
