@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -109,6 +110,11 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 		ev.ErrorKind = callErrorKind(derr)
 		h.s.audit.Audit(ctx, ev)
 		return nil, derr, true
+	}
+	if !ok {
+		// Unreachable: the catalog refuses arguments that are not an
+		// object. Never ask about what cannot be named exactly.
+		return nil, fmt.Errorf("the arguments to %s must be an object", name), true
 	}
 	r.mu.Lock()
 	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier, Diverged: r.afterOK})
