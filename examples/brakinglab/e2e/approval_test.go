@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -175,5 +177,80 @@ func TestNoApprovalsFlag(t *testing.T) {
 			}
 			executeCode(t, ctx, cs, fmt.Sprintf(`return await brakinglab.getRaceEvent({raceEventId: %q});`, id)) // still there
 		})
+	}
+}
+
+// An approval asked for by one replica is honoured by another that shares
+// -approval-key-file and the database, and refused by a server with
+// another key: nothing about it is kept in either process.
+func TestApprovalAcrossReplicas(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "brakinglab.db")
+	shared, other := filepath.Join(dir, "shared.key"), filepath.Join(dir, "other.key")
+	if err := os.WriteFile(shared, []byte(strings.Repeat("s", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.Repeat("o", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := startServer(t, "-insecure-no-auth", "-db", db, "-approval-key-file", shared)
+	b := startServer(t, "-insecure-no-auth", "-db", db, "-approval-key-file", shared)
+	c := startServer(t, "-insecure-no-auth", "-db", db, "-approval-key-file", other)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	connect := func(s *server) *mcp.ClientSession {
+		t.Helper()
+		cl := mcp.NewClient(&mcp.Implementation{Name: "replica-client", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return nil, fmt.Errorf("not asked: multi round-trip is handled by the test")
+			},
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		})
+		cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	csA, csB, csC := connect(a), connect(b), connect(c)
+	v, _ := executeCode(t, ctx, csA, `return (await brakinglab.createRaceEvent({name: "Replica test", trackName: "Spa", sim: "iRacing", startsAt: "2027-05-01T18:00:00Z", laps: 10})).id;`)
+	var id string
+	if err := json.Unmarshal(v, &id); err != nil {
+		t.Fatal(err)
+	}
+	code := fmt.Sprintf(`return await brakinglab.deleteRaceEvent({raceEventId: %q});`, id)
+	call := func(cs *mcp.ClientSession, state string) *mcp.CallToolResult {
+		t.Helper()
+		p := &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": code}}
+		if state != "" {
+			p.RequestState = state
+			p.InputResponses = mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}}
+		}
+		res, err := cs.CallTool(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	pending := call(csA, "")
+	if !pending.NeedsInput() || pending.RequestState == "" {
+		t.Fatalf("want an input-required result, got %s", toolText(pending))
+	}
+	if res := call(csC, pending.RequestState); !res.IsError || !strings.HasPrefix(toolText(res), "APPROVAL_INVALID") {
+		t.Fatalf("a server with another key: %s", toolText(res))
+	}
+	res := call(csB, pending.RequestState)
+	if res.IsError || !strings.Contains(toolText(res), `"deleted": true`) {
+		t.Fatalf("the replica with the same key: %s", toolText(res))
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	var deleted bool
+	if err := sqldb.QueryRow(`SELECT deleted_at IS NOT NULL FROM race_events WHERE id = ?`, id).Scan(&deleted); err != nil || !deleted {
+		t.Fatalf("row soft-deleted: %v (%v)", deleted, err)
 	}
 }
