@@ -28,6 +28,9 @@ type Func[In, Out any] struct {
 	// referenced IDs, existence). It runs after tag validation, before the
 	// handler, and in dry runs. Its errors are treated like the handler's.
 	Validate func(ctx context.Context, in In) error
+	// Approval says whether the user must approve each call before it
+	// runs; the zero value leaves it to the server's per-tier default.
+	Approval Approval
 }
 
 // entry is a registered function with its decoding plan.
@@ -46,7 +49,7 @@ type entry struct {
 // interfaces) and validate tags that validator/v10 does not know.
 func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
-	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), In: in, Out: out}
+	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), Approval: f.Approval, In: in, Out: out}
 	e, err := newEntry(c, info, f.Handler == nil)
 	if err != nil {
 		return err
@@ -103,6 +106,9 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	}
 	if !info.Tier.valid() {
 		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
+	}
+	if err := checkApproval(info.Approval, info.Tier); err != nil {
+		return nil, wrap(err)
 	}
 	for _, s := range info.Scopes {
 		if s == "" || strings.ContainsAny(s, " \t\n\"\\") {

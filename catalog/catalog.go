@@ -75,6 +75,7 @@ type FuncInfo struct {
 	Description string
 	Tier        Tier
 	Scopes      []string
+	Approval    Approval
 	In, Out     reflect.Type // the Go argument and result types
 }
 

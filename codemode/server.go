@@ -45,6 +45,7 @@ type Server struct {
 	handler     http.Handler
 	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
 	queue       *fairQueue      // admits executions to the workers fairly between principals
+	approvals   *approver       // nil: no function needs approval
 
 	closeOnce sync.Once
 	closeErr  error
@@ -154,6 +155,10 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	}
 	if s.sb.Mode() == sandbox.ModeWorker {
 		s.queue = newFairQueue(o.Workers)
+	}
+	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("codemode: %w", err)
 	}
 	if err := s.buildTools(); err != nil {
 		s.Close()
