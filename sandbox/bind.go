@@ -153,12 +153,17 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		e.made++
 		e.calls = append(e.calls, CallRecord{Name: name})
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: e.callSite()}
+		site := e.callSite()
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site}
+		if e.mainDone {
+			// Nothing the script returned can depend on this call.
+			e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: site})
+		}
 		e.wg.Add(1)
 		if ah, ok := e.host.(asyncHost); ok {
 			start := time.Now()
-			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, err error) {
-				e.results <- callResult{id: id, out: out, err: err, dur: time.Since(start)} // buffered: never blocks
+			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, warnings []string, err error) {
+				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start)} // buffered: never blocks
 				e.wg.Done()
 			})
 		} else {
@@ -182,11 +187,12 @@ func callArgsTooLarge(name string, n int) string {
 
 // asyncHost is a Host that starts a call without needing a goroutine of
 // its own: a worker's relay, whose answers arrive on the protocol reader.
-// done must be called exactly once, from any goroutine, and must not
-// block; ctx ending must make it come soon.
+// done must be called exactly once, from any goroutine, with the host's
+// answer and the warnings it attached, and must not block. ctx ending asks
+// the host to stop; done still reports what the host then returned.
 type asyncHost interface {
 	Host
-	startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error))
+	startCall(ctx context.Context, name string, args json.RawMessage, done func(out json.RawMessage, warnings []string, err error))
 }
 
 // runCall runs one host call on its own goroutine and posts the result.
@@ -194,14 +200,16 @@ func (e *execution) runCall(id int, name string, args json.RawMessage) {
 	defer e.wg.Done()
 	start := time.Now()
 	r := callResult{id: id}
+	ctx, sink := withWarnings(e.callCtx)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
 				r.out, r.err = nil, hostCallPanic{name: name}
 			}
 		}()
-		r.out, r.err = e.host.Call(e.callCtx, name, args)
+		r.out, r.err = e.host.Call(ctx, name, args)
 	}()
+	r.warnings = sink.take()
 	r.dur = time.Since(start)
 	e.results <- r // buffered for MaxCalls results: never blocks
 }
@@ -216,26 +224,56 @@ func (p hostCallPanic) Error() string {
 // settle resolves or rejects the promise of a finished call on the loop
 // goroutine; goja runs the continuations inside resolve/reject.
 func (e *execution) settle(r callResult) error {
-	pc := e.pending[r.id]
-	delete(e.pending, r.id)
-	rec := &e.calls[r.id]
-	rec.Duration = r.dur
+	pc := e.record(r)
 	if r.err == nil {
 		v, err := e.parseJSON(r.out)
 		if err == nil {
-			rec.Outcome = OutcomeOK
 			return pc.resolve(v)
 		}
+		rec := &e.calls[r.id]
+		rec.Outcome, rec.Error = OutcomeError, err.Error()
 		r.err = err
 	}
-	rec.Outcome = OutcomeError
-	rec.Error = r.err.Error()
 	obj := e.hostError(r.err)
 	if pc.site != "" {
 		// Point the error at the call, since it was made on the loop.
 		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return pc.reject(obj)
+}
+
+// record takes a finished call off the pending list and records its
+// outcome and warnings, without running any JavaScript. An error after the
+// execution cancelled the call's context is a cancellation: the host
+// stopped because it was asked to.
+func (e *execution) record(r callResult) pendingCall {
+	pc := e.pending[r.id]
+	delete(e.pending, r.id)
+	rec := &e.calls[r.id]
+	rec.Duration = r.dur
+	switch {
+	case r.err == nil:
+		rec.Outcome = OutcomeOK
+	case e.callCtx.Err() != nil:
+		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
+	default:
+		rec.Outcome, rec.Error = OutcomeError, r.err.Error()
+	}
+	if len(r.warnings) > 0 {
+		line, col := e.sitePosition(pc.site)
+		for _, m := range r.warnings {
+			e.warnings = append(e.warnings, Warning{Kind: WarningHost, Function: rec.Name, Line: line, Column: col, Message: m})
+		}
+	}
+	return pc
+}
+
+// sitePosition is the TypeScript position of a call site from callSite.
+func (e *execution) sitePosition(site string) (line, col int) {
+	if site == "" {
+		return 0, 0
+	}
+	return firstPosition(e.prog.cleanStack(site))
 }
 
 // callSite is the script's stack at a host call, as goja formats it.

@@ -45,10 +45,12 @@ import (
 // instead of a Go stack overflow that kills the process.
 const maxCallStackSize = 1000
 
-// hostGrace is how long an ended execution waits for host calls that were
-// cancelled to return, so their goroutines do not outlive it. A host that
-// ignores cancellation delays Run by at most this much.
-const hostGrace = 250 * time.Millisecond
+// hostGrace is how long an ended execution waits, after cancelling the
+// contexts of host calls still in flight, for them to return so their
+// outcome is known. A host that ignores cancellation delays Run by at most
+// this much, and its call is reported as OutcomeUnknown. It stays well
+// under hardDeadlineSlack, so a worker never dies waiting for its calls.
+const hostGrace = 500 * time.Millisecond
 
 // execHooks lets the caller of execute supply a prepared runtime and
 // observe and stop an execution.
@@ -71,10 +73,25 @@ type execHooks struct {
 
 // callResult is a finished host call, posted back to the loop goroutine.
 type callResult struct {
-	id  int
-	out json.RawMessage
-	err error
-	dur time.Duration
+	id       int
+	out      json.RawMessage
+	err      error
+	warnings []string // from Warn
+	dur      time.Duration
+}
+
+// unawaitedCall is a host call in flight when the script's main function
+// settled, or started after that.
+type unawaitedCall struct {
+	id   int
+	site string
+}
+
+// mainOutcome is how the script's main function settled: its return value
+// as JSON, or the error it failed with.
+type mainOutcome struct {
+	js  string
+	err *Error
 }
 
 // pendingCall is a host call in flight.
@@ -101,6 +118,12 @@ type execution struct {
 	callLimit  bool // a call was refused for the call limit
 
 	out output
+
+	// mainDone is set when the script's main function has settled; calls
+	// in flight then, or started later, are unawaited.
+	mainDone  bool
+	unawaited []unawaitedCall
+	warnings  []Warning
 
 	// unhandled holds promises rejected with no handler, in order; see
 	// warnUnhandled.
@@ -176,20 +199,37 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	if !ok {
 		return e.result(start), &Error{Kind: KindInternal, Message: "the program did not produce a promise"}
 	}
+	// The loop runs until the main function has settled and no host call
+	// is in flight: a call the script did not await still runs to its end
+	// (and its continuations run, as in Node), within the time limit, so
+	// that every reported outcome is what the host did.
+	var main *mainOutcome
 	for {
-		switch p.State() {
-		case goja.PromiseStateFulfilled:
-			e.warnUnhandled(p)
-			return e.finishValue(start, p.Result())
-		case goja.PromiseStateRejected:
-			return e.result(start), e.rejection(p.Result())
+		if main == nil {
+			switch p.State() {
+			case goja.PromiseStateFulfilled:
+				main = e.mainValue(p.Result())
+			case goja.PromiseStateRejected:
+				main = &mainOutcome{err: e.rejection(p.Result())}
+			}
+			if main != nil {
+				e.markUnawaited()
+			}
+		}
+		if main != nil && len(e.pending) == 0 {
+			return e.complete(start, p, main)
 		}
 		select {
 		case <-e.stopped:
+			if main != nil && e.stopErr.Kind == KindTimeout {
+				// The script itself finished; only calls it left behind
+				// ran out of time, and their warnings say so.
+				return e.complete(start, p, main)
+			}
 			return e.result(start), e.failure(e.stopErr)
 		default:
 		}
-		if len(e.pending) == 0 {
+		if main == nil && len(e.pending) == 0 {
 			return e.result(start), e.failure(&Error{Kind: KindRuntime, Message: "the script is awaiting a promise that can never settle: no host call is in flight and there are no timers. Make sure every promise you create is resolved, and await host calls directly."})
 		}
 		if hooks.waiting != nil {
@@ -198,12 +238,58 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		select {
 		case r := <-e.results:
 			if err := e.settle(r); err != nil {
-				return e.result(start), e.scriptError(err)
+				se := e.scriptError(err)
+				select {
+				case <-e.stopped:
+					continue // the stop is reported above
+				default:
+				}
+				if main != nil {
+					continue // a continuation of an unawaited call failed
+				}
+				return e.result(start), se
 			}
 		case <-e.stopped:
-			return e.result(start), e.failure(e.stopErr)
 		}
 	}
+}
+
+// mainValue converts the value the main function returned to JSON, now:
+// continuations of unawaited calls may still change the objects.
+func (e *execution) mainValue(v goja.Value) *mainOutcome {
+	js, err := e.valueJSON(v)
+	if err != nil {
+		return &mainOutcome{err: err}
+	}
+	return &mainOutcome{js: js}
+}
+
+// markUnawaited records the calls in flight as the main function settles.
+func (e *execution) markUnawaited() {
+	e.mainDone = true
+	ids := make([]int, 0, len(e.pending))
+	for id := range e.pending {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: e.pending[id].site})
+	}
+}
+
+// complete ends an execution whose main function settled with main.
+func (e *execution) complete(start time.Time, top *goja.Promise, main *mainOutcome) (*Result, error) {
+	if main.err != nil {
+		err := *main.err
+		err.CallsUsed = e.callsMade()
+		return e.result(start), &err
+	}
+	e.warnUnhandled(top)
+	res := e.result(start)
+	res.Value = e.out.value(main.js)
+	res.Truncated = e.out.truncated
+	res.Logs = e.out.logs
+	return res, nil
 }
 
 // stop ends the execution with kind; see execHooks.started.
@@ -217,36 +303,75 @@ func (e *execution) stop(kind Kind, message string) {
 	})
 }
 
-// finish cancels host calls still in flight and waits briefly for them.
+// finish makes later stops no-ops and releases the calls' context.
+// result has already waited for the calls in flight.
 func (e *execution) finish() {
-	e.stop(KindCancelled, "the execution has ended") // makes later stops no-ops
+	e.stop(KindCancelled, "the execution has ended")
 	e.cancelCall()
+}
+
+// drain cancels the contexts of host calls still in flight and waits up
+// to hostGrace for them to return, recording each outcome without
+// running any JavaScript. A call started by the host is never reported
+// before the host has returned from it, unless it ignores cancellation
+// for longer than hostGrace.
+func (e *execution) drain() {
 	if len(e.pending) == 0 {
-		// Every call's result was received: their goroutines are at most
-		// returning. Nothing to wait for.
 		return
 	}
-	done := make(chan struct{})
-	go func() { e.wg.Wait(); close(done) }()
+	e.cancelCall()
 	t := time.NewTimer(hostGrace)
 	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
+	for len(e.pending) > 0 {
+		select {
+		case r := <-e.results:
+			e.record(r)
+		case <-t.C:
+			return
+		}
 	}
 }
 
-// result is the Result so far: logs and calls, no value.
+// result is the Result so far: logs, calls and warnings, no value. It
+// first waits for the calls still in flight (see drain).
 func (e *execution) result(start time.Time) *Result {
+	e.drain()
 	calls := make([]CallRecord, len(e.calls))
 	copy(calls, e.calls)
 	for i := range calls {
 		if calls[i].Outcome == "" {
-			calls[i].Outcome = OutcomeCancelled
-			calls[i].Error = "the execution ended before the call returned"
+			calls[i].Outcome = OutcomeUnknown
+			calls[i].Error = "the host had not returned when the execution ended, so whether the call took effect is unknown; check before repeating it"
 		}
 	}
-	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated}
+	warnings := append([]Warning(nil), e.warnings...)
+	for _, u := range e.unawaited {
+		warnings = append(warnings, e.unawaitedWarning(u, calls[u.id]))
+	}
+	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated, Warnings: warnings}
+}
+
+// unawaitedWarning tells the model about a call its script did not await.
+func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
+	line, col := e.sitePosition(u.site)
+	where := ""
+	if line > 0 {
+		where = fmt.Sprintf(" (line %d, column %d)", line, col)
+	}
+	var what string
+	switch rec.Outcome {
+	case OutcomeOK:
+		what = "it finished afterwards and succeeded"
+	case OutcomeError:
+		what = "it finished afterwards with an error: " + cut(rec.Error, 200)
+	case OutcomeCancelled:
+		what = "it was cancelled at the end of the execution and returned without effect: " + cut(rec.Error, 200)
+	default:
+		what = "it had not finished when the execution ended; whether it took effect is unknown"
+	}
+	return Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome,
+		Message: rec.Name + where + " was not awaited: the script returned before the call finished; " + what +
+			". Await it, or collect the promises and `await Promise.all(...)`."}
 }
 
 // failure completes err with the number of host calls made.
@@ -445,34 +570,27 @@ func (e *execution) errorData(o *goja.Object) json.RawMessage {
 	return json.RawMessage(s.String())
 }
 
-// finishValue converts the script's return value to JSON and applies the
-// output cap.
-func (e *execution) finishValue(start time.Time, v goja.Value) (*Result, error) {
-	res := e.result(start)
+// valueJSON converts the script's return value to JSON text.
+func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		res.Value = json.RawMessage("null")
-		return res, nil
+		return "null", nil
 	}
 	if _, ok := goja.AssertFunction(v); ok {
-		return res, e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
+		return "", e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
 	}
 	s, err := e.stringify(goja.Undefined(), v)
 	if err != nil {
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
-			return res, e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
+			return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
 				strings.TrimSpace(errorMessage(ex.Value())) + "). Return plain data: objects, arrays, strings, numbers, booleans, null; convert BigInt with String(x) and remove circular references."})
 		}
-		return res, e.scriptError(err)
+		return "", e.scriptError(err)
 	}
 	if goja.IsUndefined(s) {
-		res.Value = json.RawMessage("null")
-		return res, nil
+		return "null", nil
 	}
-	res.Value = e.out.value(s.String())
-	res.Truncated = e.out.truncated
-	res.Logs = e.out.logs
-	return res, nil
+	return s.String(), nil
 }
 
 // maxUnhandledWarnings bounds the warnings about unhandled rejections.
