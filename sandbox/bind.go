@@ -262,6 +262,10 @@ func (e *execution) record(r callResult) pendingCall {
 	if len(r.warnings) > 0 {
 		line, col := e.sitePosition(pc.site)
 		for _, m := range r.warnings {
+			if len(e.warnings) >= maxHostWarnings {
+				e.droppedWarnings++
+				continue
+			}
 			e.warnings = append(e.warnings, Warning{Kind: WarningHost, Function: rec.Name, Line: line, Column: col, Message: m})
 		}
 	}

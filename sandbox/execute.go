@@ -123,7 +123,9 @@ type execution struct {
 	// in flight then, or started later, are unawaited.
 	mainDone  bool
 	unawaited []unawaitedCall
-	warnings  []Warning
+	warnings  []Warning // from Warn, at most maxHostWarnings
+	// droppedWarnings counts host warnings over maxHostWarnings.
+	droppedWarnings int
 
 	// unhandled holds promises rejected with no handler, in order; see
 	// warnUnhandled.
@@ -345,6 +347,9 @@ func (e *execution) result(start time.Time) *Result {
 		}
 	}
 	warnings := append([]Warning(nil), e.warnings...)
+	if e.droppedWarnings > 0 {
+		warnings = append(warnings, Warning{Kind: WarningHost, Message: fmt.Sprintf("%d more warnings from host functions were left out; fix those above and run again", e.droppedWarnings)})
+	}
 	for _, u := range e.unawaited {
 		warnings = append(warnings, e.unawaitedWarning(u, calls[u.id]))
 	}
@@ -354,10 +359,6 @@ func (e *execution) result(start time.Time) *Result {
 // unawaitedWarning tells the model about a call its script did not await.
 func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 	line, col := e.sitePosition(u.site)
-	where := ""
-	if line > 0 {
-		where = fmt.Sprintf(" (line %d, column %d)", line, col)
-	}
 	var what string
 	switch rec.Outcome {
 	case OutcomeOK:
@@ -370,7 +371,7 @@ func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 		what = "it had not finished when the execution ended; whether it took effect is unknown"
 	}
 	return Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome,
-		Message: rec.Name + where + " was not awaited: the script returned before the call finished; " + what +
+		Message: rec.Name + " was not awaited: the script returned before the call finished; " + what +
 			". Await it, or collect the promises and `await Promise.all(...)`."}
 }
 

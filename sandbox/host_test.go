@@ -314,7 +314,7 @@ func TestUnawaitedCallsFinish(t *testing.T) {
 		}
 		for i, w := range res.Warnings {
 			if w.Kind != WarningUnawaited || w.Function != "ns.write" || w.Line != 3 || w.Column != 12 || w.Outcome != want[i] ||
-				!strings.Contains(w.Message, "line 3, column 12") || !strings.Contains(w.Message, "await Promise.all(...)") {
+				!strings.Contains(w.Message, "ns.write was not awaited") || !strings.Contains(w.Message, "await Promise.all(...)") {
 				t.Errorf("warning %d = %+v", i, w)
 			}
 		}

@@ -10,10 +10,12 @@ import (
 // script. In worker mode the parent sends them to the worker in Warn
 // frames ahead of the Return frame.
 
-// maxCallWarnings bounds the warnings one call may attach, and
-// maxWarningBytes the length of each.
+// maxCallWarnings bounds the warnings one call may attach,
+// maxHostWarnings those of one execution, and maxWarningBytes the length
+// of each.
 const (
 	maxCallWarnings = 10
+	maxHostWarnings = 30
 	maxWarningBytes = 500
 )
 
