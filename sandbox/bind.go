@@ -120,6 +120,9 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		if a := call.Argument(0); !goja.IsUndefined(a) {
 			s, err := e.stringify(goja.Undefined(), a)
 			if err != nil {
+				if hint := e.cycleHint(a, "arguments"); hint != "" {
+					e.throwTypeError("the arguments to %s have a circular reference: %s. Pass plain data: identifiers and filters", name, hint)
+				}
 				panic(err)
 			}
 			if goja.IsUndefined(s) {
@@ -129,6 +132,9 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
+		if _, err := e.markPromise(goja.Undefined(), vm.ToValue(promise), vm.ToValue(name)); err != nil {
+			panic(err)
+		}
 		if len(args) > maxCallArgsBytes {
 			msg := callArgsTooLarge(name, len(args))
 			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: msg})

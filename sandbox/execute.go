@@ -137,6 +137,7 @@ type execution struct {
 
 	// helpers from the prelude, captured before the script runs.
 	stringify              goja.Callable
+	markPromise            goja.Callable // (promise, "ns.fn"): for the missing-await error
 	errorCtor, typeErrCtor *goja.Object
 	rangeErrCtor           *goja.Object
 }
@@ -420,6 +421,9 @@ func newExecution() (e *execution, err error) {
 	if e.stringify, ok = goja.AssertFunction(h.Get("stringify")); !ok {
 		return nil, errors.New("prelude helper stringify missing")
 	}
+	if e.markPromise, ok = goja.AssertFunction(h.Get("markPromise")); !ok {
+		return nil, errors.New("prelude helper markPromise missing")
+	}
 	e.errorCtor = h.Get("Error").ToObject(vm)
 	e.typeErrCtor = h.Get("TypeError").ToObject(vm)
 	e.rangeErrCtor = h.Get("RangeError").ToObject(vm)
@@ -526,8 +530,36 @@ func (e *execution) rejection(reason goja.Value) *Error {
 	return e.failure(out)
 }
 
-// namespaceHint suggests a namespace for "ReferenceError: X is not
-// defined" when X is close to one the host binds.
+// missingGlobals says, for Node and browser globals the sandbox does not
+// have, what it offers instead and why.
+var missingGlobals = func() map[string]string {
+	timers := "the sandbox has no timers: a run is capped at {limit} and only waits for host calls, so there is nothing to wait for between them. Await host calls directly, or run several together with await Promise.all([...])"
+	modules := "the sandbox has no modules: everything a script can use is the host's namespace and the standard JavaScript built-ins (Array, Math, JSON, Date, Map, …)"
+	network := "the sandbox has no network access: data comes only from the host's functions"
+	browser := "the sandbox is not a browser: there is no page, window or DOM, only the host's functions and the standard JavaScript built-ins"
+	m := map[string]string{
+		"Buffer":  "the sandbox is not Node.js and has no Buffer: host functions send and return JSON, so work with strings, arrays and numbers (Uint8Array exists for bytes)",
+		"process": "the sandbox is not Node.js and has no process: there are no environment variables or arguments, and a script ends by returning a value. Get inputs from the host's functions",
+		"global":  "the sandbox is not Node.js: use globalThis",
+	}
+	for _, n := range []string{"setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate", "queueMicrotask", "requestAnimationFrame"} {
+		m[n] = timers
+	}
+	for _, n := range []string{"require", "module", "exports", "__dirname", "__filename"} {
+		m[n] = modules
+	}
+	for _, n := range []string{"fetch", "XMLHttpRequest", "WebSocket", "Request", "Response", "Headers"} {
+		m[n] = network
+	}
+	for _, n := range []string{"window", "document", "navigator", "localStorage", "sessionStorage", "location", "alert"} {
+		m[n] = browser
+	}
+	return m
+}()
+
+// namespaceHint explains "ReferenceError: X is not defined": what the
+// sandbox offers instead of a Node or browser global, or the namespace X
+// is close to.
 func (e *execution) namespaceHint(o *goja.Object) string {
 	if valueString(o.Get("name")) != "ReferenceError" {
 		return ""
@@ -535,6 +567,9 @@ func (e *execution) namespaceHint(o *goja.Object) string {
 	name, ok := strings.CutSuffix(valueString(o.Get("message")), " is not defined")
 	if !ok {
 		return ""
+	}
+	if why, known := missingGlobals[name]; known {
+		return ": " + strings.ReplaceAll(why, "{limit}", e.lim.Timeout.String()) + "."
 	}
 	var spaces []string
 	for ns := range e.host.Functions() {
@@ -582,6 +617,12 @@ func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 	s, err := e.stringify(goja.Undefined(), v)
 	if err != nil {
 		var ex *goja.Exception
+		if errors.As(err, &ex) && strings.Contains(errorMessage(ex.Value()), "circular") {
+			if hint := e.cycleHint(v, "return value"); hint != "" {
+				return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value has a circular reference: " + hint +
+					". JSON cannot hold a cycle: remove circular references, copying the fields you need (e.g. { lapMs: lap.lapMs }) instead of returning objects that point at each other."})
+			}
+		}
 		if errors.As(err, &ex) {
 			return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
 				strings.TrimSpace(errorMessage(ex.Value())) + "). Return plain data: objects, arrays, strings, numbers, booleans, null; convert BigInt with String(x) and remove circular references."})

@@ -34,6 +34,23 @@ defineProperty(Promise.prototype, "toJSON", { writable: true, enumerable: false,
 	return "[Promise: not awaited; add await before the call]";
 } });
 
+// Reading a property a Promise does not have (sessions.filter, rows[0],
+// for…of) is almost always a missing await. A proxy between
+// Promise.prototype and Object.prototype turns it into a TypeError that
+// names the host function the Promise came from; every real property
+// (then, catch, constructor, toString, …) is found before the proxy.
+const promiseFrom = new WeakMap(), reflectGet = Reflect.get, iteratorSym = Symbol.iterator;
+const objectProto = getPrototypeOf(Promise.prototype);
+Object.setPrototypeOf(Promise.prototype, new Proxy(objectProto, { get(t, k, r) {
+	if ((typeof k === "symbol" && k !== iteratorSym) || k in t) return reflectGet(t, k, r);
+	const from = promiseFrom.get(r);
+	const what = typeof k === "symbol" ? "iterate over" : "read '" + k + "' of";
+	throw new TypeErr(from
+		? "cannot " + what + " a Promise: this value is the Promise returned by " + from + ", not its result. Add await: const x = await " + from + "(...); for several calls, await Promise.all([...])."
+		: "cannot " + what + " a Promise, not its result: add await before the call that returned it (an async function returns a Promise).");
+} }));
+function markPromise(p, from) { promiseFrom.set(p, from); }
+
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
 	return f;
@@ -49,7 +66,7 @@ defineProperty(getPrototypeOf(async function () {}), "constructor", {
 defineProperty(getPrototypeOf(function* () {}), "constructor", {
 	value: deny("The GeneratorFunction constructor", "use a generator function expression instead."), writable: false, configurable: false });
 
-return { stringify, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
+return { stringify, markPromise, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
 })`
 
 // symbolsJS defines the well-known symbols goja lacks the way esbuild's
