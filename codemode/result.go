@@ -56,16 +56,28 @@ type warning struct {
 }
 
 // writeWarnings writes the warnings as a list, each with the position of
-// the call it concerns.
+// the call it concerns. Identical warnings for one position (a call in a
+// loop) are written once with their count; structuredContent keeps each.
 func writeWarnings(b *strings.Builder, ws []warning) {
 	if len(ws) == 0 {
 		return
 	}
 	b.WriteString("Warnings:\n")
-	for _, w := range ws {
+	for i := 0; i < len(ws); {
+		w, n := ws[i], 1
+		for i+n < len(ws) && ws[i+n] == w {
+			n++
+		}
+		i += n
 		b.WriteString("- ")
 		if w.Line > 0 {
-			fmt.Fprintf(b, "line %d, column %d: ", w.Line, w.Column)
+			fmt.Fprintf(b, "line %d, column %d", w.Line, w.Column)
+			if n > 1 {
+				fmt.Fprintf(b, " (%d calls)", n)
+			}
+			b.WriteString(": ")
+		} else if n > 1 {
+			fmt.Fprintf(b, "(%d times) ", n)
 		}
 		b.WriteString(w.Message)
 		b.WriteString("\n")

@@ -372,7 +372,7 @@ func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 		what = "it had not finished when the execution ended; whether it took effect is unknown"
 	}
 	return Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome,
-		Message: rec.Name + " was not awaited: the script returned before the call finished; " + what +
+		Message: rec.Name + " was not awaited: the script ended before the call finished; " + what +
 			". Await it, or collect the promises and `await Promise.all(...)`."}
 }
 
