@@ -169,7 +169,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		if ah, ok := e.host.(asyncHost); ok {
 			start := time.Now()
 			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, warnings []string, err error) {
-				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start)} // buffered: never blocks
+				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start), afterCancel: e.callCtx.Err() != nil} // buffered: never blocks
 				e.wg.Done()
 			})
 		} else {
@@ -216,6 +216,7 @@ func (e *execution) runCall(id int, name string, args json.RawMessage) {
 		r.out, r.err = e.host.Call(ctx, name, args)
 	}()
 	r.warnings = sink.take()
+	r.afterCancel = e.callCtx.Err() != nil
 	r.dur = time.Since(start)
 	e.results <- r // buffered for MaxCalls results: never blocks
 }
@@ -249,9 +250,9 @@ func (e *execution) settle(r callResult) error {
 }
 
 // record takes a finished call off the pending list and records its
-// outcome and warnings, without running any JavaScript. An error after the
-// execution cancelled the call's context is a cancellation: the host
-// stopped because it was asked to.
+// outcome and warnings, without running any JavaScript. An error returned
+// once the execution had cancelled the call's context is a cancellation:
+// the host stopped because it was asked to.
 func (e *execution) record(r callResult) pendingCall {
 	pc := e.pending[r.id]
 	delete(e.pending, r.id)
@@ -260,7 +261,7 @@ func (e *execution) record(r callResult) pendingCall {
 	switch {
 	case r.err == nil:
 		rec.Outcome = OutcomeOK
-	case e.callCtx.Err() != nil:
+	case r.afterCancel:
 		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
 	default:
 		rec.Outcome, rec.Error = OutcomeError, r.err.Error()

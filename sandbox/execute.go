@@ -78,6 +78,9 @@ type callResult struct {
 	err      error
 	warnings []string // from Warn
 	dur      time.Duration
+	// afterCancel: the call's context had been cancelled when the host
+	// returned.
+	afterCancel bool
 }
 
 // unawaitedCall is a host call in flight when the script's main function
