@@ -132,9 +132,6 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
-		if _, err := e.markPromise(goja.Undefined(), vm.ToValue(promise), vm.ToValue(name)); err != nil {
-			panic(err)
-		}
 		if len(args) > maxCallArgsBytes {
 			msg := callArgsTooLarge(name, len(args))
 			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: msg})
@@ -158,6 +155,11 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			return vm.ToValue(promise)
 		}
 		e.made++
+		pv := vm.ToValue(promise)
+		if e.promiseFrom == nil {
+			e.promiseFrom = make(map[*goja.Object]string, 4)
+		}
+		e.promiseFrom[pv.(*goja.Object)] = name // at most MaxCalls entries
 		e.calls = append(e.calls, CallRecord{Name: name})
 		site := e.callSite()
 		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site}
@@ -175,7 +177,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		} else {
 			go e.runCall(id, name, args)
 		}
-		return vm.ToValue(promise)
+		return pv
 	}
 }
 

@@ -122,6 +122,10 @@ type execution struct {
 
 	out output
 
+	// promiseFrom names the host function each host call's Promise came
+	// from, for the missing-await error (see preludeJS).
+	promiseFrom map[*goja.Object]string
+
 	// mainDone is set when the script's main function has settled; calls
 	// in flight then, or started later, are unawaited.
 	mainDone  bool
@@ -140,7 +144,6 @@ type execution struct {
 
 	// helpers from the prelude, captured before the script runs.
 	stringify              goja.Callable
-	markPromise            goja.Callable // (promise, "ns.fn"): for the missing-await error
 	errorCtor, typeErrCtor *goja.Object
 	rangeErrCtor           *goja.Object
 }
@@ -298,6 +301,17 @@ func (e *execution) complete(start time.Time, top *goja.Promise, main *mainOutco
 	return res, nil
 }
 
+// promiseOrigin is the prelude's promiseOrigin: the host function that
+// returned the Promise, or undefined.
+func (e *execution) promiseOrigin(call goja.FunctionCall) goja.Value {
+	if o, ok := call.Argument(0).(*goja.Object); ok {
+		if name, found := e.promiseFrom[o]; found {
+			return e.vm.ToValue(name)
+		}
+	}
+	return goja.Undefined()
+}
+
 // stop ends the execution with kind; see execHooks.started.
 func (e *execution) stop(kind Kind, message string) {
 	e.stopOnce.Do(func() {
@@ -417,15 +431,12 @@ func newExecution() (e *execution, err error) {
 	if !ok {
 		return nil, errors.New("prelude is not a function")
 	}
-	if v, err = factory(goja.Undefined()); err != nil {
+	if v, err = factory(goja.Undefined(), vm.ToValue(e.promiseOrigin)); err != nil {
 		return nil, fmt.Errorf("prelude: %w", err)
 	}
 	h := v.ToObject(vm)
 	if e.stringify, ok = goja.AssertFunction(h.Get("stringify")); !ok {
 		return nil, errors.New("prelude helper stringify missing")
-	}
-	if e.markPromise, ok = goja.AssertFunction(h.Get("markPromise")); !ok {
-		return nil, errors.New("prelude helper markPromise missing")
 	}
 	e.errorCtor = h.Get("Error").ToObject(vm)
 	e.typeErrCtor = h.Get("TypeError").ToObject(vm)

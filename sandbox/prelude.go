@@ -10,7 +10,7 @@ import (
 // returns helpers the engine keeps
 // out of the script's reach. It runs before the script, so the originals it
 // captures cannot have been replaced.
-const preludeJS = `(function () {
+const preludeJS = `(function (promiseOrigin) {
 "use strict";
 const g = globalThis;
 const OrigError = Error, TypeErr = TypeError, RangeErr = RangeError, stringify = JSON.stringify;
@@ -39,17 +39,20 @@ defineProperty(Promise.prototype, "toJSON", { writable: true, enumerable: false,
 // Promise.prototype and Object.prototype turns it into a TypeError that
 // names the host function the Promise came from; every real property
 // (then, catch, constructor, toString, …) is found before the proxy.
-const promiseFrom = new WeakMap(), reflectGet = Reflect.get, iteratorSym = Symbol.iterator;
+// promiseOrigin (native) names the host function a Promise came from.
+// Neither Reflect, Symbol nor WeakMap is touched up front: instantiating
+// them costs every execution (see symbolsJS). Object.prototype's only
+// accessor is __proto__, hence the one special case.
 const objectProto = getPrototypeOf(Promise.prototype);
 Object.setPrototypeOf(Promise.prototype, new Proxy(objectProto, { get(t, k, r) {
-	if ((typeof k === "symbol" && k !== iteratorSym) || k in t) return reflectGet(t, k, r);
-	const from = promiseFrom.get(r);
+	if (k === "__proto__") return getPrototypeOf(r);
+	if ((typeof k === "symbol" && k !== Symbol.iterator) || k in t) return t[k];
+	const from = promiseOrigin(r);
 	const what = typeof k === "symbol" ? "iterate over" : "read '" + k + "' of";
 	throw new TypeErr(from
 		? "cannot " + what + " a Promise: this value is the Promise returned by " + from + ", not its result. Add await: const x = await " + from + "(...); for several calls, await Promise.all([...])."
 		: "cannot " + what + " a Promise, not its result: add await before the call that returned it (an async function returns a Promise).");
 } }));
-function markPromise(p, from) { promiseFrom.set(p, from); }
 
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
@@ -66,7 +69,7 @@ defineProperty(getPrototypeOf(async function () {}), "constructor", {
 defineProperty(getPrototypeOf(function* () {}), "constructor", {
 	value: deny("The GeneratorFunction constructor", "use a generator function expression instead."), writable: false, configurable: false });
 
-return { stringify, markPromise, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
+return { stringify, Error: OrigError, TypeError: TypeErr, RangeError: RangeErr };
 })`
 
 // symbolsJS defines the well-known symbols goja lacks the way esbuild's
