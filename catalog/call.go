@@ -129,7 +129,12 @@ func (c *Catalog) check(e *entry, args []byte) (dry bool, warns []Warning, err e
 // tagIssues runs the validate tags on the arguments without the members
 // the plan check found at fault, and returns the issues that do not
 // concern those members.
-func (c *Catalog) tagIssues(e *entry, obj map[string]any, found []Issue) []Issue {
+func (c *Catalog) tagIssues(e *entry, obj map[string]any, found []Issue) (out []Issue) {
+	defer func() {
+		if recover() != nil {
+			out = nil // the plan check's issues still stand
+		}
+	}()
 	var pruned [][]any
 	for _, is := range found {
 		p, ok := prune(obj, is.Path)
@@ -142,7 +147,6 @@ func (c *Catalog) tagIssues(e *entry, obj map[string]any, found []Issue) []Issue
 	if err != nil {
 		return nil
 	}
-	var out []Issue
 	for _, is := range e.tags(c, b) {
 		if !slices.ContainsFunc(pruned, func(p []any) bool { return hasPrefix(is.Path, p) }) {
 			out = append(out, is)
