@@ -68,6 +68,18 @@ func TestWarningsReachTheModel(t *testing.T) {
 				t.Errorf("structured warnings = %+v", ws)
 			}
 			t.Logf("model reads:\n%s", txt)
+
+			// A failed run shows the error first, then the warnings.
+			res = run(t, cs, "const sessions = brakinglab.getSessions({});\nreturn sessions.filter((s: any) => s.bestLapMs > 0);")
+			txt = text(res)
+			want := "RUNTIME at line 2, column 8: TypeError: cannot read 'filter' of a Promise: this value is the Promise returned by brakinglab.getSessions, not its result. Add await"
+			wi := strings.Index(txt, "\n\nWarnings:\n- line 1, column 29: brakinglab.getSessions was not awaited")
+			if !res.IsError || !strings.HasPrefix(txt, want) || wi < 0 {
+				t.Errorf("text:\n%s", txt)
+			}
+			if ws = warningsOf(t, res); len(ws) != 1 || ws[0].Outcome != "ok" {
+				t.Errorf("structured warnings = %+v", ws)
+			}
 		})
 	}
 }
