@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,10 @@ weak.forEach(async (c) => {
   await brakinglab.addTrackNote({ trackName: "Spa", cornerIndex: c.cornerIndex, note: "MARKER " + c.cornerIndex });
 });
 return weak.length;`
+
+// markerSeq keeps note markers unique when tests run more than once in a
+// process (-count), since they share one database.
+var markerSeq atomic.Int64
 
 // notesWith returns the cornerIndex of each of the demo user's Spa notes
 // whose text starts with marker, read back from the database.
@@ -124,7 +129,7 @@ func TestUnawaitedWritesMatchDatabase(t *testing.T) {
 			}
 			defer sb.Close()
 			for i := range 50 {
-				marker := fmt.Sprintf("unawaited-%s-%d", mode, i)
+				marker := fmt.Sprintf("unawaited-%s-%d-%d", mode, i, markerSeq.Add(1))
 				host := &recordingHost{args: make(chan json.RawMessage, 20)}
 				res, err := sb.Run(context.Background(), strings.ReplaceAll(forEachScript, "MARKER", marker), host)
 				if err != nil {
@@ -184,7 +189,7 @@ while (true) {}`
 			defer sb.Close()
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					marker := fmt.Sprintf("timeout-%s-%s", mode, strings.ReplaceAll(tc.name, " ", "-"))
+					marker := fmt.Sprintf("timeout-%s-%s-%d", mode, strings.ReplaceAll(tc.name, " ", "-"), markerSeq.Add(1))
 					host := &recordingHost{args: make(chan json.RawMessage, 20), hold: tc.hold, finishAnyway: tc.finishAnyway, passEnded: tc.passEnded}
 					res, err := sb.Run(context.Background(), strings.ReplaceAll(tc.src, "MARKER", marker), host)
 					if !errors.Is(err, &sandbox.Error{Kind: sandbox.KindTimeout}) {
