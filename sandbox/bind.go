@@ -117,7 +117,9 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			e.throwTypeError("%s takes one argument, an object; got %d arguments", name, len(call.Arguments))
 		}
 		args := json.RawMessage("{}")
+		var undef []string
 		if a := call.Argument(0); !goja.IsUndefined(a) {
+			undef = undefinedMembers(a)
 			s, err := e.stringify(goja.Undefined(), a)
 			if err != nil {
 				if hint := e.cycleHint(a, "arguments"); hint != "" {
@@ -163,6 +165,9 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		e.calls = append(e.calls, CallRecord{Name: name})
 		site := e.callSite()
 		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site}
+		if len(undef) > 0 {
+			e.warnUndefined(name, site, undef)
+		}
 		if e.mainDone {
 			// Nothing the script returned can depend on this call.
 			e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: site})
@@ -179,6 +184,51 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		return pv
 	}
+}
+
+// maxUndefinedNames bounds the members one undefined-argument warning
+// names.
+const maxUndefinedNames = 5
+
+// undefinedMembers lists the top-level members of an argument object whose
+// value is undefined: JSON.stringify drops them, so the host never sees
+// them, which is how { cornerIndex: c.cornerIndex } with a misspelled
+// source silently becomes a call without cornerIndex.
+func undefinedMembers(a goja.Value) []string {
+	o, ok := a.(*goja.Object)
+	if !ok || o.ClassName() == "Array" {
+		return nil
+	}
+	var names []string
+	for _, k := range o.Keys() {
+		if v := o.Get(k); v == nil || goja.IsUndefined(v) {
+			if names = append(names, k); len(names) == maxUndefinedNames {
+				break
+			}
+		}
+	}
+	return names
+}
+
+// warnUndefined tells the model which arguments of a call were undefined
+// and therefore not sent.
+func (e *execution) warnUndefined(name, site string, undef []string) {
+	if len(e.warnings) >= maxHostWarnings {
+		e.droppedWarnings++
+		return
+	}
+	line, col := e.sitePosition(site)
+	quoted := make([]string, len(undef))
+	for i, u := range undef {
+		quoted[i] = strconv.Quote(u)
+	}
+	verb, it := "was", "it"
+	if len(undef) > 1 {
+		verb, it = "were", "them"
+	}
+	list := strings.Join(quoted, ", ")
+	e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
+		Message: fmt.Sprintf("%s was called without %s: the value %s undefined and JSON has no undefined, so the host never received %s. If you meant to pass a value, check the expression it comes from (a misspelled field name?); otherwise leave it out.", name, list, verb, it)})
 }
 
 // maxCallArgsBytes bounds the JSON arguments of one host call, in both

@@ -19,8 +19,9 @@
 // [CallRecord] reports what the host returned: ok or error; cancelled only
 // for an error returned after that cancellation; unknown only for a host
 // that did not return at all. Every call the script did not await is named
-// in [Result.Warnings] with its position and outcome, and a host may add
-// warnings of its own to a call with [Warn].
+// in [Result.Warnings] with its position and outcome, as is an argument
+// member whose value was undefined (JSON drops it, so the host never saw
+// it); a host may add warnings of its own to a call with [Warn].
 //
 // Errors a model makes often are answered with what to do: reading a
 // member of a Promise (a missing await) names the host function that

@@ -476,3 +476,25 @@ type hostWithNames struct {
 }
 
 func (h hostWithNames) Functions() map[string][]string { return h.names }
+
+// TestUndefinedArguments checks that an argument member whose value is
+// undefined (and so never reaches the host) is reported with the call's
+// position, and that a call without such members gets no warning.
+func TestUndefinedArguments(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		host := echoHost("ns.addNote")
+		src := "const c: any = { index: 3 };\nconst r = await ns.addNote({ note: 'x', cornerIndex: c.cornerIndex });\nawait ns.addNote({ note: 'y' });\nreturn r.args;"
+		res := mustRun(t, sb, src, host)
+		if !jsonEqual(t, res.Value, `{"note":"x"}`) {
+			t.Errorf("value = %s", res.Value)
+		}
+		if len(res.Warnings) != 1 {
+			t.Fatalf("warnings = %+v", res.Warnings)
+		}
+		w := res.Warnings[0]
+		if w.Kind != WarningUndefinedArgument || w.Function != "ns.addNote" || w.Line != 2 || w.Column != 20 ||
+			!strings.HasPrefix(w.Message, `ns.addNote was called without "cornerIndex": the value was undefined`) {
+			t.Errorf("warning = %+v", w)
+		}
+	})
+}

@@ -20,8 +20,9 @@ type Result struct {
 	// the last log entry then says so.
 	Truncated bool `json:"truncated,omitempty"`
 	// Warnings are problems that did not stop the execution but change
-	// what its result means: host calls the script did not await, and
-	// what host functions reported with [Warn] (an ignored argument, say).
+	// what its result means: host calls the script did not await,
+	// arguments that were undefined and so never sent, and what host
+	// functions reported with [Warn] (an ignored argument, say).
 	// A caller showing the result to a model must show them too.
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -34,11 +35,14 @@ const (
 	WarningUnawaited = "UNAWAITED_CALL"
 	// WarningHost: the host function reported a warning with [Warn].
 	WarningHost = "HOST"
+	// WarningUndefinedArgument: a member of a call's argument object was
+	// undefined, so it was not sent ({ cornerIndex: c.cornerIdx }).
+	WarningUndefinedArgument = "UNDEFINED_ARGUMENT"
 )
 
 // Warning is one problem reported alongside a result.
 type Warning struct {
-	// Kind is WarningUnawaited or WarningHost.
+	// Kind is WarningUnawaited, WarningHost or WarningUndefinedArgument.
 	Kind string `json:"kind"`
 	// Function is the host call concerned, "namespace.function".
 	Function string `json:"function,omitempty"`
