@@ -228,7 +228,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// callCatalog runs one catalog function; fn is unqualified.
+// callCatalog runs one catalog function; fn is unqualified. The call's
+// warnings (fields a READ-ONLY function ignored) go to the sandbox with
+// sandbox.Warn, which puts them in front of the model with the call's
+// position.
 func (s *Server) callCatalog(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
-	return s.cat.Call(ctx, fn, args)
+	out, warns, err := s.cat.CallWithWarnings(ctx, fn, args)
+	for _, w := range warns {
+		sandbox.Warn(ctx, w.Message)
+	}
+	return out, err
 }
