@@ -92,16 +92,29 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	if err != nil {
 		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
 	}
-	defer release()
+	defer func() { release() }()
+	// While the user decides on an approval, the worker slot is free.
+	host.requeue = func(wait func()) error {
+		release()
+		release = func() {}
+		wait()
+		r, err := s.queue.acquire(ctx, queueKey)
+		if err != nil {
+			return err
+		}
+		release = r
+		return nil
+	}
 
 	start := time.Now()
 	ev := base
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	// The compile cache is partitioned by caller, so the speed of a cache
-	// hit tells nobody what another caller ran.
-	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: queueKey})
+	res, answered, err := s.runApproved(ctx, req, sp, code, host)
+	if answered != nil {
+		return answered
+	}
 
 	ev = base
 	ev.Time, ev.Duration = time.Now(), time.Since(start)
@@ -119,6 +132,17 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	ev.ResultBytes = resultBytes(res)
 	s.audit.Audit(ctx, ev)
 	return out
+}
+
+// runSandbox runs code in the sandbox for host's principal. The compile
+// cache is partitioned by caller, so the speed of a cache hit tells nobody
+// what another caller ran.
+func (s *Server) runSandbox(ctx context.Context, code string, host *execHost) (*sandbox.Result, error) {
+	partition := "" // anonymous callers share one partition
+	if host.principal != nil {
+		partition = "sub:" + host.principal.Subject
+	}
+	return s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition})
 }
 
 // principal returns who the call acts for: the verified bearer token's

@@ -133,13 +133,17 @@ const maxCallErrorBytes = 256
 const maxOutputDepth = 512
 
 // fit makes everything the model receives from one execution count
-// against the one output limit: call records' errors, then a failure's
-// message, stack and data, then the logs and the value with what remains.
+// against the one output limit: call records' errors and warnings, then a
+// failure's message, stack and data, then the logs and the value with what
+// remains.
 // Each cut part says so.
 func (o *output) fit(res *Result, err error) {
 	budget := o.max
 	if res != nil {
 		budget -= fitCalls(res.Calls, o.max/8)
+		for _, w := range res.Warnings { // bounded where they are made
+			budget -= len(w.Message) + len(w.Function)
+		}
 	}
 	var se *Error
 	if errors.As(err, &se) {
