@@ -71,6 +71,9 @@ type gen struct {
 	// than a package prefix.
 	pkgTaken map[string]bool
 	pending  []reflect.Type // named structs still to declare, in first-use order
+	// usedInteger records that some member is a Go integer, declared as
+	// the integer alias so the model sees it must be whole.
+	usedInteger bool
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
@@ -101,6 +104,9 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	}
 	if types.Len() > 0 {
 		b.WriteString(types.String())
+	}
+	if g.usedInteger {
+		b.WriteString("\n  /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\n  type integer = number;\n")
 	}
 	b.WriteString("}\n")
 	return b.String(), nil
@@ -133,7 +139,7 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo) {
 	}
 	writeDoc(b, "  ", doc)
 	opt := ""
-	if allOptional(f.In) {
+	if jsontype.EmptyArgsAccepted(f.In) {
 		opt = "?"
 	}
 	if f.Tier.Strict() {

@@ -203,3 +203,23 @@ func required(f Field) bool {
 func IsRawMessage(t reflect.Type) bool {
 	return t == rawMessageType
 }
+
+// EmptyArgsAccepted reports whether decoding accepts {} for struct t: no
+// member is required, and none is required merely because another is
+// absent (required_without, required_without_all, required_unless), so a
+// declaration may mark the whole argument optional.
+func EmptyArgsAccepted(t reflect.Type) bool {
+	for _, f := range Fields(t) {
+		if f.Required {
+			return false
+		}
+		rules, _ := SplitValidate(f.Validate)
+		for _, r := range rules {
+			switch r.Tag {
+			case "required_without", "required_without_all", "required_unless":
+				return false
+			}
+		}
+	}
+	return true
+}
