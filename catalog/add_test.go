@@ -77,6 +77,9 @@ func TestAddRejects(t *testing.T) {
 			V string `json:"v" validate:"oneoff=a b"`
 		} `json:"items"`
 	}
+	type keyValueDoc struct {
+		N int `json:"n" jsonschema:"description=How many,minimum=1"`
+	}
 	type reserved struct {
 		V bool `json:"_validateOnly"`
 	}
@@ -138,6 +141,12 @@ func TestAddRejects(t *testing.T) {
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Handler: handler[badNestedTag, ok]})
 		}, "Undefined validation function"},
+		{"jsonschema key=value", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Handler: handler[keyValueDoc, ok]})
+		}, `keyValueDoc.N: jsonschema tag "description=How many,minimum=1": the key=value form is not supported`},
+		{"jsonschema key=value in result", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[ok, keyValueDoc]{Name: "getX", Handler: handler[ok, keyValueDoc]})
+		}, "the key=value form is not supported"},
 		{"reserved member", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[reserved, ok]{Name: "getX", Handler: handler[reserved, ok]})
 		}, "_validateOnly is reserved"},

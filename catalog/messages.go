@@ -39,7 +39,8 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 			issues = append(issues, moreIssues)
 			break
 		}
-		issues = append(issues, Issue{Path: namespacePath(root, fe.Namespace()), Message: ruleMessage(fe)})
+		path, parent := namespacePath(root, fe.Namespace())
+		issues = append(issues, Issue{Path: path, Message: ruleMessage(fe, parent)})
 	}
 	return issues, true
 }
@@ -47,14 +48,15 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 // namespacePath turns a validator namespace such as
 // "Args.corners[0].verdict" into ["corners", 0, "verdict"], using the Go
 // types to tell array indices from map keys and to drop the names of
-// embedded structs, which encoding/json flattens.
-func namespacePath(t reflect.Type, ns string) []any {
-	path := []any{}
+// embedded structs, which encoding/json flattens. It also returns the
+// struct holding the last member, for rules that name its siblings.
+func namespacePath(t reflect.Type, ns string) (path []any, parent reflect.Type) {
+	path = []any{}
 	// Drop the leading struct type name.
 	if i := strings.IndexAny(ns, ".["); i >= 0 {
 		ns = ns[i:]
 	} else {
-		return path
+		return path, parent
 	}
 	for ns != "" {
 		for t.Kind() == reflect.Pointer {
@@ -73,6 +75,7 @@ func namespacePath(t reflect.Type, ns string) []any {
 				path = append(path, name)
 				continue
 			}
+			parent = t
 			if f, ok := fieldByJSONName(t, name); ok {
 				path = append(path, name)
 				t = f.Type
@@ -84,7 +87,7 @@ func namespacePath(t reflect.Type, ns string) []any {
 		case '[':
 			end := strings.IndexByte(ns, ']')
 			if end < 0 {
-				return path
+				return path, parent
 			}
 			key := ns[1:end]
 			ns = ns[end+1:]
@@ -99,10 +102,10 @@ func namespacePath(t reflect.Type, ns string) []any {
 				t = t.Elem()
 			}
 		default:
-			return path
+			return path, parent
 		}
 	}
-	return path
+	return path, parent
 }
 
 func fieldByJSONName(t reflect.Type, name string) (jsontype.Field, bool) {
@@ -116,6 +119,6 @@ func fieldByJSONName(t reflect.Type, name string) (jsontype.Field, bool) {
 
 // ruleMessage explains a failed validate rule in plain words, from the
 // rule table typegen declares the same rules from.
-func ruleMessage(fe validator.FieldError) string {
-	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), fe.Param())
+func ruleMessage(fe validator.FieldError, parent reflect.Type) string {
+	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), jsontype.MemberNames(parent, fe.Tag(), fe.Param()))
 }

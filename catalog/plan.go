@@ -116,6 +116,9 @@ func (p *planner) build(t reflect.Type, where string) (*node, error) {
 			if f.Quoted {
 				return nil, fmt.Errorf("%s.%s: the json \",string\" option is not supported; use the plain type", where, f.GoName)
 			}
+			if err := jsontype.CheckDoc(f.Doc); err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", where, f.GoName, err)
+			}
 			fn, err := p.build(f.Type, where+"."+f.GoName)
 			if err != nil {
 				return nil, err

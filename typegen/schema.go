@@ -129,6 +129,9 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range jsontype.Fields(t) {
 		p := s.schema(f.Type, f.Validate, false)
+		if d := crossMemberRules(t, f); d != "" {
+			p["description"] = joinSentences(p["description"], d)
+		}
 		if f.Doc != "" {
 			// Beside $ref too: allowed since draft 2019-09.
 			rule, _ := p["description"].(string)
@@ -156,7 +159,7 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 func applyRules(out map[string]any, t reflect.Type, rules []jsontype.Rule) {
 	for _, r := range rules {
 		spec, ok := jsontype.LookupRule(r.Tag)
-		if !ok || spec.Presence {
+		if !ok || spec.Presence || jsontype.CrossMember(r.Tag) { // cross-member: see object
 			continue
 		}
 		kws := spec.SchemaKeywords(t.Kind(), r.Param)
@@ -178,4 +181,18 @@ func joinSentences(prev any, s string) string {
 		return p
 	}
 	return p + " " + s
+}
+
+// crossMemberRules states the rules of member f that name its siblings in
+// struct t (required_without…), which the member's own schema cannot.
+func crossMemberRules(t reflect.Type, f jsontype.Field) string {
+	var d string
+	rules, _ := jsontype.SplitValidate(f.Validate)
+	for _, r := range rules {
+		if jsontype.CrossMember(r.Tag) {
+			spec, _ := jsontype.LookupRule(r.Tag)
+			d = joinSentences(d, spec.Message(f.Type.Kind(), jsontype.MemberNames(t, r.Tag, r.Param))+".")
+		}
+	}
+	return d
 }

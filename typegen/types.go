@@ -18,7 +18,7 @@ var durationType = reflect.TypeFor[time.Duration]()
 func (g *gen) members(b *strings.Builder, t reflect.Type, indent string) {
 	for _, f := range jsontype.Fields(t) {
 		if !g.opts.Compact {
-			writeDoc(b, indent, fieldDoc(f))
+			writeDoc(b, indent, fieldDoc(t, f))
 		}
 		opt := "?"
 		if f.Required {
@@ -161,7 +161,7 @@ func numberUnion(vals []string) string {
 
 // fieldDoc is the JSDoc of one member: its description, what its string
 // format is, and its constraints as JSDoc tags.
-func fieldDoc(f jsontype.Field) []string {
+func fieldDoc(parent reflect.Type, f jsontype.Field) []string {
 	var doc []string
 	if d := strings.TrimSpace(f.Doc); d != "" {
 		doc = append(doc, d)
@@ -182,7 +182,7 @@ func fieldDoc(f jsontype.Field) []string {
 	rules, _ := jsontype.SplitValidate(f.Validate)
 	for _, r := range rules {
 		if spec, ok := jsontype.LookupRule(r.Tag); ok {
-			doc = append(doc, spec.Doc(t.Kind(), r.Param)...)
+			doc = append(doc, spec.Doc(t.Kind(), jsontype.MemberNames(parent, r.Tag, r.Param))...)
 		}
 	}
 	return doc

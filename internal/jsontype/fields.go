@@ -7,6 +7,7 @@ package jsontype
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -222,4 +223,18 @@ func EmptyArgsAccepted(t reflect.Type) bool {
 		}
 	}
 	return true
+}
+
+// CheckDoc rejects a jsonschema:"…" tag written in the key=value form
+// (description=…,enum=…) that other libraries read: here the whole tag is
+// the member's description, so such a tag would reach the model verbatim.
+// Constraints belong in validate:"…", where they are enforced.
+func CheckDoc(doc string) error {
+	key, _, ok := strings.Cut(doc, "=")
+	if !ok || key == "" || strings.IndexFunc(key, func(r rune) bool {
+		return !(r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) >= 0 {
+		return nil
+	}
+	return fmt.Errorf("jsonschema tag %q: the key=value form is not supported; the tag is the description alone (jsonschema:\"How many laps\"), and constraints go in validate:\"…\"", doc)
 }

@@ -96,6 +96,33 @@ func RuleMessage(tag string, k reflect.Kind, param string) string {
 	return fmt.Sprintf("Failed the %s rule", tag)
 }
 
+// crossMember lists the rules whose parameter names other members of the
+// same struct by their Go names.
+var crossMember = map[string]bool{"required_without": true, "required_without_all": true}
+
+// CrossMember reports whether tag's parameter names sibling members.
+func CrossMember(tag string) bool { return crossMember[tag] }
+
+// MemberNames rewrites the parameter of a rule on a member of struct t so
+// it names other members by their JSON names, as the model writes them:
+// "TrackName" becomes "trackName". Other rules' parameters are returned
+// unchanged.
+func MemberNames(t reflect.Type, tag, param string) string {
+	if !crossMember[tag] || t == nil || t.Kind() != reflect.Struct {
+		return param
+	}
+	names := strings.Fields(param)
+	for i, n := range names {
+		for _, f := range Fields(t) {
+			if f.GoName == n {
+				names[i] = f.Name
+				break
+			}
+		}
+	}
+	return strings.Join(names, " ")
+}
+
 // sized tells what a size rule measures on a value of kind k.
 type sized uint8
 
@@ -228,9 +255,22 @@ var rules = map[string]RuleSpec{}
 
 func init() {
 	presence := RuleSpec{Message: requiredMessage, Presence: true}
-	for _, t := range []string{"required", "required_if", "required_unless", "required_with", "required_with_all", "required_without", "required_without_all"} {
+	for _, t := range []string{"required", "required_if", "required_unless", "required_with", "required_with_all"} {
 		rules[t] = presence
 	}
+	// required_without says a member is needed when others are absent: a
+	// rule across members, so it is stated in words wherever it shows.
+	// Params are the other members' JSON names (see [MemberNames]).
+	rules["required_without"] = RuleSpec{Message: func(_ reflect.Kind, p string) string {
+		names := strings.Fields(p)
+		if len(names) == 1 {
+			return "Required unless " + names[0] + " is given"
+		}
+		return "Required unless " + strings.Join(names, " and ") + " are given"
+	}}
+	rules["required_without_all"] = RuleSpec{Message: func(_ reflect.Kind, p string) string {
+		return "Required unless " + strings.Join(strings.Fields(p), " or ") + " is given"
+	}}
 	rules["omitempty"] = RuleSpec{Message: text(""), Presence: true}
 	rules["oneof"] = RuleSpec{
 		Message: func(_ reflect.Kind, p string) string { return "Must be one of: " + strings.Join(OneOf(p), ", ") },
@@ -299,8 +339,8 @@ func init() {
 	rules["lowercase"] = RuleSpec{Message: text("Must be lowercase")}
 	rules["uppercase"] = RuleSpec{Message: text("Must be uppercase")}
 	rules["timezone"] = RuleSpec{Message: text("Must be an IANA time zone such as Europe/Berlin")}
-	rules["json"] = RuleSpec{Message: text("Must be valid JSON"),
-		Keywords: func(reflect.Kind, string) []Keyword { return []Keyword{{"contentMediaType", "application/json"}} }, Prose: true}
+	// contentMediaType would only annotate: validators do not check it.
+	rules["json"] = RuleSpec{Message: text("Must be valid JSON")}
 	rules["unique"] = RuleSpec{Message: text("Must not contain duplicates"),
 		Keywords: func(reflect.Kind, string) []Keyword { return []Keyword{{"uniqueItems", true}} }}
 	quoted := func(msg string, re func(string) string) RuleSpec {
