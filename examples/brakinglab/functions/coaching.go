@@ -75,7 +75,7 @@ type CoachingReportsArgs struct {
 // StrategyArgs describe a race to plan. Give raceEventId, or trackName with
 // raceLaps or raceDurationMin.
 type StrategyArgs struct {
-	RaceEventID     string  `json:"raceEventId,omitempty" jsonschema:"Plan for this event: its track, car and length are used unless given here"`
+	RaceEventID     string  `json:"raceEventId,omitempty" validate:"required_without=TrackName" jsonschema:"Plan for this event: its track, car and length are used unless given here"`
 	TrackName       string  `json:"trackName,omitempty"`
 	CarName         string  `json:"carName,omitempty" jsonschema:"Only use your laps in this car"`
 	RaceLaps        int     `json:"raceLaps,omitempty" validate:"omitempty,min=1,max=1000"`
