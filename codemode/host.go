@@ -79,4 +79,3 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	h.s.audit.Audit(ctx, ev)
 	return out, err
 }
-
