@@ -153,233 +153,176 @@ func TestEveryRuleAgrees(t *testing.T) {
 type rule0 struct {
 	V string `json:"v,omitempty" validate:"required"`
 }
-
 type rule1 struct {
 	V int `json:"v,omitempty" validate:"required"`
 }
-
 type rule2 struct {
 	V string `json:"v,omitempty" validate:"required_without=W"`
 	W string `json:"w,omitempty"`
 }
-
 type rule3 struct {
 	V string `json:"v,omitempty" validate:"required_without_all=W"`
 	W string `json:"w,omitempty"`
 }
-
 type rule4 struct {
 	V string `json:"v,omitempty" validate:"oneof=a b"`
 }
-
 type rule5 struct {
 	V int `json:"v,omitempty" validate:"oneof=1 2"`
 }
-
 type rule6 struct {
 	V string `json:"v,omitempty" validate:"min=3"`
 }
-
 type rule7 struct {
 	V []string `json:"v,omitempty" validate:"min=2"`
 }
-
 type rule8 struct {
 	V map[string]int `json:"v,omitempty" validate:"min=2"`
 }
-
 type rule9 struct {
 	V int `json:"v,omitempty" validate:"min=1"`
 }
-
 type rule10 struct {
 	V float64 `json:"v,omitempty" validate:"gte=1.5"`
 }
-
 type rule11 struct {
 	V string `json:"v,omitempty" validate:"max=3"`
 }
-
 type rule12 struct {
 	V []string `json:"v,omitempty" validate:"max=1"`
 }
-
 type rule13 struct {
 	V int `json:"v,omitempty" validate:"lte=10"`
 }
-
 type rule14 struct {
 	V float64 `json:"v,omitempty" validate:"gt=0"`
 }
-
 type rule15 struct {
 	V string `json:"v,omitempty" validate:"gt=2"`
 }
-
 type rule16 struct {
 	V int `json:"v,omitempty" validate:"lt=5"`
 }
-
 type rule17 struct {
 	V []int `json:"v,omitempty" validate:"lt=2"`
 }
-
 type rule18 struct {
 	V string `json:"v,omitempty" validate:"len=3"`
 }
-
 type rule19 struct {
 	V []int `json:"v,omitempty" validate:"len=2"`
 }
-
 type rule20 struct {
 	V string `json:"v,omitempty" validate:"eq=x"`
 }
-
 type rule21 struct {
 	V int `json:"v,omitempty" validate:"eq=3"`
 }
-
 type rule22 struct {
 	V int `json:"v,omitempty" validate:"ne=3"`
 }
-
 type rule23 struct {
 	V string `json:"v,omitempty" validate:"email"`
 }
-
 type rule24 struct {
 	V string `json:"v,omitempty" validate:"url"`
 }
-
 type rule25 struct {
 	V string `json:"v,omitempty" validate:"http_url"`
 }
-
 type rule26 struct {
 	V string `json:"v,omitempty" validate:"uri"`
 }
-
 type rule27 struct {
 	V string `json:"v,omitempty" validate:"uuid"`
 }
-
 type rule28 struct {
 	V string `json:"v,omitempty" validate:"uuid3"`
 }
-
 type rule29 struct {
 	V string `json:"v,omitempty" validate:"uuid4"`
 }
-
 type rule30 struct {
 	V string `json:"v,omitempty" validate:"uuid5"`
 }
-
 type rule31 struct {
 	V string `json:"v,omitempty" validate:"uuid_rfc4122"`
 }
-
 type rule32 struct {
 	V string `json:"v,omitempty" validate:"uuid4_rfc4122"`
 }
-
 type rule33 struct {
 	V string `json:"v,omitempty" validate:"ip"`
 }
-
 type rule34 struct {
 	V string `json:"v,omitempty" validate:"ipv4"`
 }
-
 type rule35 struct {
 	V string `json:"v,omitempty" validate:"ipv6"`
 }
-
 type rule36 struct {
 	V string `json:"v,omitempty" validate:"hostname"`
 }
-
 type rule37 struct {
 	V string `json:"v,omitempty" validate:"hostname_rfc1123"`
 }
-
 type rule38 struct {
 	V string `json:"v,omitempty" validate:"fqdn"`
 }
-
 type rule39 struct {
 	V string `json:"v,omitempty" validate:"alpha"`
 }
-
 type rule40 struct {
 	V string `json:"v,omitempty" validate:"alphanum"`
 }
-
 type rule41 struct {
 	V string `json:"v,omitempty" validate:"numeric"`
 }
-
 type rule42 struct {
 	V string `json:"v,omitempty" validate:"number"`
 }
-
 type rule43 struct {
 	V string `json:"v,omitempty" validate:"ascii"`
 }
-
 type rule44 struct {
 	V string `json:"v,omitempty" validate:"printascii"`
 }
-
 type rule45 struct {
 	V string `json:"v,omitempty" validate:"hexcolor"`
 }
-
 type rule46 struct {
 	V string `json:"v,omitempty" validate:"e164"`
 }
-
 type rule47 struct {
 	V string `json:"v,omitempty" validate:"iso3166_1_alpha2"`
 }
-
 type rule48 struct {
 	V string `json:"v,omitempty" validate:"lowercase"`
 }
-
 type rule49 struct {
 	V string `json:"v,omitempty" validate:"uppercase"`
 }
-
 type rule50 struct {
 	V string `json:"v,omitempty" validate:"timezone"`
 }
-
 type rule51 struct {
 	V string `json:"v,omitempty" validate:"json"`
 }
-
 type rule52 struct {
 	V []string `json:"v,omitempty" validate:"unique"`
 }
-
 type rule53 struct {
 	V string `json:"v,omitempty" validate:"contains=ab"`
 }
-
 type rule54 struct {
 	V string `json:"v,omitempty" validate:"excludes=ab"`
 }
-
 type rule55 struct {
 	V string `json:"v,omitempty" validate:"startswith=ab"`
 }
-
 type rule56 struct {
 	V string `json:"v,omitempty" validate:"endswith=ab"`
 }
-
 type rule57 struct {
 	V string `json:"v,omitempty" validate:"datetime=2006-01-02"`
 }
