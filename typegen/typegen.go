@@ -12,7 +12,12 @@
 // Optionality follows the catalog's decoding rules exactly (see package
 // catalog): a field is optional when it is a pointer, an interface, a
 // json.RawMessage, or tagged omitempty/omitzero, unless tagged
-// validate:"required".
+// validate:"required". The arguments are declared optional (args?) only
+// when {} passes validation: no required field, and no required_without,
+// required_without_all or required_unless rule. Go integers are declared
+// as integer, an alias of number the output defines; each validate rule is
+// documented from the same table the catalog's messages and InputSchema's
+// keywords come from.
 package typegen
 
 import (
