@@ -32,7 +32,7 @@ type ReportOverview struct {
 
 // ReportPace summarises the session's pace.
 type ReportPace struct {
-	BestLapMs        int    `json:"bestLapMs" validate:"min=1"`
+	BestLapMs        int    `json:"bestLapMs,omitempty" validate:"omitempty,min=1" jsonschema:"Fastest valid lap in milliseconds; leave it out when the session has no valid lap"`
 	AverageLapMs     int    `json:"averageLapMs" validate:"min=1"`
 	ConsistencyPct   int    `json:"consistencyPct" validate:"min=0,max=100"`
 	ImprovementTrend string `json:"improvementTrend" validate:"oneof=improving stable declining"`
