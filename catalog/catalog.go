@@ -125,3 +125,7 @@ func (c *Catalog) lookup(name string) (*entry, bool) {
 	e, ok := c.funcs[name]
 	return e, ok
 }
+
+// AllowsAnonymous reports whether the catalog runs calls without a
+// Principal ([Options.AllowAnonymous]).
+func (c *Catalog) AllowsAnonymous() bool { return c.opts.AllowAnonymous }

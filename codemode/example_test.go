@@ -44,11 +44,15 @@ func exampleCatalog() *catalog.Catalog {
 
 // A host builds a catalog, wraps it in a codemode server and serves it; a
 // client then runs one program that calls the host and returns only what
-// it needs.
+// it needs. The program runs in a sandbox worker process (the default
+// mode): the example's own binary, re-executed.
 func Example() {
+	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		// Development mode: HTTP requests from loopback act as driver.
+		// Serving only stdio, a host sets it to the same principal.
+		Principal: &driver,
+		Audit:     codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -58,7 +62,7 @@ func Example() {
 	// In-memory transports stand in for stdio here.
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1"}, st)
+	go srv.ServeTransport(ctx, driver, st)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -89,8 +93,10 @@ return { bestLap: best.number, seconds: best.timeMs / 1000 };`}})
 // position in the model's own code.
 func Example_error() {
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		// In process: an example's short script needs no memory limit.
 		SandboxMode: sandbox.ModeInProcess,
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal:   &catalog.Principal{Subject: "driver-1"},
+		Audit:       codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -154,6 +160,7 @@ func ExampleNewSlogAudit() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: stable}))
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
 		SandboxMode: sandbox.ModeInProcess,
+		Principal:   &catalog.Principal{Subject: "driver-1", ClientID: "claude"},
 		Audit:       codemode.NewSlogAudit(logger),
 	})
 	if err != nil {

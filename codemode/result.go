@@ -16,13 +16,15 @@ import (
 // execError is the error half of a tool result, as the model sees it in
 // structuredContent.error.
 type execError struct {
-	Kind    string          `json:"kind"`
-	Message string          `json:"message"`
-	Line    int             `json:"line,omitempty"`
-	Column  int             `json:"column,omitempty"`
-	Source  string          `json:"source,omitempty"`
-	Issues  []catalog.Issue `json:"issues,omitempty"`
-	Stack   string          `json:"stack,omitempty"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	// Code is the code of an uncaught host error (catalog.CodeNotFound…).
+	Code   string          `json:"code,omitempty"`
+	Line   int             `json:"line,omitempty"`
+	Column int             `json:"column,omitempty"`
+	Source string          `json:"source,omitempty"`
+	Issues []catalog.Issue `json:"issues,omitempty"`
+	Stack  string          `json:"stack,omitempty"`
 }
 
 // callSummary is one host call in structuredContent.calls.
@@ -86,6 +88,9 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	b.WriteString(": ")
 	b.WriteString(xe.Message)
 	b.WriteString("\n")
+	if xe.Code != "" {
+		fmt.Fprintf(&b, "  code: %s\n", xe.Code)
+	}
 	if xe.Source != "" {
 		fmt.Fprintf(&b, "  %d | %s\n", xe.Line, xe.Source)
 	}

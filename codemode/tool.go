@@ -167,12 +167,14 @@ func (s *Server) toExecError(err error) *execError {
 	}
 	xe := &execError{Kind: string(se.Kind), Message: se.Message, Line: se.Line, Column: se.Column, Source: se.Source, Stack: se.Stack}
 	if se.Kind == sandbox.KindRuntime && len(se.Data) > 0 {
-		// An uncaught host validation error keeps its issues as a property.
+		// An uncaught host error keeps its code and a validation error its
+		// issues as properties.
 		var d struct {
+			Code   string          `json:"code"`
 			Issues []catalog.Issue `json:"issues"`
 		}
 		if json.Unmarshal(se.Data, &d) == nil {
-			xe.Issues = d.Issues
+			xe.Code, xe.Issues = d.Code, d.Issues
 		}
 	}
 	return xe

@@ -63,4 +63,3 @@ func TestCheckWorker(t *testing.T) {
 		t.Fatalf("CheckWorker in process: %v", err)
 	}
 }
-
