@@ -1,15 +1,22 @@
 package codemode_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
@@ -169,5 +176,65 @@ func TestErrorCodeVisible(t *testing.T) {
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &st); err != nil || st.Error.Code != "not_found" {
 		t.Fatalf("structuredContent: %s", b)
+	}
+}
+
+// TestAuditSettings: a nil AuditFunc is refused at New (it would panic in
+// every execution); NoAudit is the documented off switch.
+func TestAuditSettings(t *testing.T) {
+	cat := newTestCatalog(t).Catalog
+	dev := &catalog.Principal{Subject: "dev"}
+	var nilFunc codemode.AuditFunc
+	s, err := codemode.New(cat, &codemode.Options{Principal: dev, SandboxMode: sandbox.ModeInProcess, Audit: nilFunc})
+	if err == nil {
+		s.Close()
+		t.Fatal("New accepted a nil AuditFunc")
+	}
+	if !strings.Contains(err.Error(), "codemode.NoAudit") {
+		t.Fatalf("error %q does not name the off switch", err)
+	}
+	srv := newServer(t, cat, &codemode.Options{Principal: dev, SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit})
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.ServeTransport(t.Context(), principal("alice", allScopes...), st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res := run(t, cs, `return (await brakinglab.getSessions({})).length`); res.IsError {
+		t.Fatal(text(res))
+	}
+}
+
+// TestAuditFieldNames: an AuditEvent marshalled as JSON and the same event
+// written by the slog sink use the same field names.
+func TestAuditFieldNames(t *testing.T) {
+	ev := codemode.AuditEvent{
+		Kind: codemode.FunctionCalled, Time: time.Now(), TraceID: "t", Subject: "s", ClientID: "c", Tool: codemode.ToolName,
+		CodeSHA256: "ab", CodeBytes: 3, Function: "f", Tier: "READ-ONLY", Args: map[string]int{"a": 1},
+		Duration: 1500 * time.Microsecond, ResultBytes: 4, Calls: 1, ErrorKind: "not_found",
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON map[string]any
+	if err := json.Unmarshal(b, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&buf, nil))).Audit(t.Context(), ev)
+	var fromSlog map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &fromSlog); err != nil {
+		t.Fatal(err)
+	}
+	delete(fromSlog, "level")
+	delete(fromSlog, "msg")
+	delete(fromJSON, "calls") // the slog sink writes calls on execution events only
+	if got, want := slices.Sorted(maps.Keys(fromSlog)), slices.Sorted(maps.Keys(fromJSON)); !slices.Equal(got, want) {
+		t.Fatalf("slog fields %v\n JSON fields %v", got, want)
+	}
+	if fromJSON["durationMs"] != 1.5 || fromSlog["durationMs"] != 1.5 {
+		t.Fatalf("durationMs: JSON %v, slog %v", fromJSON["durationMs"], fromSlog["durationMs"])
 	}
 }
