@@ -4,6 +4,9 @@
 // every failure into an error whose JSON form is safe and useful to show
 // the model.
 //
+// Most services start with package codemode, which builds on this one (see
+// its documentation); use this package directly for finer control.
+//
 // Functions belong to one of three tiers. READ-ONLY functions decode
 // arguments flexibly (unknown fields are ignored). MUTATING and CREATIVE
 // functions decode strictly (unknown fields are rejected at every nesting
