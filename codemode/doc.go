@@ -70,7 +70,9 @@
 // says a receiver should not answer a cancelled request, but go-sdk
 // answers every request, an open POST must end somehow, and the same
 // specification tells the client to ignore a response to a request it
-// cancelled. A batch (2025-03-26) is not tracked.
+// cancelled. A batch (2025-03-26) is not tracked. With more than one
+// replica, set [Options.Cancellations] (package codemode/pgstate) so that
+// the notification reaches the replica that runs the call.
 //
 // # Identity
 //
@@ -87,14 +89,36 @@
 // CORS, a body limit, a per-IP limit on failed authentication (checked
 // before the token, so a flood of bad tokens stops reaching the verifier),
 // bearer authentication with RFC 6750 challenges and RFC 9728 metadata,
-// and a per-principal rate limit; go-sdk's DNS-rebinding
+// and a per-principal limit on executions (each tools/call costs one
+// token; see [Options.RatePerSecond]); go-sdk's DNS-rebinding
 // guard stays on unless [Options.DisableLocalhostProtection] is set for a
-// tunnel.
+// tunnel. The limiters and the cancellation registry are interfaces
+// ([RateLimiter], [FailureLimiter], [Cancellations]) so that replicas can
+// share them.
+//
+// # Approvals
+//
+// A function can require the user's approval of each call
+// (catalog.Func.Approval, or a tier default in [Options.Approvals]). Such a
+// call without an approval is validated as a dry run, nothing is written,
+// and the execution stops; the calls issued with it form one batch. The
+// server asks the user through MCP elicitation, naming the client, each
+// function, its tier and its validated arguments: on 2026-07-28 with an
+// input-required result whose request state is the batch, sealed and bound
+// to the principal, the tool, the code's hash and an expiry (nothing is
+// kept on the server); on earlier revisions with elicitation/create, which
+// needs a session (Options.Stateful or stdio). On accept the code runs again
+// from the start and only the approved calls (function and canonical
+// arguments) run; the first other call stops the run and asks again.
+// Declined, cancelled, unavailable and invalid approvals reach the model as
+// APPROVAL_DECLINED, APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and
+// APPROVAL_INVALID; nothing is written.
 //
 // # Audit
 //
 // Every execution produces structured audit events (see [AuditEvent]):
-// started, one per function call, then finished or failed, with a trace id,
+// started, one per function call (and one per call asked about, granted,
+// declined or diverged from an approval), then finished or failed, with a trace id,
 // the principal, the function, its tier, durations, result sizes and error
 // kinds. The code itself never appears, only its SHA-256; result data never
 // appears; argument values are reduced to keys and sizes unless

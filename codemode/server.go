@@ -43,8 +43,9 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     http.Handler
-	cancels     *httpmw.Cancels // calls in flight on the stateless endpoint
+	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
 	queue       *fairQueue      // admits executions to the workers fairly between principals
+	approvals   *approver       // nil: no function needs approval
 
 	closeOnce sync.Once
 	closeErr  error
@@ -90,6 +91,12 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	}
 	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
 		return nil, fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
+	}
+	if o.RateLimiter != nil && o.RatePerSecond < 0 {
+		return nil, errors.New("codemode: RateLimiter is set but a negative RatePerSecond turns the rate limit off; keep one of the two")
+	}
+	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
+		return nil, errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
 	}
 	if o.RatePerSecond == 0 {
 		o.RatePerSecond = DefaultRatePerSec
@@ -172,6 +179,10 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if s.sb.Mode() == sandbox.ModeWorker {
 		s.queue = newFairQueue(o.Workers)
 	}
+	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("codemode: %w", err)
+	}
 	if err := s.buildTools(); err != nil {
 		s.Close()
 		return nil, err
@@ -240,7 +251,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// callCatalog runs one catalog function; fn is unqualified.
+// callCatalog runs one catalog function; fn is unqualified. The call's
+// warnings (fields a READ-ONLY function ignored) go to the sandbox with
+// sandbox.Warn, which puts them in front of the model with the call's
+// position.
 func (s *Server) callCatalog(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
-	return s.cat.Call(ctx, fn, args)
+	out, warns, err := s.cat.CallWithWarnings(ctx, fn, args)
+	for _, w := range warns {
+		sandbox.Warn(ctx, w.Message)
+	}
+	return out, err
 }
