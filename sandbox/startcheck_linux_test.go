@@ -30,6 +30,13 @@ func TestWorkerProcessName(t *testing.T) {
 	if got != want {
 		t.Fatalf("worker argv %q, want %q", got, want)
 	}
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pids[0]) + "/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(comm)); got != "codemode-worker" {
+		t.Fatalf("worker comm %q, want codemode-worker", got)
+	}
 }
 
 // TestCheckWorker: a binary that cannot start as a worker is reported
