@@ -254,7 +254,7 @@ func (c *Catalog) classify(ctx context.Context, name string, err error) error {
 	case errors.As(err, &se):
 		return se
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: CodeCanceled, Message: "the call was stopped before it finished: " + err.Error()}
+		return &Error{Code: CodeCancelled, Message: "the call was stopped before it finished: " + err.Error()}
 	}
 	return c.internal(ctx, name, err)
 }

@@ -269,8 +269,8 @@ func TestCallCanceled(t *testing.T) {
 	cancel()
 	_, err := c.Call(ctx, "saveReport", json.RawMessage(`{"sessionId":"ses_slow","summary":"Brake later","corners":[{"corner":1,"verdict":"good"}]}`))
 	var e *catalog.Error
-	if !errors.As(err, &e) || e.Code != catalog.CodeCanceled {
-		t.Fatalf("got %T %v, want *Error with code %q", err, err, catalog.CodeCanceled)
+	if !errors.As(err, &e) || e.Code != catalog.CodeCancelled {
+		t.Fatalf("got %T %v, want *Error with code %q", err, err, catalog.CodeCancelled)
 	}
 }
 

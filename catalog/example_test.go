@@ -90,7 +90,7 @@ func ExampleAdd() {
 	}
 	// Output:
 	// <nil>
-	// catalog: function name "get-lap" is not a valid JavaScript identifier (letters, digits, _ and $, not starting with a digit)
+	// catalog: function name "get-lap" is not a valid JavaScript identifier (ASCII letters, digits, _ and $, not starting with a digit)
 	// getLap READ-ONLY LapArgs Lap
 }
 

@@ -240,7 +240,7 @@ func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg s
 		ev.Calls = len(res.Calls)
 	}
 	s.audit.Audit(ctx, ev)
-	return errorResult(&execError{Kind: kind, Message: msg}, res)
+	return errorResult(newExecError(sandbox.Kind(kind), msg), res)
 }
 
 // auditApproval writes one approval event for call p.

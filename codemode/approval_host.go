@@ -107,7 +107,7 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, name, tier.String()
 		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
 		ev.Duration = time.Since(start)
-		ev.ErrorKind = callErrorKind(derr)
+		ev.ErrorKind = catalog.CodeOf(derr)
 		h.s.audit.Audit(ctx, ev)
 		return nil, derr, true
 	}

@@ -3,7 +3,6 @@ package codemode
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -89,31 +88,8 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	ev.Duration = time.Since(start)
 	ev.ResultBytes = len(out)
 	if err != nil {
-		ev.ErrorKind = callErrorKind(err)
+		ev.ErrorKind = catalog.CodeOf(err)
 	}
 	h.s.audit.Audit(ctx, ev)
 	return out, err
-}
-
-// callErrorKind classifies a catalog error for the audit log.
-func callErrorKind(err error) string {
-	var (
-		ve *catalog.ValidationError
-		se *catalog.ScopeError
-		ie *catalog.InternalError
-		ce *catalog.Error
-	)
-	switch {
-	case errors.As(err, &ve):
-		return "validation"
-	case errors.As(err, &se):
-		return "insufficient_scope"
-	case errors.As(err, &ie):
-		return "internal"
-	case errors.As(err, &ce):
-		return ce.Code
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return catalog.CodeCanceled
-	}
-	return "error"
 }

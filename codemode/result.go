@@ -14,17 +14,23 @@ import (
 )
 
 // execError is the error half of a tool result, as the model sees it in
-// structuredContent.error.
+// structuredContent.error: the sandbox's error (its call count and raw data
+// left out) with the validation issues of an uncaught host error.
 type execError struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	sandbox.Error
 	// Code is the code of an uncaught host error (catalog.CodeNotFound…).
 	Code   string          `json:"code,omitempty"`
-	Line   int             `json:"line,omitempty"`
-	Column int             `json:"column,omitempty"`
-	Source string          `json:"source,omitempty"`
 	Issues []catalog.Issue `json:"issues,omitempty"`
-	Stack  string          `json:"stack,omitempty"`
+}
+
+// kindInvalidInput is the kind of a tools/call whose arguments are not
+// {"code": "…"}: the only kind the model sees that the sandbox does not
+// produce.
+const kindInvalidInput sandbox.Kind = "INVALID_INPUT"
+
+// newExecError is an execError with no position, stack or issues.
+func newExecError(kind sandbox.Kind, message string) *execError {
+	return &execError{Error: sandbox.Error{Kind: kind, Message: message}}
 }
 
 // callSummary is one host call in structuredContent.calls.
@@ -125,7 +131,7 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	st.Error = xe
 
 	var b strings.Builder
-	b.WriteString(xe.Kind)
+	b.WriteString(string(xe.Kind))
 	if xe.Line > 0 {
 		fmt.Fprintf(&b, " at line %d, column %d", xe.Line, xe.Column)
 	}

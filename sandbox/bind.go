@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/brakinglab/codemode-go/internal/jsident"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 func (e *execution) bindHost() error {
 	vm := e.vm
 	for ns, names := range e.host.Functions() {
-		if !isIdentifier(ns) {
+		if !jsident.Valid(ns) {
 			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q is not a JavaScript identifier", ns)}
 		}
 		if vm.GlobalObject().Get(ns) != nil {
@@ -62,34 +63,6 @@ func (e *execution) bindHost() error {
 		}
 	}
 	return nil
-}
-
-// reservedWords cannot name a namespace: scripts could not refer to it.
-var reservedWords = map[string]bool{
-	"await": true, "break": true, "case": true, "catch": true, "class": true, "const": true, "continue": true,
-	"debugger": true, "default": true, "delete": true, "do": true, "else": true, "enum": true, "export": true,
-	"extends": true, "false": true, "finally": true, "for": true, "function": true, "if": true, "implements": true,
-	"import": true, "in": true, "instanceof": true, "interface": true, "let": true, "new": true, "null": true,
-	"package": true, "private": true, "protected": true, "public": true, "return": true, "static": true,
-	"super": true, "switch": true, "this": true, "throw": true, "true": true, "try": true, "typeof": true,
-	"var": true, "void": true, "while": true, "with": true, "yield": true,
-}
-
-// isIdentifier reports whether s is a plain ASCII JavaScript identifier
-// that is not a reserved word.
-func isIdentifier(s string) bool {
-	if s == "" || reservedWords[s] {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'):
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // suggest names the closest function, or lists what exists.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/brakinglab/codemode-go/internal/jsident"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,7 @@ func (e *execution) cyclePath(v goja.Value, root string) (from, to string, ok bo
 
 // member appends property k to path as a script would write it.
 func member(path, k string) string {
-	if isIdentifier(k) {
+	if jsident.Valid(k) { // reserved words get brackets too: still valid JavaScript
 		return path + "." + k
 	}
 	return path + "[" + strconv.Quote(k) + "]"

@@ -439,6 +439,7 @@ func TestBadNamespaces(t *testing.T) {
 		"console": "would replace a JavaScript global",
 		"my-ns":   "not a JavaScript identifier",
 		"class":   "not a JavaScript identifier",
+		"garagé":  "not a JavaScript identifier", // the rule catalog.New applies (internal/jsident)
 		"":        "not a JavaScript identifier",
 	} {
 		_, err := sb.Run(context.Background(), "return 1", echoHost(ns+".f"))
