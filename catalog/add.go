@@ -17,6 +17,7 @@ type Func[In, Out any] struct {
 	// Description is shown to the model as the function's documentation.
 	Description string
 	// Tier says whether the function reads, changes or creates data.
+	// Required: ReadOnly, Mutating or Creative (the zero value is refused).
 	Tier Tier
 	// Scopes lists OAuth scopes the caller must all hold.
 	Scopes []string
@@ -49,7 +50,7 @@ type entry struct {
 
 // Add registers f in c. Every problem that can be found without calling
 // the function is reported here: an invalid or duplicate name, a missing
-// handler, an unknown tier, a malformed scope, Go types that cannot cross
+// handler, a missing or unknown tier, a malformed scope, Go types that cannot cross
 // JSON (chan, func, complex, structs without exported fields, non-empty
 // interfaces) and validate tags that validator/v10 does not know.
 func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
@@ -119,6 +120,9 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if noHandler {
 		return nil, wrap(errors.New("the Handler field is nil"))
+	}
+	if info.Tier == 0 {
+		return nil, wrap(errors.New("the Tier field is required: set catalog.ReadOnly, catalog.Mutating or catalog.Creative"))
 	}
 	if !info.Tier.valid() {
 		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))

@@ -99,62 +99,65 @@ func TestAddRejects(t *testing.T) {
 			return catalog.Add(c, catalog.Func[ok, ok]{Name: "delete", Handler: handler[ok, ok]})
 		}, "reserved word"},
 		{"duplicate", func(c *catalog.Catalog) error {
-			_ = catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Handler: handler[ok, ok]})
-			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Handler: handler[ok, ok]})
+			_ = catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[ok, ok]})
+			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[ok, ok]})
 		}, "brakinglab.getX is already registered"},
 		{"nil handler", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX"})
 		}, "Handler field is nil"},
+		{"missing tier", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Handler: handler[ok, ok]})
+		}, "getX: the Tier field is required"},
 		{"unknown tier", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Tier: 7, Handler: handler[ok, ok]})
 		}, "unknown tier 7"},
 		{"bad scope", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Scopes: []string{"a b"}, Handler: handler[ok, ok]})
+			return catalog.Add(c, catalog.Func[ok, ok]{Name: "getX", Tier: catalog.ReadOnly, Scopes: []string{"a b"}, Handler: handler[ok, ok]})
 		}, `invalid scope "a b"`},
 		{"non-struct args", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[string, ok]{Name: "getX", Handler: handler[string, ok]})
+			return catalog.Add(c, catalog.Func[string, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[string, ok]})
 		}, "argument type string must be a struct"},
 		{"chan", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withChan, ok]{Name: "getX", Handler: handler[withChan, ok]})
+			return catalog.Add(c, catalog.Func[withChan, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withChan, ok]})
 		}, "chan int values cannot cross JSON"},
 		{"func in result", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[ok, withFunc]{Name: "getX", Handler: handler[ok, withFunc]})
+			return catalog.Add(c, catalog.Func[ok, withFunc]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[ok, withFunc]})
 		}, "result type: catalog_test.withFunc.F: func() values cannot cross JSON"},
 		{"complex", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withComplex, ok]{Name: "getX", Handler: handler[withComplex, ok]})
+			return catalog.Add(c, catalog.Func[withComplex, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withComplex, ok]})
 		}, "complex128 values cannot cross JSON"},
 		{"unexported-only struct", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withHidden, ok]{Name: "getX", Handler: handler[withHidden, ok]})
+			return catalog.Add(c, catalog.Func[withHidden, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withHidden, ok]})
 		}, "has no exported fields"},
 		{"non-empty interface", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withIface, ok]{Name: "getX", Handler: handler[withIface, ok]})
+			return catalog.Add(c, catalog.Func[withIface, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withIface, ok]})
 		}, "interface type error cannot cross JSON"},
 		{"struct map key", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withStructKey, ok]{Name: "getX", Handler: handler[withStructKey, ok]})
+			return catalog.Add(c, catalog.Func[withStructKey, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withStructKey, ok]})
 		}, "map key type catalog_test.ok cannot cross JSON"},
 		{"string option", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[withString, ok]{Name: "getX", Handler: handler[withString, ok]})
+			return catalog.Add(c, catalog.Func[withString, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[withString, ok]})
 		}, `",string" option is not supported`},
 		{"misspelled validate tag", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[badTag, ok]{Name: "getX", Handler: handler[badTag, ok]})
+			return catalog.Add(c, catalog.Func[badTag, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTag, ok]})
 		}, "Undefined validation function"},
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Handler: handler[badNestedTag, ok]})
+			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badNestedTag, ok]})
 		}, "Undefined validation function"},
 		{"jsonschema key=value", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Handler: handler[keyValueDoc, ok]})
+			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[keyValueDoc, ok]})
 		}, `keyValueDoc.N: jsonschema tag "description=How many,minimum=1": the key=value form is not supported`},
 		{"jsonschema key=value in result", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[ok, keyValueDoc]{Name: "getX", Handler: handler[ok, keyValueDoc]})
+			return catalog.Add(c, catalog.Func[ok, keyValueDoc]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[ok, keyValueDoc]})
 		}, "the key=value form is not supported"},
 		{"reserved member", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[reserved, ok]{Name: "getX", Handler: handler[reserved, ok]})
+			return catalog.Add(c, catalog.Func[reserved, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[reserved, ok]})
 		}, "_validateOnly is reserved"},
 		{"recursive types are fine", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[recursive, recursive]{Name: "getX", Handler: handler[recursive, recursive]})
+			return catalog.Add(c, catalog.Func[recursive, recursive]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[recursive, recursive]})
 		}, ""},
 		{"no arguments is fine", func(c *catalog.Catalog) error {
-			return catalog.Add(c, catalog.Func[struct{}, []string]{Name: "getX", Handler: handler[struct{}, []string]})
+			return catalog.Add(c, catalog.Func[struct{}, []string]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[struct{}, []string]})
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -200,10 +200,10 @@ func TestCallAuthorization(t *testing.T) {
 			wantErr: `{"error":"authentication required: sign in and retry","code":"unauthenticated"}`, is: catalog.ErrUnauthenticated},
 		{name: "anonymous allowed, no scopes needed", opts: &catalog.Options{AllowAnonymous: true}, ctx: context.Background(), fn: "status"},
 		{name: "anonymous allowed, scopes still needed", opts: &catalog.Options{AllowAnonymous: true}, ctx: context.Background(), fn: "getSessions",
-			wantErr: `{"error":"brakinglab.getSessions requires scope sessions:read, which this session was not granted; ask the user to reconnect and grant it","code":"insufficient_scope","function":"brakinglab.getSessions","missingScopes":["sessions:read"]}`},
+			wantErr: `{"error":"brakinglab.getSessions requires scope sessions:read, which this session was not granted; tell the user, who can grant it (by signing in again, or for a local server in its configuration)","code":"insufficient_scope","function":"brakinglab.getSessions","missingScopes":["sessions:read"]}`},
 		{name: "missing scope", fn: "saveReport",
 			ctx:     catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "u", Scopes: []string{"sessions:read"}}),
-			wantErr: `{"error":"brakinglab.saveReport requires scope reports:write, which this session was not granted; ask the user to reconnect and grant it","code":"insufficient_scope","function":"brakinglab.saveReport","missingScopes":["reports:write"]}`},
+			wantErr: `{"error":"brakinglab.saveReport requires scope reports:write, which this session was not granted; tell the user, who can grant it (by signing in again, or for a local server in its configuration)","code":"insufficient_scope","function":"brakinglab.saveReport","missingScopes":["reports:write"]}`},
 		{name: "scopes held", fn: "getSessions", ctx: driver()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

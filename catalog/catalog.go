@@ -4,6 +4,9 @@
 // every failure into an error whose JSON form is safe and useful to show
 // the model.
 //
+// Most services start with package codemode, which builds on this one (see
+// its documentation); use this package directly for finer control.
+//
 // Functions belong to one of three tiers. READ-ONLY functions decode
 // arguments flexibly: unknown fields do not fail the call, but each one
 // ignored is returned by CallWithWarnings as a Warning naming the nearest
@@ -133,3 +136,7 @@ func (c *Catalog) lookup(name string) (*entry, bool) {
 	e, ok := c.funcs[name]
 	return e, ok
 }
+
+// AllowsAnonymous reports whether the catalog runs calls without a
+// Principal ([Options.AllowAnonymous]).
+func (c *Catalog) AllowsAnonymous() bool { return c.opts.AllowAnonymous }

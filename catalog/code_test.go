@@ -23,14 +23,14 @@ func TestCodeOf(t *testing.T) {
 	failWith := func(e error) func(context.Context, args) (int, error) {
 		return func(context.Context, args) (int, error) { return 0, e }
 	}
-	catalog.MustAdd(c, catalog.Func[args, int]{Name: "ok", Handler: failWith(nil)})
-	catalog.MustAdd(c, catalog.Func[args, int]{Name: "missing", Handler: failWith(catalog.NotFound("no lap %d", 3))})
-	catalog.MustAdd(c, catalog.Func[args, int]{Name: "broken", Handler: failWith(errors.New("disk on fire"))})
-	catalog.MustAdd(c, catalog.Func[args, int]{Name: "slow", Handler: func(ctx context.Context, _ args) (int, error) {
+	catalog.MustAdd(c, catalog.Func[args, int]{Name: "ok", Tier: catalog.ReadOnly, Handler: failWith(nil)})
+	catalog.MustAdd(c, catalog.Func[args, int]{Name: "missing", Tier: catalog.ReadOnly, Handler: failWith(catalog.NotFound("no lap %d", 3))})
+	catalog.MustAdd(c, catalog.Func[args, int]{Name: "broken", Tier: catalog.ReadOnly, Handler: failWith(errors.New("disk on fire"))})
+	catalog.MustAdd(c, catalog.Func[args, int]{Name: "slow", Tier: catalog.ReadOnly, Handler: func(ctx context.Context, _ args) (int, error) {
 		<-ctx.Done()
 		return 0, ctx.Err()
 	}})
-	catalog.MustAdd(c, catalog.Func[args, int]{Name: "scoped", Scopes: []string{"laps:read"}, Handler: failWith(nil)})
+	catalog.MustAdd(c, catalog.Func[args, int]{Name: "scoped", Tier: catalog.ReadOnly, Scopes: []string{"laps:read"}, Handler: failWith(nil)})
 	ctx := catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "u"})
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()

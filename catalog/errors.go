@@ -148,7 +148,7 @@ type ScopeError struct {
 
 // Error names the function and the missing scopes.
 func (e *ScopeError) Error() string {
-	return fmt.Sprintf("%s requires scope %s, which this session was not granted; ask the user to reconnect and grant it",
+	return fmt.Sprintf("%s requires scope %s, which this session was not granted; tell the user, who can grant it (by signing in again, or for a local server in its configuration)",
 		e.Function, strings.Join(e.Missing, ", "))
 }
 

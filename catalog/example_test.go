@@ -158,5 +158,5 @@ func ExampleScopeError() {
 	_, err := c.Call(ctx, "rateCorner", json.RawMessage(`{"sessionId":"ses_1","corner":3,"verdict":"good"}`))
 	fmt.Println(err)
 	// Output:
-	// brakinglab.rateCorner requires scope reports:write, which this session was not granted; ask the user to reconnect and grant it
+	// brakinglab.rateCorner requires scope reports:write, which this session was not granted; tell the user, who can grant it (by signing in again, or for a local server in its configuration)
 }

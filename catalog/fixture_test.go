@@ -133,6 +133,7 @@ func newFixture(opts *catalog.Options) (*catalog.Catalog, *store) {
 	catalog.MustAdd(c, catalog.Func[struct{}, map[string]any]{
 		Name:        "status",
 		Description: "Reports service status.",
+		Tier:        catalog.ReadOnly,
 		Handler: func(ctx context.Context, in struct{}) (map[string]any, error) {
 			return map[string]any{"ok": true, "maintenance": nil, "list": []int{}, "nested": map[string]any{"a": nil, "b": []any{nil, 1}}}, nil
 		},

@@ -3,13 +3,16 @@ package catalog
 import "fmt"
 
 // Tier says what a function may do, and so how strictly its arguments are
-// decoded and whether it accepts dry runs.
+// decoded and whether it accepts dry runs. Every function must name its
+// tier: the zero Tier is not a tier, and [Add] refuses it, so a function
+// registered without one cannot end up read-only (flexible decoding, no
+// dry run, bound into execute_readonly_code) by omission.
 type Tier int
 
 const (
 	// ReadOnly functions only read. Their arguments are decoded flexibly:
 	// unknown fields are ignored.
-	ReadOnly Tier = iota
+	ReadOnly Tier = iota + 1
 	// Mutating functions change existing data. Unknown fields are rejected
 	// at every nesting level and "_validateOnly": true gives a dry run.
 	Mutating
@@ -27,6 +30,9 @@ func (t Tier) String() string {
 		return "MUTATING"
 	case Creative:
 		return "CREATIVE"
+	}
+	if t == 0 {
+		return "Tier(unset)"
 	}
 	return fmt.Sprintf("Tier(%d)", int(t))
 }

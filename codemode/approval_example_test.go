@@ -36,7 +36,8 @@ func ExampleApprovalOptions() {
 	})
 	srv, err := codemode.New(cat, &codemode.Options{
 		SandboxMode: sandbox.ModeInProcess,
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal:   &catalog.Principal{Subject: "driver-1"},
+		Audit:       codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)

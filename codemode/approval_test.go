@@ -567,7 +567,7 @@ func TestApprovalOptionsRefused(t *testing.T) {
 		"short key":      {Tiers: []catalog.Tier{catalog.Mutating}, Key: []byte("short")},
 		"fallback":       {Tiers: []catalog.Tier{catalog.Mutating}, Fallback: 7},
 	} {
-		if _, err := codemode.New(b.cat, &codemode.Options{Approvals: o, Workers: 1}); err == nil {
+		if _, err := codemode.New(b.cat, &codemode.Options{Approvals: o, Workers: 1, Principal: &catalog.Principal{Subject: "dev"}}); err == nil {
 			t.Errorf("%s: New accepted %+v", name, o)
 		}
 	}

@@ -45,7 +45,9 @@ type AuditEvent struct {
 	// AuditArgValues, nil with AuditArgsNone.
 	Args any `json:"args,omitempty"`
 	// Duration of the call or the execution; zero on ExecutionStarted.
-	Duration time.Duration `json:"durationNs,omitempty"`
+	// JSON and the slog sink both write it as "durationMs", fractional
+	// milliseconds.
+	Duration time.Duration `json:"-"`
 	// ResultBytes is the size of the function's JSON result or of the
 	// execution's return value plus logs.
 	ResultBytes int `json:"resultBytes,omitempty"`
@@ -59,6 +61,19 @@ type AuditEvent struct {
 	ErrorKind string `json:"errorKind,omitempty"`
 }
 
+// MarshalJSON writes the event with the field names the slog sink uses
+// ([NewSlogAudit]), the duration as "durationMs" in fractional
+// milliseconds.
+func (ev AuditEvent) MarshalJSON() ([]byte, error) {
+	type fields AuditEvent // without the method
+	return json.Marshal(struct {
+		fields
+		DurationMs float64 `json:"durationMs,omitempty"`
+	}{fields(ev), durationMs(ev.Duration)})
+}
+
+func durationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 // AuditSink receives audit events. Audit is called synchronously on the
 // execution's goroutines, possibly concurrently: it must be safe for
 // concurrent use and should not block.
@@ -66,8 +81,17 @@ type AuditSink interface {
 	Audit(ctx context.Context, ev AuditEvent)
 }
 
-// AuditFunc adapts a function to an AuditSink.
+// AuditFunc adapts a function to an AuditSink. A nil AuditFunc is refused
+// by New: use [NoAudit] to turn auditing off.
 type AuditFunc func(ctx context.Context, ev AuditEvent)
+
+// NoAudit discards every event: set Options.Audit to it to turn auditing
+// off (the default writes JSON lines on stderr).
+var NoAudit AuditSink = noAudit{}
+
+type noAudit struct{}
+
+func (noAudit) Audit(context.Context, AuditEvent) {}
 
 // Audit calls f(ctx, ev).
 func (f AuditFunc) Audit(ctx context.Context, ev AuditEvent) { f(ctx, ev) }
@@ -122,7 +146,7 @@ func (s slogAudit) Audit(ctx context.Context, ev AuditEvent) {
 		attrs = append(attrs, slog.Any("args", ev.Args))
 	}
 	if ev.Kind != ExecutionStarted {
-		attrs = append(attrs, slog.Float64("durationMs", float64(ev.Duration.Microseconds())/1000))
+		attrs = append(attrs, slog.Float64("durationMs", durationMs(ev.Duration)))
 	}
 	if ev.Kind == FunctionCalled || ev.Kind == ExecutionFinished {
 		attrs = append(attrs, slog.Int("resultBytes", ev.ResultBytes))

@@ -9,7 +9,25 @@
 //	defer srv.Close()
 //	http.ListenAndServe(addr, srv.Handler())
 //
-// or serves a local client over stdio with [Server.ServeStdio].
+// or serves a local client over stdio with [Server.ServeStdio]. This package
+// is where to start; catalog, sandbox, oauthmeta and typegen are its parts.
+//
+// # Fail fast
+//
+// New refuses settings that would otherwise only show when traffic
+// arrives: neither Auth nor Principal ([ErrNoIdentity]; a stdio-only
+// server sets Principal to its local user), both, an Auth whose verifier
+// requires another audience or issuer than Auth.Resource and
+// Auth.AuthorizationServers say (a trailing slash counts), and, in the
+// default worker mode, a binary that cannot run as a sandbox worker. Workers
+// re-execute the host binary with an empty environment, so a package
+// initialiser that needs the host's environment (var dbURL =
+// mustEnv("DATABASE_URL")) kills every worker: New starts one worker and
+// fails with [ErrWorkerStart], quoting its stderr. Move such side effects
+// into main, or build a separate worker binary and set
+// [Options.WorkerPath]. catalog.Add likewise refuses a function without a
+// Tier. Without Auth, [Options.Principal] serves loopback peers only;
+// others get 403 unless [Options.InsecureRemotePrincipal] is set.
 //
 // # The tool
 //
@@ -104,5 +122,13 @@
 // the principal, the function, its tier, durations, result sizes and error
 // kinds. The code itself never appears, only its SHA-256; result data never
 // appears; argument values are reduced to keys and sizes unless
-// [Options.AuditArgs] says otherwise.
+// [Options.AuditArgs] says otherwise. [NoAudit] turns auditing off. The
+// JSON form of an event and the slog sink use the same field names.
+//
+// # Errors the model reads
+//
+// An uncaught error from a host function keeps its code (not_found,
+// conflict, invalid, insufficient_scope…): it is a property of the
+// JavaScript error inside the script, a "code:" line in the result's text,
+// and structuredContent.error.code.
 package codemode

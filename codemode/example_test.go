@@ -2,11 +2,15 @@ package codemode_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,11 +48,15 @@ func exampleCatalog() *catalog.Catalog {
 
 // A host builds a catalog, wraps it in a codemode server and serves it; a
 // client then runs one program that calls the host and returns only what
-// it needs.
+// it needs. The program runs in a sandbox worker process (the default
+// mode): the example's own binary, re-executed.
 func Example() {
+	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		// Development mode: HTTP requests from loopback act as driver.
+		// Serving only stdio, a host sets it to the same principal.
+		Principal: &driver,
+		Audit:     codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -58,7 +66,7 @@ func Example() {
 	// In-memory transports stand in for stdio here.
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1"}, st)
+	go srv.ServeTransport(ctx, driver, st)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -89,8 +97,10 @@ return { bestLap: best.number, seconds: best.timeMs / 1000 };`}})
 // position in the model's own code.
 func Example_error() {
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		// In process: an example's short script needs no memory limit.
 		SandboxMode: sandbox.ModeInProcess,
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal:   &catalog.Principal{Subject: "driver-1"},
+		Audit:       codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -115,7 +125,8 @@ func Example_error() {
 }
 
 // Handler serves the whole server over HTTP: Streamable HTTP at /mcp, OAuth
-// metadata, bearer tokens, CORS, rate limiting and body limits.
+// metadata, bearer tokens, CORS, rate limiting and body limits. A request
+// without a token is told where to sign in.
 func ExampleServer_Handler() {
 	const issuer = "https://auth.example.com"
 	const resource = "https://coach.example.com/mcp"
@@ -132,12 +143,144 @@ func ExampleServer_Handler() {
 			AuthorizationServers: []string{issuer},
 		},
 		AllowedOrigins: []string{"https://inspector.example.com"},
+		Audit:          codemode.NoAudit,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	http.ListenAndServe("127.0.0.1:8080", srv.Handler())
+	// In a service: http.ListenAndServe(addr, srv.Handler()).
+	w := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodPost, resource, strings.NewReader(`{}`)))
+	fmt.Println(w.Code)
+	fmt.Println(w.Header().Get("WWW-Authenticate"))
+	// Output:
+	// 401
+	// Bearer resource_metadata="https://coach.example.com/.well-known/oauth-protected-resource/mcp"
+}
+
+// A local client (Claude Desktop, an IDE) starts the service as a child
+// process and speaks MCP over its stdin and stdout. Pipes stand in for
+// them here ([Server.ServeIO]); a real main calls
+// srv.ServeStdio(ctx, user). The local user's scopes are what the session
+// is granted: give it every scope the catalog needs.
+func ExampleServer_ServeStdio() {
+	user := catalog.Principal{Subject: "driver-1", ClientID: "local", Scopes: []string{"laps:read"}}
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		Principal: &user, // New wants an identity for HTTP too: the same user
+		Logger:    slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	ctx := context.Background()
+	clientIn, serverOut := io.Pipe()
+	serverIn, clientOut := io.Pipe()
+	go srv.ServeIO(ctx, user, serverIn, serverOut) // srv.ServeStdio(ctx, user) in a real main
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{
+		"code": `return (await garage.getLaps({track: "Monza"})).length`}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Result:
+	// 3
+}
+
+// Development mode: without Auth, every HTTP request acts as
+// Options.Principal, and only from loopback; a request from another
+// machine gets 403.
+func Example_developmentMode() {
+	dev := catalog.Principal{Subject: "dev", Scopes: []string{"laps:read"}}
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
+		Principal: &dev,
+		Logger:    slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	hs := httptest.NewServer(srv.Handler()) // listens on 127.0.0.1
+	defer hs.Close()
+
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{
+		"code": `return (await garage.getLaps({track: "Spa"}))[0]`}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+
+	remote := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`))
+	remote.RemoteAddr = "192.0.2.2:40000"
+	w := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(w, remote)
+	fmt.Println(w.Code)
+	// Output:
+	// Result:
+	// {
+	//   "number": 1,
+	//   "timeMs": 92500
+	// }
+	// 403
+}
+
+// An external identity provider issues the tokens: its issuer URL, exactly
+// as in the tokens' iss claim, and the MCP endpoint's canonical URI as the
+// audience. New refuses settings that contradict each other, such as an
+// issuer that differs by a trailing slash; the working configuration
+// serves the metadata clients discover the provider from.
+func Example_externalIssuer() {
+	const issuer = "https://login.example.com/realms/garage" // Keycloak-style, no trailing slash
+	const resource = "https://garage.example.com/mcp"
+	verifier, err := oauthmeta.NewJWTVerifier(issuer, resource, &oauthmeta.JWTOptions{
+		AcceptJWTType: true, // the provider sends typ "JWT", not "at+jwt"
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts := func(servers ...string) *codemode.Options {
+		return &codemode.Options{
+			Auth:   &codemode.Auth{Verifier: verifier, Resource: resource, AuthorizationServers: servers},
+			Logger: slog.New(slog.DiscardHandler),
+		}
+	}
+	_, err = codemode.New(exampleCatalog(), opts(issuer+"/"))
+	fmt.Println(err != nil && strings.Contains(err.Error(), "differ only by a trailing slash"))
+
+	srv, err := codemode.New(exampleCatalog(), opts(issuer))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	w := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", nil))
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &meta); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(meta.Resource, meta.AuthorizationServers)
+	// Output:
+	// true
+	// https://garage.example.com/mcp [https://login.example.com/realms/garage]
 }
 
 // The default audit sink writes one JSON object per event through slog:
@@ -154,6 +297,7 @@ func ExampleNewSlogAudit() {
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: stable}))
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
 		SandboxMode: sandbox.ModeInProcess,
+		Principal:   &catalog.Principal{Subject: "driver-1", ClientID: "claude"},
 		Audit:       codemode.NewSlogAudit(logger),
 	})
 	if err != nil {

@@ -226,6 +226,11 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 		o = *opts
 	}
 	o.Workers = 1
+	if o.Auth == nil && o.Principal == nil {
+		// These servers are driven over in-memory and stdio transports,
+		// which carry their own principal; New wants one for HTTP.
+		o.Principal = &catalog.Principal{Subject: "http-dev"}
+	}
 	var c *catalog.Catalog
 	switch v := cat.(type) {
 	case *catalog.Catalog:

@@ -89,11 +89,14 @@ func (s *Server) buildHandler() http.Handler {
 		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
 	} else if o.Principal != nil {
 		p := *o.Principal
-		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject)
+		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
 		next := endpoint
 		endpoint = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
 		})
+		if !o.InsecureRemotePrincipal {
+			endpoint = loopbackOnly(endpoint)
+		}
 	}
 	endpoint = httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
 	mux.Handle(o.MCPPath, endpoint)

@@ -1,7 +1,9 @@
 package codemode_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -194,11 +197,19 @@ func TestFixedPrincipalWithoutAuth(t *testing.T) {
 	}
 }
 
-func TestAnonymousRefusedByCatalog(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.Auth = nil })
+func TestAnonymousCatalogServedWithoutIdentity(t *testing.T) {
+	cat, err := catalog.New("open", &catalog.Options{AllowAnonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[struct{}, string]{Name: "hello", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, _ struct{}) (string, error) {
+			_, signedIn := catalog.PrincipalFrom(ctx)
+			return fmt.Sprint("signed in: ", signedIn), nil
+		}})
+	ts := startServerFor(t, cat, func(o *codemode.Options) { o.Auth = nil })
 	cs := ts.connect(t, "", nil)
-	res := run(t, cs, `return await brakinglab.getSessions({})`)
-	if !res.IsError || !strings.Contains(text(res), "authentication required") {
+	if res := run(t, cs, `return await open.hello({})`); res.IsError || !strings.Contains(text(res), "signed in: false") {
 		t.Fatalf("anonymous call: %s", text(res))
 	}
 }

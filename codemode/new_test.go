@@ -42,6 +42,9 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 				opts = &codemode.Options{}
 			}
 			opts.SandboxMode = sandbox.ModeInProcess
+			if opts.Auth == nil {
+				opts.Principal = &catalog.Principal{Subject: "dev"}
+			}
 			s, err := codemode.New(tt.cat, opts)
 			if err == nil {
 				s.Close()
@@ -58,11 +61,21 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 }
 
 func TestNilOptions(t *testing.T) {
+	// Nil options mean no Auth and no Principal: nothing could authorize
+	// an HTTP request, so New says how to fix it.
 	s, err := codemode.New(newTestCatalog(t).Catalog, nil)
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, codemode.ErrNoIdentity) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("New(cat, nil) = %v, want ErrNoIdentity", err)
 	}
-	defer s.Close()
+	for _, way := range []string{"Options.Auth", "Options.Principal"} {
+		if !strings.Contains(err.Error(), way) {
+			t.Errorf("error %q does not name %s", err, way)
+		}
+	}
+	s = newServer(t, newTestCatalog(t), nil)
 	if s.MCPServer() == nil || s.Handler() == nil || s.ToolDescription() == "" {
 		t.Fatal("incomplete server")
 	}

@@ -46,13 +46,21 @@ type Options struct {
 	// code). Workers re-execute the host binary, which the sandbox
 	// package's init hook turns into a worker: no separate binary needed.
 	SandboxMode sandbox.Mode
+	// WorkerPath is the binary worker processes run; empty means the host
+	// binary itself (see the sandbox package). New starts one worker
+	// before it returns and fails with [ErrWorkerStart], quoting the
+	// worker's stderr, if it cannot start: typically because a package
+	// initialiser of the host needs the host's environment. Build a
+	// separate binary that imports the sandbox package (and not that
+	// initialiser) and name it here, or move the side effect into main.
+	WorkerPath string
 	// Workers is the worker-pool size; zero means GOMAXPROCS. When workers
 	// are busy, a free one goes to the waiting principal with the fewest
 	// executions running, so one user cannot hold them all while others
 	// wait. With Sandbox set, give its pool size here.
 	Workers int
 	// Sandbox, if set, is used instead of one built from Limits,
-	// SandboxMode and Workers. Close does not close it.
+	// SandboxMode, WorkerPath and Workers. Close does not close it.
 	Sandbox *sandbox.Sandbox
 
 	// CompactDeclarations leaves field documentation and constraint tags
@@ -68,7 +76,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Audit receives the audit events. Nil means NewSlogAudit(Logger) when
 	// Logger is set, else JSON lines on stderr (never stdout, which stdio
-	// serving owns).
+	// serving owns). [NoAudit] turns auditing off; a nil [AuditFunc] is
+	// refused by New.
 	Audit AuditSink
 	// AuditArgs says how much of each call's arguments the audit records;
 	// the default records keys and sizes only.
@@ -98,9 +107,19 @@ type Options struct {
 	// request then acts as Principal (if set) or is anonymous, which the
 	// catalog refuses unless it allows anonymous calls.
 	Auth *Auth
-	// Principal is the identity of every HTTP request when Auth is nil.
-	// Meant for loopback development and test suites only.
+	// Principal is the identity of every HTTP request when Auth is nil:
+	// development mode, for loopback development, test suites and
+	// stdio-only servers. Requests from a non-loopback peer get 403 unless
+	// InsecureRemotePrincipal is set. Setting both Auth and Principal is
+	// an error, and so is setting neither unless the catalog allows
+	// anonymous calls ([ErrNoIdentity]).
 	Principal *catalog.Principal
+	// InsecureRemotePrincipal lets requests from any address act as
+	// Principal: anyone who can reach the port acts as that user. Only
+	// for a network you fully control; it is required too when
+	// DisableLocalhostProtection would let a tunnel carry remote requests
+	// to a Principal server.
+	InsecureRemotePrincipal bool
 
 	// MCPPath is where the Streamable HTTP endpoint is served; default "/mcp".
 	MCPPath string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -150,6 +151,7 @@ func TestHostLimiterContradictions(t *testing.T) {
 		{RateLimiter: &hostLimiter{}, RatePerSecond: -1},
 		{FailureLimiter: &hostLimiter{}, AuthFailuresPerSecond: -1},
 	} {
+		o.Principal = &catalog.Principal{Subject: "dev"}
 		if srv, err := codemode.New(cat, o); err == nil {
 			srv.Close()
 			t.Errorf("New accepted %+v", o)

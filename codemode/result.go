@@ -18,6 +18,8 @@ import (
 // left out) with the validation issues of an uncaught host error.
 type execError struct {
 	sandbox.Error
+	// Code is the code of an uncaught host error (catalog.CodeNotFound…).
+	Code   string          `json:"code,omitempty"`
 	Issues []catalog.Issue `json:"issues,omitempty"`
 }
 
@@ -136,6 +138,9 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	b.WriteString(": ")
 	b.WriteString(xe.Message)
 	b.WriteString("\n")
+	if xe.Code != "" {
+		fmt.Fprintf(&b, "  code: %s\n", xe.Code)
+	}
 	if xe.Source != "" {
 		fmt.Fprintf(&b, "  %d | %s\n", xe.Line, xe.Source)
 	}

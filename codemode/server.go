@@ -65,6 +65,12 @@ type toolSpec struct {
 // New builds a Server for cat. opts may be nil. The catalog's functions
 // must all be registered before New: the declarations and tool description
 // are generated here, once.
+//
+// New fails fast on settings that would only show when traffic arrives:
+// neither Auth nor Principal ([ErrNoIdentity]), both, Auth settings that
+// contradict the verifier's audience or issuer, and, in worker mode, a
+// binary that cannot start as a sandbox worker ([ErrWorkerStart]; New
+// starts one worker to find out).
 func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if cat == nil {
 		return nil, errors.New("codemode: nil catalog")
@@ -111,6 +117,9 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	if f, ok := o.Audit.(AuditFunc); ok && f == nil {
+		return nil, errors.New("codemode: Options.Audit is a nil AuditFunc: pass a function, codemode.NoAudit to turn auditing off, or leave Audit nil for the default")
+	}
 	s.audit = o.Audit
 	switch {
 	case s.audit != nil:
@@ -119,9 +128,19 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	default:
 		s.audit = NewSlogAudit(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	}
+	if err := checkIdentity(cat, o); err != nil {
+		return nil, err
+	}
+	if o.Principal != nil && o.DisableLocalhostProtection && !o.InsecureRemotePrincipal {
+		return nil, errors.New("codemode: DisableLocalhostProtection with Principal lets a tunnel carry remote requests that act as Principal: " +
+			"configure Auth, or set InsecureRemotePrincipal if that is really meant")
+	}
 	if a := o.Auth; a != nil {
 		if err := a.check(); err != nil {
 			return nil, fmt.Errorf("codemode: %w", err)
+		}
+		if err := checkAuthConsistency(a); err != nil {
+			return nil, err
 		}
 		prm, err := oauthmeta.NewResourceMetadata(oauthmeta.ResourceConfig{
 			Resource:             a.Resource,
@@ -147,11 +166,15 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if o.Sandbox != nil {
 		s.sb = o.Sandbox
 	} else {
-		s.sb, err = sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: o.Workers, Logger: s.logger})
+		s.sb, err = sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: o.Workers, WorkerPath: o.WorkerPath, Logger: s.logger})
 		if err != nil {
 			return nil, fmt.Errorf("codemode: sandbox: %w", err)
 		}
 		s.ownSB = true
+	}
+	if err := checkWorker(s.sb); err != nil {
+		s.Close()
+		return nil, err
 	}
 	if s.sb.Mode() == sandbox.ModeWorker {
 		s.queue = newFairQueue(o.Workers)

@@ -12,7 +12,10 @@ import (
 // ServeStdio serves one local MCP client over the process's stdin and
 // stdout until the client disconnects or ctx ends. Every call acts as
 // principal: a local process has no token to present, so the operator
-// decides who it is. Nothing else may write to stdout meanwhile.
+// decides who it is. The principal's Scopes are what the session is
+// granted: give it every scope the catalog's functions require (those
+// listed by catalog.Functions), since a local user has no sign-in at which
+// to grant more. Nothing else may write to stdout meanwhile.
 func (s *Server) ServeStdio(ctx context.Context, principal catalog.Principal) error {
 	return s.ServeTransport(ctx, principal, &mcp.StdioTransport{})
 }

@@ -195,14 +195,17 @@ func (s *Server) toExecError(err error) *execError {
 	xe := &execError{Error: *se}
 	xe.CallsUsed, xe.Data = 0, nil // the calls list and issues carry these
 	if se.Kind == sandbox.KindRuntime && len(se.Data) > 0 {
-		// An uncaught host validation error keeps its issues as a property.
+		// An uncaught host error keeps its code and a validation error its
+		// issues as properties.
 		var d struct {
+			Code   string          `json:"code"`
 			Issues []catalog.Issue `json:"issues"`
 		}
 		// Data cut at the output limit ends its issues with a marker
 		// string, which does not decode as an issue: keep the others.
 		var ute *json.UnmarshalTypeError
 		if err := json.Unmarshal(se.Data, &d); err == nil || errors.As(err, &ute) {
+			xe.Code = d.Code
 			xe.Issues = slices.DeleteFunc(d.Issues, func(is catalog.Issue) bool { return is.Message == "" })
 		}
 	}

@@ -2,6 +2,9 @@
 // Claude, ChatGPT and the official SDK clients can discover and use without
 // manual configuration.
 //
+// Most services start with package codemode, which builds on this one (see
+// its documentation); use this package directly for finer control.
+//
 // It serves the discovery documents — RFC 9728 protected-resource metadata
 // and, for a service that is its own authorization server, RFC 8414
 // authorization-server metadata ([Mount]) — verifies bearer JWT access

@@ -137,6 +137,12 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 // ClockSkew returns the tolerance applied to exp and nbf.
 func (v *IntrospectionVerifier) ClockSkew() time.Duration { return v.skew }
 
+// Issuer returns the issuer the verifier requires.
+func (v *IntrospectionVerifier) Issuer() string { return v.issuer }
+
+// Resource returns the audience the verifier requires.
+func (v *IntrospectionVerifier) Resource() string { return v.resource }
+
 // Verify asks the introspection endpoint about token. An inactive token,
 // or one for another issuer or audience, is a [*TokenError]; an endpoint
 // that cannot be reached or answers badly gives an error wrapping

@@ -317,3 +317,6 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s[:limit], "") + "..."
 }
+
+// Issuer returns the issuer the verifier requires.
+func (v *JWTVerifier) Issuer() string { return v.issuer }

@@ -1,5 +1,8 @@
 // Package sandbox runs model-written TypeScript under limits.
 //
+// Most services start with package codemode, which builds on this one (see
+// its documentation); use this package directly for finer control.
+//
 // A program is transpiled by esbuild (TypeScript, top-level await, a final
 // return; syntax goja lacks, such as async generators and for await, is
 // lowered), compiled once per distinct source and partition
@@ -62,7 +65,12 @@
 // environment: this package's init function turns such a process into a
 // worker before main runs, so services and test binaries need no extra
 // binary. [Options.WorkerPath] may name any other binary that imports this
-// package. Workers run in their own process group (Unix), are killed with
+// package. Initialisers of the host's packages that do not import this one
+// may still run in a worker first, with that empty environment: one that
+// exits without a variable or a database kills every worker.
+// [Sandbox.CheckWorker] (which codemode.New calls) reports that at
+// start-up with the worker's stderr; move such side effects into main, or
+// use a separate WorkerPath binary. Workers run in their own process group (Unix), are killed with
 // the parent (Linux), run one execution at a time, are reused after clean
 // executions and replaced after a memory or time breach, a cancellation,
 // an internal failure, a crash or 1000 executions. Each applies

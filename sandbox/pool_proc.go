@@ -48,6 +48,8 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 		return nil, err
 	}
 	cmd := exec.Command(path)
+	// ps shows argv, not the path run: name the host and say what this is.
+	cmd.Args = []string{workerArgv0()}
 	// An empty environment apart from the marker: nothing of the host's
 	// configuration or secrets is visible in the worker.
 	cmd.Env = []string{workerEnv + "=1"}

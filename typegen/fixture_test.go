@@ -118,6 +118,7 @@ func fixture() *catalog.Catalog {
 	catalog.MustAdd(c, catalog.Func[struct{}, []string]{
 		Name:        "listTracks",
 		Description: "Lists known track names.",
+		Tier:        catalog.ReadOnly,
 		Handler:     func(ctx context.Context, in struct{}) ([]string, error) { return nil, nil },
 	})
 	catalog.MustAdd(c, catalog.Func[SaveReportArgs, Report]{

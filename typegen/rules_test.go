@@ -21,7 +21,7 @@ type ruleCase struct {
 }
 
 func addRule[T any](c *catalog.Catalog) error {
-	return catalog.Add(c, catalog.Func[T, struct{}]{Name: "f", Handler: func(context.Context, T) (struct{}, error) { return struct{}{}, nil }})
+	return catalog.Add(c, catalog.Func[T, struct{}]{Name: "f", Tier: catalog.ReadOnly, Handler: func(context.Context, T) (struct{}, error) { return struct{}{}, nil }})
 }
 
 // TestEveryRuleAgrees walks every validate tag the rule table supports

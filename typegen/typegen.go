@@ -2,6 +2,9 @@
 // writing code against it sees exact argument and result types: which
 // fields exist, which are optional, which strings are enums.
 //
+// Most services start with package codemode, which builds on this one (see
+// its documentation); use this package directly for finer control.
+//
 // The output is one `declare namespace <ns> { … }` block holding one
 // function per catalog entry,
 //

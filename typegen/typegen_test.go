@@ -94,6 +94,7 @@ func TestTypeMapping(t *testing.T) {
 	c, _ := catalog.New("ns", nil)
 	catalog.MustAdd(c, catalog.Func[Args, map[string]Note]{
 		Name:    "f",
+		Tier:    catalog.ReadOnly,
 		Handler: func(ctx context.Context, in Args) (map[string]Note, error) { return nil, nil },
 	})
 	got, err := typegen.Generate(c, nil)

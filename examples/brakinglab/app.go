@@ -120,6 +120,7 @@ func (a *app) codemodeOptions() *codemode.Options {
 func (a *app) printTypes(ctx context.Context, w io.Writer) error {
 	opts := a.codemodeOptions()
 	opts.SandboxMode = sandbox.ModeInProcess // declarations only: start no workers
+	opts.Principal = &catalog.Principal{}    // and serve nothing: any identity will do
 	cm, err := codemode.New(a.cat, opts)
 	if err != nil {
 		return err
@@ -135,7 +136,9 @@ func (a *app) serveStdio(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cm, err := codemode.New(a.cat, a.codemodeOptions())
+	opts := a.codemodeOptions()
+	opts.Principal = &p // the stdio user; New wants an identity for HTTP too
+	cm, err := codemode.New(a.cat, opts)
 	if err != nil {
 		return err
 	}
