@@ -63,10 +63,10 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	const cb = "https://app.example.com/callback"
 	clientID := e.mustRegister("App", cb)
 	q := "/authorize?" + e.authParams(clientID, cb, newPKCE()).Encode()
-	for i := range maxInMemory + 10 {
+	for i := range maxStored + 10 {
 		w := httptest.NewRecorder()
 		e.srv.ServeHTTP(w, httptest.NewRequest(http.MethodGet, q, nil))
-		if w.Code != http.StatusOK && i < maxInMemory {
+		if w.Code != http.StatusOK && i < maxStored {
 			t.Fatalf("request %d: %d", i, w.Code)
 		}
 	}
@@ -74,8 +74,8 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	if !strings.Contains(consent.Body, "App") {
 		t.Fatalf("consent page: %s", consent.Body)
 	}
-	if n := len(e.srv.pending); n > maxInMemory {
-		t.Fatalf("%d pending requests kept, cap %d", n, maxInMemory)
+	if n := e.count(`SELECT count(*) FROM authserver_pending`); n > maxStored {
+		t.Fatalf("%d pending requests kept, cap %d", n, maxStored)
 	}
 }
 
@@ -289,8 +289,8 @@ func TestRegistrationFloodCannotEvictFreshClients(t *testing.T) {
 	e.mustRegister("Later", cb)
 }
 
-// TestSessionsAndCodesPerUserBounded: sessions and authorization codes live
-// in memory, in tables that refused new entries when full. Demo passwords
+// TestSessionsAndCodesPerUserBounded: sessions and authorization codes
+// once lived in tables that refused new entries when full. Demo passwords
 // are public, so anyone could sign in 10,000 times, or consent 10,000
 // times, and lock every user out for hours. Each user now keeps a bounded
 // number of each, dropping their own oldest; the newest still work.
@@ -304,19 +304,8 @@ func TestSessionsAndCodesPerUserBounded(t *testing.T) {
 		p = newPKCE()
 		code = e.authorize(clientID, cb, p)
 	}
-	sessions, codes := 0, 0
-	e.srv.mu.Lock()
-	for _, s := range e.srv.sessions {
-		if s.subject == "user-demo" {
-			sessions++
-		}
-	}
-	for _, c := range e.srv.codes {
-		if c.subject == "user-demo" {
-			codes++
-		}
-	}
-	e.srv.mu.Unlock()
+	sessions := e.count(`SELECT count(*) FROM authserver_sessions WHERE subject = ?`, "user-demo")
+	codes := e.count(`SELECT count(*) FROM authserver_codes WHERE subject = ?`, "user-demo")
 	if sessions > maxPerSubject || codes > maxPerSubject {
 		t.Fatalf("demo holds %d sessions and %d codes, cap %d each", sessions, codes, maxPerSubject)
 	}
