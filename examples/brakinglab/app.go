@@ -59,10 +59,15 @@ func (a *app) seed(ctx context.Context) error {
 		start := time.Now()
 		seeded, err := demo.SeedStore(ctx, a.store, nil)
 		if err != nil {
-			return err
+			// Replicas starting together on one PostgreSQL database race to
+			// seed; the loser's transaction fails on the winner's rows.
+			if _, e := a.store.UserByUsername(ctx, demo.DemoUser); e != nil {
+				return err
+			}
+			a.log.Info("demo data seeded by another replica")
 		}
 		if seeded {
-			a.log.Info("seeded demo data", "db", a.cfg.DB, "took", time.Since(start).Round(time.Millisecond))
+			a.log.Info("seeded demo data", "db", a.cfg.dbName(), "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
 	for _, name := range []string{demo.DemoUser, demo.RivalUser} {
@@ -82,7 +87,7 @@ func (a *app) Close() error { return a.store.Close() }
 func (a *app) principal(ctx context.Context, username string) (catalog.Principal, error) {
 	u, err := a.store.UserByUsername(ctx, username)
 	if errors.Is(err, store.ErrNotFound) {
-		return catalog.Principal{}, fmt.Errorf("no user %q in %s (demo users exist unless -no-demo was used on first start)", username, a.cfg.DB)
+		return catalog.Principal{}, fmt.Errorf("no user %q in %s (demo users exist unless -no-demo was used on first start)", username, a.cfg.dbName())
 	}
 	if err != nil {
 		return catalog.Principal{}, err
@@ -124,7 +129,7 @@ func (a *app) serveStdio(ctx context.Context) error {
 		return err
 	}
 	defer cm.Close()
-	a.log.Info("serving MCP over stdio", "user", a.cfg.User, "db", a.cfg.DB)
+	a.log.Info("serving MCP over stdio", "user", a.cfg.User, "db", a.cfg.dbName())
 	err = cm.ServeStdio(ctx, p)
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal end

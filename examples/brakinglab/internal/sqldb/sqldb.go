@@ -71,11 +71,15 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 // Redact returns dsn with any password replaced, for logs and errors.
 func Redact(dsn string) string {
 	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
+	if err != nil || !IsURL(dsn) {
 		return dsn
 	}
 	if _, ok := u.User.Password(); ok {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }
