@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
 // serverEnv carries the PostgreSQL server's URL into the child process;
@@ -101,16 +102,10 @@ func RunOnPostgres(t *testing.T, serverURL string) {
 	t.Logf("%d tests passed on PostgreSQL", passed)
 }
 
-// Server returns the URL of a PostgreSQL server for tests. Without one
-// the test fails under CI=true and is skipped otherwise.
+// Server starts a PostgreSQL server for t (internal/pgtest: Debian's
+// binaries on a loopback port, gone when t ends) and returns its URL.
+// Without the binaries t fails under CI=true and is skipped otherwise.
 func Server(t testing.TB) string {
 	t.Helper()
-	if u := os.Getenv("BRAKINGLAB_PG_SERVER"); u != "" {
-		return u
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no PostgreSQL server for the tests")
-	}
-	t.Skip("no PostgreSQL server for the tests")
-	return ""
+	return pgtest.Start(t).URL()
 }
