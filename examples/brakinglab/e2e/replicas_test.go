@@ -28,7 +28,7 @@ type proxy struct {
 }
 
 // nginxBinary finds Debian's nginx: a failure in CI, a skip elsewhere.
-func nginxBinary(t *testing.T) string {
+func nginxBinary(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("nginx"); err == nil {
 		return p
@@ -40,7 +40,7 @@ func nginxBinary(t *testing.T) string {
 // startNginx runs nginx in the foreground on 127.0.0.1:port with a
 // generated configuration that proxies every request round-robin to
 // upstreams, and stops it when the test ends.
-func startNginx(t *testing.T, port string, upstreams ...string) *proxy {
+func startNginx(t testing.TB, port string, upstreams ...string) *proxy {
 	t.Helper()
 	bin := nginxBinary(t)
 	dir := t.TempDir()
@@ -158,7 +158,7 @@ type replicaSet struct {
 // startReplicas starts n BrakingLab processes on one fresh PostgreSQL
 // database, all with the proxy's URL as their public URL, and nginx in
 // front of them. extra flags go to every replica.
-func startReplicas(t *testing.T, n int, extra ...string) *replicaSet {
+func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	t.Helper()
 	nginxBinary(t) // fail or skip before starting anything
 	dsn := pgtest.Start(t).NewDatabase(t)

@@ -41,6 +41,18 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
+// DSNOn returns a new, empty database on the PostgreSQL server at
+// serverURL, dropped when t ends.
+func DSNOn(t testing.TB, serverURL string) string {
+	t.Helper()
+	dsn, drop, err := CreateDatabase(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	return dsn
+}
+
 // NewDSN is DSN for code without a testing.TB (a TestMain): SQLite files
 // go in dir. Call cleanup when done.
 func NewDSN(dir string) (dsn string, cleanup func(), err error) {
