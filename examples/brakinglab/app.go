@@ -10,10 +10,13 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/demo"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // allScopes are the scopes BrakingLab's functions require: READ-ONLY
@@ -27,6 +30,10 @@ type app struct {
 	store *store.Store
 	cat   *catalog.Catalog
 	users []demoLogin // demo accounts to print; empty if none were seeded
+	// shared is the SDK's HTTP state in PostgreSQL (limits, cancellation
+	// registry) when -db is a postgres:// URL, on its own pool.
+	shared *pgstate.State
+	pool   *pgxpool.Pool
 }
 
 // demoLogin is a demo account shown in the start-up banner.
@@ -80,7 +87,46 @@ func (a *app) seed(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (a *app) Close() error { return a.store.Close() }
+func (a *app) Close() error {
+	if a.shared != nil {
+		a.shared.Close()
+		a.pool.Close()
+	}
+	return a.store.Close()
+}
+
+// shareState puts the MCP endpoint's per-user execution budget, its
+// failed-authentication budget and its notifications/cancelled registry
+// in the PostgreSQL database when the store is there (package
+// codemode/pgstate), so that replicas on that database share them: a
+// user's budget holds across replicas, and a cancellation reaches the
+// replica running the call. With SQLite (one process) the in-process
+// defaults stay. Limits turned off in opts stay off.
+func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
+	if a.store.Engine() != sqldb.Postgres {
+		return nil
+	}
+	if a.shared == nil {
+		pool, err := pgxpool.New(ctx, a.cfg.DB)
+		if err != nil {
+			return fmt.Errorf("shared limits: %w", err)
+		}
+		st, err := pgstate.New(ctx, pool, &pgstate.Options{Logger: a.log})
+		if err != nil {
+			pool.Close()
+			return err
+		}
+		a.shared, a.pool = st, pool
+	}
+	if opts.RatePerSecond >= 0 {
+		opts.RateLimiter = a.shared.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst)
+	}
+	if opts.AuthFailuresPerSecond >= 0 {
+		opts.FailureLimiter = a.shared.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst)
+	}
+	opts.Cancellations = a.shared.Cancellations()
+	return nil
+}
 
 // principal returns the identity of a local user (for -stdio and
 // -insecure-no-auth) with every scope.
