@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -91,16 +90,6 @@ func EngineOf(db *sql.DB) Engine {
 		return Postgres
 	}
 	return SQLite
-}
-
-// IsUniqueViolation reports whether err is a unique-constraint violation
-// on either engine.
-func IsUniqueViolation(err error) bool {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.Code == "23505"
-	}
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }
 
 // LockedTx runs fn in a transaction. On PostgreSQL the transaction first
