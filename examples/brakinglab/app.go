@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,10 +120,12 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 		a.shared, a.pool = st, pool
 	}
 	if opts.RatePerSecond >= 0 {
-		opts.RateLimiter = a.shared.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst)
+		opts.RateLimiter = a.shared.Limiter("executions",
+			cmp.Or(opts.RatePerSecond, codemode.DefaultRatePerSec), cmp.Or(opts.RateBurst, codemode.DefaultRateBurst))
 	}
 	if opts.AuthFailuresPerSecond >= 0 {
-		opts.FailureLimiter = a.shared.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst)
+		opts.FailureLimiter = a.shared.Limiter("auth-failures",
+			cmp.Or(opts.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
 	}
 	opts.Cancellations = a.shared.Cancellations()
 	return nil
@@ -144,10 +147,12 @@ func (a *app) principal(ctx context.Context, username string) (catalog.Principal
 // codemodeOptions are the settings shared by every mode.
 func (a *app) codemodeOptions() *codemode.Options {
 	return &codemode.Options{
-		Title:        "BrakingLab",
-		Version:      "1.0.0",
-		Instructions: "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
-		Logger:       a.log,
+		Title:         "BrakingLab",
+		Version:       "1.0.0",
+		Instructions:  "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
+		Logger:        a.log,
+		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
+		RatePerSecond: a.cfg.RatePerSecond,
 	}
 }
 
