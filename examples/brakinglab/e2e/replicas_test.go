@@ -33,7 +33,7 @@ func nginxBinary(t testing.TB) string {
 	if p, err := exec.LookPath("nginx"); err == nil {
 		return p
 	}
-	needTool(t, "/usr/sbin/nginx", "nginx (Debian package nginx-light)")
+	needTool(t, "/usr/sbin/nginx", "nginx (Debian package nginx)")
 	return "/usr/sbin/nginx"
 }
 
