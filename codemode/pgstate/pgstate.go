@@ -22,8 +22,9 @@
 // When the database cannot be reached, a limiter falls back to an
 // in-process bucket with the same settings (each replica then grants its
 // own budget until the database is back) rather than refusing every
-// request, and logs the error; a cancellation then reaches only calls on
-// the replica that received it.
+// request, and logs the error. A call registered then runs without
+// cancellation by notification, and a cancellation sent then is lost;
+// both are logged. The listener reconnects by itself.
 //
 // Start at package codemode; this package only supplies its
 // [codemode.RateLimiter], [codemode.FailureLimiter] and

@@ -116,7 +116,7 @@ func cancelBody(id string) string {
 // A notifications/cancelled POST that lands on replica B stops the
 // execution running on replica A.
 func TestCancellationAcrossReplicas(t *testing.T) {
-	db := pgtest.Start(t).URL()
+	db := pgtest.NewDatabase(t)
 	release := make(chan struct{})
 	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
 
@@ -140,7 +140,7 @@ func TestCancellationAcrossReplicas(t *testing.T) {
 // on each replica, make a cancellation ambiguous: it stops neither, as on
 // one replica.
 func TestAmbiguousCancellationAcrossReplicas(t *testing.T) {
-	db := pgtest.Start(t).URL()
+	db := pgtest.NewDatabase(t)
 	release := make(chan struct{})
 	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
 
@@ -189,7 +189,7 @@ func TestAmbiguousCancellationAcrossReplicas(t *testing.T) {
 // three executions spread over A and B pass and the fourth is refused,
 // whichever replica it lands on.
 func TestRateLimitAcrossReplicas(t *testing.T) {
-	db := pgtest.Start(t).URL()
+	db := pgtest.NewDatabase(t)
 	release := make(chan struct{})
 	close(release)
 	limit := func(st *pgstate.State) codemode.RateLimiter { return st.Limiter("executions", 0.001, 3) }

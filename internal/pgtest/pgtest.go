@@ -7,6 +7,10 @@
 // PostgreSQL refuses to run as root, so when the test runs as root the
 // server runs as the postgres user (or nobody when there is none).
 //
+// [Start] gives a test a server of its own; [NewDatabase] gives it a fresh
+// database on a server shared by the test binary, which the package's
+// TestMain stops with [Run].
+//
 // Without the binaries a test is skipped, except in CI (CI=true), where it
 // fails: .ci/setup installs them, so their absence there is a broken setup.
 package pgtest
@@ -51,50 +55,13 @@ type Server struct {
 
 // Start starts a new PostgreSQL server for tb and stops and deletes it in
 // tb.Cleanup. The superuser is postgres and every loopback connection is
-// trusted, so no password is needed.
+// trusted, so no password is needed. Tests that only need an empty
+// database are faster with [NewDatabase], which shares one server.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	bin, err := binDir()
+	s, err := launch()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("pgtest: %v (CI runs .ci/setup, which installs postgresql)", err)
-		}
-		tb.Skipf("pgtest: %v; install Debian's postgresql package to run this test", err)
-	}
-	cred, err := serverCredential()
-	if err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
-	dir, err := os.MkdirTemp("", "pgtest-")
-	if err != nil {
-		tb.Fatalf("pgtest: %v", err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	if cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			tb.Fatalf("pgtest: %v", err)
-		}
-	}
-	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"),
-		"-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
-	initdb.Dir = dir
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		tb.Fatalf("pgtest: initdb: %v\n%s", err, out)
-	}
-
-	var s *Server
-	// The free port is found by listening and closing, so another process
-	// may take it before postgres binds it: try a few ports.
-	for attempt := 0; ; attempt++ {
-		s, err = start(bin, dir, data, cred)
-		if err == nil || attempt == 2 || !errors.Is(err, errPortTaken) {
-			break
-		}
-	}
-	if err != nil {
-		tb.Fatalf("pgtest: %v", err)
+		failOrSkip(tb, err)
 	}
 	tb.Cleanup(func() {
 		if err := s.Stop(); err != nil {
@@ -103,8 +70,122 @@ func Start(tb testing.TB) *Server {
 		if tb.Failed() {
 			tb.Logf("pgtest: server log:\n%s", s.logTail(4096))
 		}
+		os.RemoveAll(s.dir)
 	})
 	return s
+}
+
+// errNoBinaries marks a machine without PostgreSQL.
+var errNoBinaries = errors.New("PostgreSQL server binaries (initdb, postgres) not found in /usr/lib/postgresql/*/bin or on PATH")
+
+func failOrSkip(tb testing.TB, err error) {
+	tb.Helper()
+	if !errors.Is(err, errNoBinaries) {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("pgtest: %v (CI runs .ci/setup, which installs postgresql)", err)
+	}
+	tb.Skipf("pgtest: %v; install Debian's postgresql package to run this test", err)
+}
+
+// shared is the server NewDatabase hands out databases on.
+var shared struct {
+	mu      sync.Mutex
+	running bool // inside Run
+	srv     *Server
+	err     error
+}
+
+// Run runs the package's tests and then stops the server [NewDatabase]
+// started, if any; it returns m.Run's exit code. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+func Run(m *testing.M) int {
+	shared.mu.Lock()
+	shared.running = true
+	shared.mu.Unlock()
+	code := m.Run()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.running = false
+	if s := shared.srv; s != nil {
+		if err := s.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			code = max(code, 1)
+		}
+		os.RemoveAll(s.dir)
+		shared.srv = nil
+	}
+	return code
+}
+
+// NewDatabase returns the URL of a new, empty database on a server shared
+// by the test binary, started on first use and stopped by [Run], which the
+// package's TestMain must call. Each call costs one CREATE DATABASE rather
+// than a server start.
+func NewDatabase(tb testing.TB) string {
+	tb.Helper()
+	shared.mu.Lock()
+	if !shared.running {
+		shared.mu.Unlock()
+		tb.Fatal("pgtest: NewDatabase needs the package's TestMain to call pgtest.Run, which stops the shared server")
+	}
+	if shared.srv == nil && shared.err == nil {
+		shared.srv, shared.err = launch()
+	}
+	s, err := shared.srv, shared.err
+	shared.mu.Unlock()
+	if err != nil {
+		failOrSkip(tb, err)
+	}
+	return s.NewDatabase(tb)
+}
+
+// launch runs initdb in a new temporary directory and starts postgres on
+// it. The caller stops the server and removes its directory.
+func launch() (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := serverCredential()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := launchIn(bin, dir, cred)
+	if err != nil {
+		os.RemoveAll(dir)
+	}
+	return s, err
+}
+
+func launchIn(bin, dir string, cred *syscall.Credential) (*Server, error) {
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"),
+		"-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+	initdb.Dir = dir
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	// The free port is found by listening and closing, so another process
+	// may take it before postgres binds it: try a few ports.
+	for attempt := 0; ; attempt++ {
+		s, err := start(bin, dir, data, cred)
+		if err == nil || attempt == 2 || !errors.Is(err, errPortTaken) {
+			return s, err
+		}
+	}
 }
 
 var errPortTaken = errors.New("port taken")
@@ -267,7 +348,7 @@ func binDir() (string, error) {
 			}
 		}
 	}
-	return "", errors.New("PostgreSQL server binaries (initdb, postgres) not found in /usr/lib/postgresql/*/bin or on PATH")
+	return "", errNoBinaries
 }
 
 func version(binDir string) int {

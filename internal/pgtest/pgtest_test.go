@@ -2,6 +2,8 @@ package pgtest_test
 
 import (
 	"context"
+	"net/url"
+	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -64,5 +66,28 @@ func TestServersAreIndependent(t *testing.T) {
 	a, b := pgtest.Start(t), pgtest.Start(t)
 	if a.URL() == b.URL() {
 		t.Fatalf("two servers share the URL %s", a.URL())
+	}
+}
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// Databases from NewDatabase share one server but no tables.
+func TestNewDatabase(t *testing.T) {
+	ctx := context.Background()
+	a, b := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+	ua, _ := url.Parse(a)
+	ub, _ := url.Parse(b)
+	if ua.Host != ub.Host || ua.Path == ub.Path {
+		t.Fatalf("want two databases on one server: %s, %s", a, b)
+	}
+	for _, u := range []string{a, b} {
+		c, err := pgx.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "CREATE TABLE t (x int)"); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		c.Close(ctx)
 	}
 }

@@ -137,7 +137,7 @@ type Server struct {
 	csrfKey []byte
 
 	mu       sync.Mutex
-	failures map[string]*accountFailures // wrong passwords per username
+	failures map[string]*failureCount // wrong passwords per account and source, and per source
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -198,7 +198,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		hint:          opts.SignInHint,
 		now:           opts.Now,
 		log:           opts.Logger,
-		failures:      map[string]*accountFailures{},
+		failures:      map[string]*failureCount{},
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}

@@ -42,10 +42,13 @@ type storedCode struct {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-// putPending stores a validated request. When the table is full of live
-// requests the oldest one is dropped: opening requests is free for anyone
-// (registration is open), so refusing new ones instead would let a flood
-// lock every user out for the requests' whole lifetime.
+// putPending stores a validated request. Opening requests is free for
+// anyone (registration is open), so a full table never refuses a new one,
+// which would lock every user out for the requests' lifetime; and a flood
+// must not evict other people's requests either. So one source keeps at
+// most maxPendingPerSource requests (its oldest goes), and a full table
+// drops expired requests, then the oldest request of the source holding
+// the most. The bounds hold across replicas: they count the shared table.
 func (s *Server) putPending(ctx context.Context, p *pendingRequest) (string, bool) {
 	body, err := json.Marshal(storedPending{
 		Client: *p.client, RedirectURI: p.redirectURI, State: p.state, Challenge: p.challenge,
@@ -56,9 +59,37 @@ func (s *Server) putPending(ctx context.Context, p *pendingRequest) (string, boo
 		return "", false
 	}
 	id := rand.Text()
-	err = s.putBounded(ctx, "authserver_pending", "id_hash", "", ms(s.now()),
-		`INSERT INTO authserver_pending (id_hash, body, failures, expires_at) VALUES (?, ?, ?, ?)`,
-		hashToken(id), string(body), p.failures, ms(p.expires))
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		const dropOldest = `DELETE FROM authserver_pending WHERE id_hash IN
+			(SELECT id_hash FROM authserver_pending WHERE source = ? ORDER BY expires_at LIMIT ?)`
+		if _, err := tx.ExecContext(ctx, `DELETE FROM authserver_pending WHERE expires_at <= ?`, ms(s.now())); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM authserver_pending WHERE source = ?`, p.source).Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxPendingPerSource {
+			if _, err := tx.ExecContext(ctx, dropOldest, p.source, n-maxPendingPerSource+1); err != nil {
+				return err
+			}
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM authserver_pending`).Scan(&n); err != nil {
+			return err
+		}
+		if n >= maxStored {
+			var top string
+			if err := tx.QueryRowContext(ctx, `SELECT source FROM authserver_pending GROUP BY source ORDER BY count(*) DESC LIMIT 1`).Scan(&top); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, dropOldest, top, n-maxStored+1); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO authserver_pending (id_hash, body, source, failures, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			hashToken(id), string(body), p.source, p.failures, ms(p.expires))
+		return err
+	})
 	if err != nil {
 		s.log.Error("authserver: store pending request", "err", err)
 		return "", false
@@ -66,12 +97,25 @@ func (s *Server) putPending(ctx context.Context, p *pendingRequest) (string, boo
 	return id, true
 }
 
+// inTx runs fn in a transaction, committed if it returns nil.
+func (s *Server) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // getPending returns a live pending request, or nil.
 func (s *Server) getPending(ctx context.Context, id string) *pendingRequest {
 	if id == "" {
 		return nil
 	}
-	row := s.db.QueryRowContext(ctx, `SELECT body, failures, expires_at FROM authserver_pending WHERE id_hash = ? AND expires_at > ?`,
+	row := s.db.QueryRowContext(ctx, `SELECT body, source, failures, expires_at FROM authserver_pending WHERE id_hash = ? AND expires_at > ?`,
 		hashToken(id), ms(s.now()))
 	return s.scanPending(row)
 }
@@ -82,18 +126,18 @@ func (s *Server) takePending(ctx context.Context, id string) *pendingRequest {
 	if id == "" {
 		return nil
 	}
-	row := s.db.QueryRowContext(ctx, `DELETE FROM authserver_pending WHERE id_hash = ? AND expires_at > ? RETURNING body, failures, expires_at`,
+	row := s.db.QueryRowContext(ctx, `DELETE FROM authserver_pending WHERE id_hash = ? AND expires_at > ? RETURNING body, source, failures, expires_at`,
 		hashToken(id), ms(s.now()))
 	return s.scanPending(row)
 }
 
 func (s *Server) scanPending(row *sql.Row) *pendingRequest {
 	var (
-		body     string
-		failures int
-		expires  int64
+		body, source string
+		failures     int
+		expires      int64
 	)
-	if err := row.Scan(&body, &failures, &expires); err != nil {
+	if err := row.Scan(&body, &source, &failures, &expires); err != nil {
 		if !errors.Is(err, sql.ErrNoRows) {
 			s.log.Error("authserver: read pending request", "err", err)
 		}
@@ -107,7 +151,7 @@ func (s *Server) scanPending(row *sql.Row) *pendingRequest {
 	c := sp.Client
 	return &pendingRequest{
 		client: &c, redirectURI: sp.RedirectURI, state: sp.State, challenge: sp.Challenge,
-		resource: sp.Resource, scopes: sp.Scopes, browser: sp.Browser,
+		resource: sp.Resource, scopes: sp.Scopes, browser: sp.Browser, source: source,
 		expires: time.UnixMilli(expires), failures: failures,
 	}
 }
@@ -229,24 +273,19 @@ func (s *Server) setCodeFamily(ctx context.Context, code, familyID string) {
 // putBounded runs insert in a transaction after dropping table's rows
 // that expired before staleBefore. A subject keeps at most maxPerSubject
 // rows (their oldest go) and the table at most maxStored (the oldest go)
-// rather than refusing: refusing would let anyone who can sign in, or
-// open requests, lock every user out.
+// rather than refusing: refusing would let anyone who can sign in lock
+// every user out.
 func (s *Server) putBounded(ctx context.Context, table, key, subject string, staleBefore int64, insert string, args ...any) error {
 	dropOldest := func(tx *sql.Tx, where string, n int, args ...any) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+key+` IN (SELECT `+key+` FROM `+table+where+` ORDER BY expires_at LIMIT ?)`,
 			append(args, n)...)
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE expires_at <= ?`, staleBefore); err != nil {
-		return err
-	}
-	var n int
-	if subject != "" {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE expires_at <= ?`, staleBefore); err != nil {
+			return err
+		}
+		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE subject = ?`, subject).Scan(&n); err != nil {
 			return err
 		}
@@ -255,19 +294,17 @@ func (s *Server) putBounded(ctx context.Context, table, key, subject string, sta
 				return err
 			}
 		}
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
-		return err
-	}
-	if n >= maxStored {
-		if err := dropOldest(tx, ``, n-maxStored+1); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
 			return err
 		}
-	}
-	if _, err := tx.ExecContext(ctx, insert, args...); err != nil {
+		if n >= maxStored {
+			if err := dropOldest(tx, ``, n-maxStored+1); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, insert, args...)
 		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // loadSecret returns the server-wide secret called name, creating a random

@@ -6,10 +6,12 @@
 CREATE TABLE authserver_pending (
     id_hash    TEXT PRIMARY KEY,
     body       TEXT NOT NULL,              -- JSON: client, redirect URI, state, PKCE challenge, resource, scopes, browser
+    source     TEXT NOT NULL,              -- the address that opened it (IPv4, or IPv6 /64)
     failures   INTEGER NOT NULL DEFAULT 0, -- wrong passwords so far
     expires_at BIGINT NOT NULL
 );
 CREATE INDEX authserver_pending_expires ON authserver_pending (expires_at);
+CREATE INDEX authserver_pending_source ON authserver_pending (source, expires_at);
 
 -- Signed-in browsers.
 CREATE TABLE authserver_sessions (
