@@ -161,8 +161,8 @@ const (
 // families and the keys, so any number of Servers on one PostgreSQL
 // database behave as one: a token minted by one verifies on the others,
 // and a refresh token reused on another is recognised. Only the
-// registration rate limit and the per-account wrong-password counters are
-// per process.
+// registration rate limit and the password-guess throttle (wrong passwords
+// per account and source) are per process.
 func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 	if db == nil {
 		return nil, errors.New("authserver: nil database")

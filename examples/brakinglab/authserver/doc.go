@@ -54,10 +54,11 @@
 //     codes are stored hashed. A restart keeps them, and Servers on one
 //     PostgreSQL database (replicas behind a load balancer) act as one: a
 //     browser's next page, the code exchange or a refresh may reach any
-//     of them. Per process: the registration rate limit and the
-//     per-account wrong-password counters. The client table is capped
-//     (Options.MaxClients); never-used clients are pruned first, as Claude
-//     registers on every connection.
+//     of them; the bounds on pending sign-ins count the shared table. Per
+//     process: the registration rate limit and the password-guess
+//     throttle below. The client table is capped (Options.MaxClients);
+//     never-used clients are pruned first, as Claude registers on every
+//     connection.
 //   - The sign-in session is a random HttpOnly, SameSite=Lax cookie (Secure
 //     for an https issuer) scoped to /authorize. The consent form carries a
 //     CSRF token: an HMAC of the session and the request. Five wrong
