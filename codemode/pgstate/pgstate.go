@@ -178,7 +178,9 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 		for {
 			n, err := conn.WaitForNotification(ctx)
 			if err != nil {
-				conn.Close(context.Background())
+				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				conn.Close(cctx)
+				cancel()
 				if ctx.Err() == nil {
 					s.logger.Error("pgstate: cancellation listener lost its connection; reconnecting", "err", err)
 				}
@@ -192,8 +194,8 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 		}
 	}
 	go wait(conn)
-	retry := time.NewTimer(0)
-	retry.Stop()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()   // armed when the listener breaks
 	listening := 1 // goroutines in wait
 	for {
 		select {

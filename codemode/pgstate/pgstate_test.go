@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -119,14 +120,62 @@ func TestCancellationAcrossReplicas(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	release := make(chan struct{})
 	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+	cancelAcross(t, a, b, "7")
+}
 
+// After the database drops the replicas' listening connections, they
+// reconnect by themselves and cancellations reach them again.
+func TestCancellationAfterListenerReconnects(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	const listeners = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN codemode_cancel'`
+	old := map[uint32]bool{}
+	rows, _ := admin.Query(ctx, listeners)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+	if err != nil || len(pids) != 2 {
+		t.Fatalf("listening sessions: %v, %v; want 2", pids, err)
+	}
+	for _, pid := range pids {
+		old[pid] = true
+		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait for two new listening sessions (the test's deadline bounds it).
+	for fresh := 0; fresh < 2; {
+		time.Sleep(50 * time.Millisecond)
+		rows, _ := admin.Query(ctx, listeners)
+		pids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh = 0
+		for _, pid := range pids {
+			if !old[pid] {
+				fresh++
+			}
+		}
+	}
+	cancelAcross(t, a, b, "8")
+}
+
+// cancelAcross runs a call with id on a and cancels it through b.
+func cancelAcross(t *testing.T, a, b *replica, id string) {
+	t.Helper()
 	answer := make(chan string, 1)
 	go func() {
-		_, body := post(t, a.URL, callBody("7", "return await slow.wait({})"))
+		_, body := post(t, a.URL, callBody(id, "return await slow.wait({})"))
 		answer <- body
 	}()
 	ctx := <-a.running
-	if code, _ := post(t, b.URL, cancelBody("7")); code != http.StatusAccepted {
+	if code, _ := post(t, b.URL, cancelBody(id)); code != http.StatusAccepted {
 		t.Fatalf("cancellation on B: status %d", code)
 	}
 	<-ctx.Done() // blocks (and the test times out) if the cancellation never arrives

@@ -30,7 +30,7 @@ type pendingRequest struct {
 	browser string
 	// failures counts wrong passwords; at maxSignInFailures the request is dropped.
 	failures int
-	// source is the address that opened the request (see sourceOf).
+	// source is the address that opened the request (see Server.sourceOf).
 	source string
 }
 
@@ -177,7 +177,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	p := &pendingRequest{
 		client: c, redirectURI: redirectURI, state: state, challenge: challenge,
 		resource: resource, scopes: scopes, expires: s.now().Add(pendingTTL),
-		browser: s.bindBrowser(w, r), source: sourceOf(r),
+		browser: s.bindBrowser(w, r), source: s.sourceOf(r),
 	}
 	id, ok := s.putPending(r.Context(), p)
 	if !ok {
@@ -311,7 +311,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusBadRequest, id, p, username, "Enter your username and password.")
 		return
 	}
-	source := sourceOf(r)
+	source := s.sourceOf(r)
 	if wait := s.signInBlocked(username, source); wait > 0 {
 		s.log.Warn("authserver: sign-in refused: too many wrong passwords from this source", "username", username, "source", source)
 		s.errorPage(w, http.StatusTooManyRequests, "Too many attempts",
@@ -511,15 +511,22 @@ func (s *Server) csrfToken(sessionID, requestID string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// sourceOf is the address a request comes from: the peer's IPv4 address,
-// or its IPv6 /64 prefix. Forwarding headers are ignored: the client sets
-// them.
-func sourceOf(r *http.Request) string {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+// sourceOf is the address a request comes from (Options.ClientAddress,
+// by default the peer): an IPv4 address, or an IPv6 /64 prefix.
+func (s *Server) sourceOf(r *http.Request) string {
+	addr := r.RemoteAddr
+	if s.clientAddress != nil {
+		addr = s.clientAddress(r)
 	}
-	a := ap.Addr().Unmap()
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return addr
+		}
+		a = ap.Addr()
+	}
+	a = a.Unmap()
 	if a.Is6() {
 		if pfx, err := a.Prefix(64); err == nil {
 			return pfx.String()

@@ -94,6 +94,14 @@ type Options struct {
 	// Logger receives security events (code replay, refresh-token reuse,
 	// refused metadata fetches). Default: discard.
 	Logger *slog.Logger
+	// ClientAddress returns the address of the browser behind a request,
+	// which password-guess throttling and the pending sign-ins' bound are
+	// kept per. Default: the peer address, ignoring forwarding headers
+	// (clients set them). Behind a reverse proxy you run, return the
+	// address the proxy forwards (the entry it appends to
+	// X-Forwarded-For); otherwise every browser shares the proxy's
+	// address and its limits.
+	ClientAddress func(*http.Request) string
 }
 
 // Server is the authorization server. It is an http.Handler serving its
@@ -135,6 +143,8 @@ type Server struct {
 	// sessions are, so a consent page served by one replica can be
 	// submitted to another.
 	csrfKey []byte
+	// clientAddress is Options.ClientAddress; nil means the peer address.
+	clientAddress func(*http.Request) string
 
 	mu       sync.Mutex
 	failures map[string]*failureCount // wrong passwords per account and source, and per source
@@ -202,6 +212,7 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
+	s.clientAddress = opts.ClientAddress
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
 	}

@@ -68,8 +68,9 @@
 //     (an IPv4 address or IPv6 /64) within 15 minutes block that source
 //     for that account, and a hundred for any accounts block the source,
 //     while the account's owner signing in from elsewhere is never locked
-//     out. The source is the peer address: behind a reverse proxy or a
-//     tunnel every client shares the proxy's.
+//     out. The source is the peer address, so behind a reverse proxy or
+//     a tunnel every client shares the proxy's, unless
+//     Options.ClientAddress returns the address the proxy forwards.
 //   - One source keeps at most 64 pending sign-ins (its oldest goes), and
 //     a full table drops the oldest of the source holding the most, so an
 //     anonymous flood of /authorize evicts only its own requests.

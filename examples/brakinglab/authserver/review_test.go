@@ -397,3 +397,47 @@ func TestSessionsAndCodesPerUserBounded(t *testing.T) {
 		t.Fatalf("newest code: %+v", tok)
 	}
 }
+
+// TestClientAddressBehindProxy: behind a reverse proxy every browser has
+// the proxy's peer address; with Options.ClientAddress reading the address
+// the proxy forwards, an attacker's guesses still do not lock out the
+// owner, and a forwarded address the proxy did not vouch for is not used
+// without it.
+func TestClientAddressBehindProxy(t *testing.T) {
+	forwarded := func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	e := newEnv(t, &Options{ClientAddress: forwarded})
+	const cb = "https://app.example.com/callback"
+	clientID := e.mustRegister("App", cb)
+	from := func(ip string) *http.Client {
+		c := browser()
+		c.Transport = headerTransport{"X-Test-Client", ip}
+		return c
+	}
+	attacker := from("203.0.113.9")
+	for range maxSourceAccountFailures / maxSignInFailures {
+		e.wrongPasswords(attacker, clientID, cb, "demo", maxSignInFailures)
+	}
+	if p := e.trySignIn(attacker, clientID, cb, "demo", "demo-pass"); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("attacker behind the proxy: status %d, want 429", p.Status)
+	}
+	e.signIn(from("2001:db8::1"), e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+
+	// Without ClientAddress the header is ignored: all share the peer.
+	e2 := newEnv(t, nil)
+	clientID = e2.mustRegister("App", cb)
+	for range maxSourceAccountFailures / maxSignInFailures {
+		e2.wrongPasswords(from("203.0.113.9"), clientID, cb, "demo", maxSignInFailures)
+	}
+	if p := e2.trySignIn(from("198.51.100.1"), clientID, cb, "demo", "demo-pass"); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("a forwarded header changed the source without ClientAddress: status %d", p.Status)
+	}
+}
+
+// headerTransport sets one header on every request.
+type headerTransport struct{ name, value string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return http.DefaultTransport.RoundTrip(r)
+}
