@@ -8,6 +8,7 @@ package sqldbtest
 import (
 	"context"
 	"crypto/rand"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -101,6 +102,9 @@ func RunOnPostgres(t *testing.T, serverURL string) {
 		t.Fatal(err)
 	}
 	args := []string{"-test.count=1", "-test.v", "-test.skip=^" + regexp.QuoteMeta(t.Name()) + "$"}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		args = append(args, "-test.timeout="+f.Value.String()) // the child's default is 10m
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), serverEnv+"="+serverURL)
 	out, err := cmd.CombinedOutput()
