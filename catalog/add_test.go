@@ -19,6 +19,9 @@ func TestNewNamespace(t *testing.T) {
 		{"braking-lab", "not a valid JavaScript identifier"},
 		{"2fast", "not a valid JavaScript identifier"},
 		{"delete", "reserved word"},
+		// The sandbox binds only ASCII identifiers; the catalog agrees, so a
+		// catalog that registers is one every execution can bind.
+		{"garagé", "not a valid JavaScript identifier"},
 	} {
 		_, err := catalog.New(tc.ns, nil)
 		if tc.wantErr == "" {
@@ -73,6 +76,9 @@ func TestAddRejects(t *testing.T) {
 		Items []struct {
 			V string `json:"v" validate:"oneoff=a b"`
 		} `json:"items"`
+	}
+	type keyValueDoc struct {
+		N int `json:"n" jsonschema:"description=How many,minimum=1"`
 	}
 	type reserved struct {
 		V bool `json:"_validateOnly"`
@@ -135,6 +141,12 @@ func TestAddRejects(t *testing.T) {
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Handler: handler[badNestedTag, ok]})
 		}, "Undefined validation function"},
+		{"jsonschema key=value", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Handler: handler[keyValueDoc, ok]})
+		}, `keyValueDoc.N: jsonschema tag "description=How many,minimum=1": the key=value form is not supported`},
+		{"jsonschema key=value in result", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[ok, keyValueDoc]{Name: "getX", Handler: handler[ok, keyValueDoc]})
+		}, "the key=value form is not supported"},
 		{"reserved member", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[reserved, ok]{Name: "getX", Handler: handler[reserved, ok]})
 		}, "_validateOnly is reserved"},

@@ -68,9 +68,9 @@ func TestCall(t *testing.T) {
 			want: `[{"id":"ses_2","track":"Monza","startedAt":"2026-03-02T09:00:00Z","tags":[],"notes":{}}]`},
 		{name: "mutation rejects unknown fields at every level", fn: "saveReport",
 			args:    `{"sessionId":"ses_1","summary":"Brake later","corners":[{"corner":1,"verdict":"good","note":"x"}],"Summary":"y"}`,
-			wantErr: `{"error":"Validation failed","issues":[{"path":["corners",0,"note"],"message":"Unknown field"},{"path":["Summary"],"message":"Unknown field"}]}`},
+			wantErr: `{"error":"Validation failed","issues":[{"path":["corners",0,"note"],"message":"Unknown field"},{"path":["Summary"],"message":"Unknown field (did you mean \"summary\"?)"}]}`},
 		{name: "names match exactly", fn: "saveReport", args: `{"SessionID":"ses_1","summary":"Brake later","corners":[{"corner":1,"verdict":"good"}]}`,
-			wantErr: `{"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["SessionID"],"message":"Unknown field"}]}`},
+			wantErr: `{"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["SessionID"],"message":"Unknown field (did you mean \"sessionId\"?)"}]}`},
 		{name: "embedded fields are flattened", fn: "saveReport", args: `{` + goodReport + `,"source":"ai"}`,
 			want: `{"id":"rep_1","corners":[{"corner":1,"verdict":"good"}]}`},
 
@@ -269,8 +269,8 @@ func TestCallCanceled(t *testing.T) {
 	cancel()
 	_, err := c.Call(ctx, "saveReport", json.RawMessage(`{"sessionId":"ses_slow","summary":"Brake later","corners":[{"corner":1,"verdict":"good"}]}`))
 	var e *catalog.Error
-	if !errors.As(err, &e) || e.Code != catalog.CodeCanceled {
-		t.Fatalf("got %T %v, want *Error with code %q", err, err, catalog.CodeCanceled)
+	if !errors.As(err, &e) || e.Code != catalog.CodeCancelled {
+		t.Fatalf("got %T %v, want *Error with code %q", err, err, catalog.CodeCancelled)
 	}
 }
 

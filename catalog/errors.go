@@ -1,20 +1,55 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
 
-// Codes carried by [Error] values, visible to the model as "code".
+// The codes a call's error carries, as the model and the audit log see
+// them; [CodeOf] gives the code of any error Call returns.
 const (
-	CodeNotFound        = "not_found"
-	CodeConflict        = "conflict"
-	CodeInvalid         = "invalid"
-	CodeUnauthenticated = "unauthenticated"
-	CodeUnknownFunction = "unknown_function"
-	CodeCanceled        = "canceled"
+	CodeNotFound          = "not_found"          // [NotFound]
+	CodeConflict          = "conflict"           // [Conflict]
+	CodeInvalid           = "invalid"            // [Invalid]
+	CodeUnauthenticated   = "unauthenticated"    // [ErrUnauthenticated]
+	CodeUnknownFunction   = "unknown_function"   // [ErrUnknownFunction]
+	CodeCancelled         = "cancelled"          // the call's context ended; spelled as the sandbox's CANCELLED
+	CodeValidation        = "validation"         // [*ValidationError]
+	CodeInsufficientScope = "insufficient_scope" // [*ScopeError]
+	CodeInternal          = "internal"           // [*InternalError]
+	CodeUnknown           = "unknown"            // any other error
 )
+
+// CodeOf returns the code of err, like connect-go's CodeOf: the Code of an
+// [*Error], the code each other error type of this package marshals with,
+// [CodeCancelled] for a cancelled or timed-out context, [CodeUnknown] for
+// anything else, and "" for nil.
+func CodeOf(err error) string {
+	var (
+		ve *ValidationError
+		se *ScopeError
+		ie *InternalError
+		ce *Error
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &ve):
+		return CodeValidation
+	case errors.As(err, &se):
+		return CodeInsufficientScope
+	case errors.As(err, &ie):
+		return CodeInternal
+	case errors.As(err, &ce):
+		return ce.Code
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return CodeCancelled
+	}
+	return CodeUnknown
+}
 
 // Error is an error whose message is safe to show the model as written.
 // Handlers return it (usually through [NotFound], [Conflict] or [Invalid])
@@ -124,7 +159,7 @@ func (e *ScopeError) MarshalJSON() ([]byte, error) {
 		Code     string   `json:"code"`
 		Function string   `json:"function"`
 		Missing  []string `json:"missingScopes"`
-	}{e.Error(), "insufficient_scope", e.Function, e.Missing})
+	}{e.Error(), CodeInsufficientScope, e.Function, e.Missing})
 }
 
 // InternalError hides an unexpected failure from the model. Its cause is
@@ -145,5 +180,5 @@ func (e *InternalError) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Error string `json:"error"`
 		Code  string `json:"code"`
-	}{e.Error(), "internal"})
+	}{e.Error(), CodeInternal})
 }

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -40,7 +39,8 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 			issues = append(issues, moreIssues)
 			break
 		}
-		issues = append(issues, Issue{Path: namespacePath(root, fe.Namespace()), Message: ruleMessage(fe)})
+		path, parent := namespacePath(root, fe.Namespace())
+		issues = append(issues, Issue{Path: path, Message: ruleMessage(fe, parent)})
 	}
 	return issues, true
 }
@@ -48,14 +48,15 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 // namespacePath turns a validator namespace such as
 // "Args.corners[0].verdict" into ["corners", 0, "verdict"], using the Go
 // types to tell array indices from map keys and to drop the names of
-// embedded structs, which encoding/json flattens.
-func namespacePath(t reflect.Type, ns string) []any {
-	path := []any{}
+// embedded structs, which encoding/json flattens. It also returns the
+// struct holding the last member, for rules that name its siblings.
+func namespacePath(t reflect.Type, ns string) (path []any, parent reflect.Type) {
+	path = []any{}
 	// Drop the leading struct type name.
 	if i := strings.IndexAny(ns, ".["); i >= 0 {
 		ns = ns[i:]
 	} else {
-		return path
+		return path, parent
 	}
 	for ns != "" {
 		for t.Kind() == reflect.Pointer {
@@ -74,6 +75,7 @@ func namespacePath(t reflect.Type, ns string) []any {
 				path = append(path, name)
 				continue
 			}
+			parent = t
 			if f, ok := fieldByJSONName(t, name); ok {
 				path = append(path, name)
 				t = f.Type
@@ -85,7 +87,7 @@ func namespacePath(t reflect.Type, ns string) []any {
 		case '[':
 			end := strings.IndexByte(ns, ']')
 			if end < 0 {
-				return path
+				return path, parent
 			}
 			key := ns[1:end]
 			ns = ns[end+1:]
@@ -100,10 +102,10 @@ func namespacePath(t reflect.Type, ns string) []any {
 				t = t.Elem()
 			}
 		default:
-			return path
+			return path, parent
 		}
 	}
-	return path
+	return path, parent
 }
 
 func fieldByJSONName(t reflect.Type, name string) (jsontype.Field, bool) {
@@ -115,108 +117,8 @@ func fieldByJSONName(t reflect.Type, name string) (jsontype.Field, bool) {
 	return jsontype.Field{}, false
 }
 
-// ruleMessage explains a failed validate rule in plain words.
-func ruleMessage(fe validator.FieldError) string {
-	p := fe.Param()
-	k := fe.Kind()
-	switch fe.Tag() {
-	case "required", "required_if", "required_unless", "required_with", "required_with_all", "required_without", "required_without_all":
-		switch k {
-		case reflect.String:
-			return "Must not be empty"
-		case reflect.Slice, reflect.Array, reflect.Map:
-			return "Must have at least 1 item"
-		case reflect.Pointer, reflect.Interface, reflect.Invalid:
-			return "Required field"
-		case reflect.Bool:
-			return "Must be true"
-		case reflect.Struct:
-			return "Required field"
-		}
-		return "Must not be 0"
-	case "oneof":
-		return "Must be one of: " + strings.Join(jsontype.OneOf(p), ", ")
-	case "min", "gte":
-		return bound(k, "at least", p)
-	case "max", "lte":
-		return bound(k, "at most", p)
-	case "gt":
-		return bound(k, "more than", p)
-	case "lt":
-		return bound(k, "less than", p)
-	case "len", "eq":
-		if fe.Tag() == "eq" && k == reflect.String {
-			return fmt.Sprintf("Must be %q", p)
-		}
-		return bound(k, "exactly", p)
-	case "ne":
-		return "Must not be " + p
-	case "email":
-		return "Must be a valid email address"
-	case "url", "http_url", "uri":
-		return "Must be a valid URL"
-	case "uuid", "uuid3", "uuid4", "uuid5", "uuid_rfc4122", "uuid4_rfc4122":
-		return "Must be a valid UUID"
-	case "alpha":
-		return "Must contain only letters"
-	case "alphanum":
-		return "Must contain only letters and digits"
-	case "numeric", "number":
-		return "Must contain only digits"
-	case "lowercase":
-		return "Must be lowercase"
-	case "uppercase":
-		return "Must be uppercase"
-	case "ascii", "printascii":
-		return "Must contain only ASCII characters"
-	case "contains":
-		return fmt.Sprintf("Must contain %q", p)
-	case "excludes":
-		return fmt.Sprintf("Must not contain %q", p)
-	case "startswith":
-		return fmt.Sprintf("Must start with %q", p)
-	case "endswith":
-		return fmt.Sprintf("Must end with %q", p)
-	case "unique":
-		return "Must not contain duplicates"
-	case "datetime":
-		return "Must be a date/time in the Go layout " + p
-	case "hexcolor":
-		return "Must be a hex color such as #ff0000"
-	case "ip", "ipv4", "ipv6":
-		return "Must be a valid IP address"
-	case "hostname", "hostname_rfc1123", "fqdn":
-		return "Must be a valid host name"
-	case "json":
-		return "Must be valid JSON"
-	case "e164":
-		return "Must be a phone number in E.164 format"
-	case "iso3166_1_alpha2":
-		return "Must be a two-letter country code"
-	case "timezone":
-		return "Must be an IANA time zone such as Europe/Berlin"
-	}
-	if p != "" {
-		return fmt.Sprintf("Failed the %s=%s rule", fe.Tag(), p)
-	}
-	return fmt.Sprintf("Failed the %s rule", fe.Tag())
-}
-
-// bound phrases a size rule for the kind of value it constrains.
-func bound(k reflect.Kind, rel, p string) string {
-	n, _ := strconv.ParseFloat(p, 64)
-	switch k {
-	case reflect.String:
-		return fmt.Sprintf("Must be %s %s %s", rel, p, plural(n, "character"))
-	case reflect.Slice, reflect.Array, reflect.Map:
-		return fmt.Sprintf("Must have %s %s %s", rel, p, plural(n, "item"))
-	}
-	return fmt.Sprintf("Must be %s %s", rel, p)
-}
-
-func plural(n float64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
+// ruleMessage explains a failed validate rule in plain words, from the
+// rule table typegen declares the same rules from.
+func ruleMessage(fe validator.FieldError, parent reflect.Type) string {
+	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), jsontype.MemberNames(parent, fe.Tag(), fe.Param()))
 }

@@ -1,34 +1,32 @@
 package catalog
 
 import (
-	"encoding"
-	"encoding/json"
 	"fmt"
 	"reflect"
-	"time"
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
-// kind is how a Go type is checked against a decoded JSON value.
-type kind uint8
+// kind is how a Go type is checked against a decoded JSON value: the
+// shape jsontype gives it, shared with typegen's declarations.
+type kind = jsontype.Shape
 
 const (
-	kBool kind = iota
-	kInt
-	kUint
-	kFloat
-	kString
-	kTime   // time.Time: an RFC 3339 string
-	kBytes  // []byte: a base64 string
-	kText   // encoding.TextUnmarshaler: any string
-	kCustom // json.Unmarshaler or json.RawMessage: any JSON, checked by its own decoder
-	kAny    // interface{}: any JSON
-	kPtr
-	kSlice
-	kArray
-	kMap
-	kStruct
+	kBool   = jsontype.Bool
+	kInt    = jsontype.Int
+	kUint   = jsontype.Uint
+	kFloat  = jsontype.Float
+	kString = jsontype.String
+	kTime   = jsontype.Time   // time.Time: an RFC 3339 string
+	kBytes  = jsontype.Bytes  // []byte: a base64 string
+	kText   = jsontype.Text   // encoding.TextUnmarshaler: any string
+	kCustom = jsontype.Custom // json.Unmarshaler or json.RawMessage: any JSON, checked by its own decoder
+	kAny    = jsontype.Any    // interface{}: any JSON
+	kPtr    = jsontype.Ptr
+	kSlice  = jsontype.Slice
+	kArray  = jsontype.Array
+	kMap    = jsontype.Map
+	kStruct = jsontype.Struct
 )
 
 // node is the precomputed decoding plan for one Go type, built once at
@@ -51,14 +49,6 @@ type fieldNode struct {
 	n        *node
 }
 
-var (
-	timeType            = reflect.TypeFor[time.Time]()
-	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
-)
-
 // planner builds nodes and reports Go types that cannot cross JSON.
 type planner struct {
 	input bool // building for arguments (decoding) rather than results
@@ -70,73 +60,40 @@ func buildPlan(t reflect.Type, input bool) (*node, error) {
 	return p.build(t, t.String())
 }
 
-func implements(t, iface reflect.Type) bool {
-	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
-}
-
 func (p *planner) build(t reflect.Type, where string) (*node, error) {
 	if n, ok := p.memo[t]; ok {
 		return n, nil
 	}
-	n := &node{typ: t}
+	n := &node{typ: t, kind: jsontype.ShapeOf(t, p.input)}
 	p.memo[t] = n
-	switch {
-	case t == timeType:
-		n.kind = kTime
-		return n, nil
-	case jsontype.IsRawMessage(t):
-		n.kind = kCustom
-		return n, nil
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && p.custom(t):
-		n.kind = kCustom
-		return n, nil
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && p.text(t):
-		n.kind = kText
-		return n, nil
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		n.kind = kBool
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n.kind, n.bits = kInt, t.Bits()
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n.kind, n.bits = kUint, t.Bits()
-	case reflect.Float32, reflect.Float64:
-		n.kind, n.bits = kFloat, t.Bits()
-	case reflect.String:
-		n.kind = kString
-	case reflect.Interface:
-		if t.NumMethod() != 0 {
+	switch n.kind {
+	case kInt, kUint, kFloat:
+		n.bits = t.Bits()
+	case jsontype.Unsupported:
+		if t.Kind() == reflect.Interface {
 			return nil, fmt.Errorf("%s: interface type %s cannot cross JSON; use any or a concrete type", where, t)
 		}
-		n.kind = kAny
-	case reflect.Pointer:
-		n.kind = kPtr
+		return nil, fmt.Errorf("%s: %s values cannot cross JSON", where, t)
+	case kPtr:
 		e, err := p.build(t.Elem(), where)
 		if err != nil {
 			return nil, err
 		}
 		n.elem = e
-	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !p.custom(t.Elem()) && !p.text(t.Elem()) {
-			n.kind = kBytes
-			return n, nil
-		}
-		n.kind = kSlice
-		if t.Kind() == reflect.Array {
-			n.kind, n.length = kArray, t.Len()
+	case kSlice, kArray:
+		if n.kind == kArray {
+			n.length = t.Len()
 		}
 		e, err := p.build(t.Elem(), where+"[]")
 		if err != nil {
 			return nil, err
 		}
 		n.elem = e
-	case reflect.Map:
-		n.kind = kMap
+	case kMap:
 		k := t.Key()
 		switch {
 		case k.Kind() == reflect.String:
-		case implements(k, textUnmarshalerType) && implements(k, textMarshalerType):
+		case jsontype.TextKey(k):
 		case k.Kind() >= reflect.Int && k.Kind() <= reflect.Int64:
 			n.keyInt = true
 		case k.Kind() >= reflect.Uint && k.Kind() <= reflect.Uintptr:
@@ -149,8 +106,7 @@ func (p *planner) build(t reflect.Type, where string) (*node, error) {
 			return nil, err
 		}
 		n.elem = e
-	case reflect.Struct:
-		n.kind = kStruct
+	case kStruct:
 		fields := jsontype.Fields(t)
 		if len(fields) == 0 && t.NumField() > 0 {
 			return nil, fmt.Errorf("%s: struct %s has no exported fields, so it cannot cross JSON", where, t)
@@ -160,6 +116,9 @@ func (p *planner) build(t reflect.Type, where string) (*node, error) {
 			if f.Quoted {
 				return nil, fmt.Errorf("%s.%s: the json \",string\" option is not supported; use the plain type", where, f.GoName)
 			}
+			if err := jsontype.CheckDoc(f.Doc); err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", where, f.GoName, err)
+			}
 			fn, err := p.build(f.Type, where+"."+f.GoName)
 			if err != nil {
 				return nil, err
@@ -167,24 +126,6 @@ func (p *planner) build(t reflect.Type, where string) (*node, error) {
 			n.byName[f.Name] = len(n.fields)
 			n.fields = append(n.fields, fieldNode{name: f.Name, required: f.Required, n: fn})
 		}
-	default: // chan, func, complex, unsafe pointer
-		return nil, fmt.Errorf("%s: %s values cannot cross JSON", where, t)
 	}
 	return n, nil
-}
-
-// custom reports whether t decodes (input) or encodes (output) itself as JSON.
-func (p *planner) custom(t reflect.Type) bool {
-	if p.input {
-		return implements(t, jsonUnmarshalerType)
-	}
-	return implements(t, jsonMarshalerType)
-}
-
-// text reports whether t crosses JSON as a string through encoding.Text*.
-func (p *planner) text(t reflect.Type) bool {
-	if p.input {
-		return implements(t, textUnmarshalerType)
-	}
-	return implements(t, textMarshalerType)
 }

@@ -52,9 +52,10 @@ type AuditEvent struct {
 	// Calls is the number of host calls an execution made.
 	Calls int `json:"calls,omitempty"`
 	// ErrorKind classifies a failure: a sandbox kind such as "TIMEOUT", or
-	// for a function call "validation", "insufficient_scope", "not_found",
-	// "conflict", "invalid", "unauthenticated", "unknown_function",
-	// "canceled" or "internal".
+	// for a function call the catalog code of its error (catalog.CodeOf):
+	// "validation", "insufficient_scope", "not_found", "conflict",
+	// "invalid", "unauthenticated", "unknown_function", "cancelled",
+	// "internal" or "unknown".
 	ErrorKind string `json:"errorKind,omitempty"`
 }
 

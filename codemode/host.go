@@ -3,10 +3,10 @@ package codemode
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -23,6 +23,10 @@ type execHost struct {
 	principal *catalog.Principal      // nil: anonymous
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
+	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
+	// requeue frees the execution's worker slot while wait runs and takes
+	// a slot again after; nil means there is none to free.
+	requeue func(wait func()) error
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.
@@ -53,6 +57,10 @@ func (h *execHost) Functions() map[string][]string {
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	ap := h.ap.Load()
+	if ap != nil {
+		defer ap.exit()
+	}
 	fn, ok := strings.CutPrefix(name, h.ns+".")
 	tier, bound := h.tiers[fn]
 	if !ok || !bound {
@@ -60,6 +68,11 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
 	h.count(ctx, name)
+	if ap != nil {
+		if out, err, done := ap.intercept(h, fn, name, args); done {
+			return out, err
+		}
+	}
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
 	}
@@ -75,31 +88,8 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	ev.Duration = time.Since(start)
 	ev.ResultBytes = len(out)
 	if err != nil {
-		ev.ErrorKind = callErrorKind(err)
+		ev.ErrorKind = catalog.CodeOf(err)
 	}
 	h.s.audit.Audit(ctx, ev)
 	return out, err
-}
-
-// callErrorKind classifies a catalog error for the audit log.
-func callErrorKind(err error) string {
-	var (
-		ve *catalog.ValidationError
-		se *catalog.ScopeError
-		ie *catalog.InternalError
-		ce *catalog.Error
-	)
-	switch {
-	case errors.As(err, &ve):
-		return "validation"
-	case errors.As(err, &se):
-		return "insufficient_scope"
-	case errors.As(err, &ie):
-		return "internal"
-	case errors.As(err, &ce):
-		return ce.Code
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return catalog.CodeCanceled
-	}
-	return "error"
 }

@@ -14,15 +14,21 @@ import (
 )
 
 // execError is the error half of a tool result, as the model sees it in
-// structuredContent.error.
+// structuredContent.error: the sandbox's error (its call count and raw data
+// left out) with the validation issues of an uncaught host error.
 type execError struct {
-	Kind    string          `json:"kind"`
-	Message string          `json:"message"`
-	Line    int             `json:"line,omitempty"`
-	Column  int             `json:"column,omitempty"`
-	Source  string          `json:"source,omitempty"`
-	Issues  []catalog.Issue `json:"issues,omitempty"`
-	Stack   string          `json:"stack,omitempty"`
+	sandbox.Error
+	Issues []catalog.Issue `json:"issues,omitempty"`
+}
+
+// kindInvalidInput is the kind of a tools/call whose arguments are not
+// {"code": "…"}: the only kind the model sees that the sandbox does not
+// produce.
+const kindInvalidInput sandbox.Kind = "INVALID_INPUT"
+
+// newExecError is an execError with no position, stack or issues.
+func newExecError(kind sandbox.Kind, message string) *execError {
+	return &execError{Error: sandbox.Error{Kind: kind, Message: message}}
 }
 
 // callSummary is one host call in structuredContent.calls.
@@ -39,7 +45,50 @@ type structured struct {
 	Logs      []string        `json:"logs"`
 	Calls     []callSummary   `json:"calls"`
 	Truncated bool            `json:"truncated,omitempty"`
+	Warnings  []warning       `json:"warnings,omitempty"`
 	Error     *execError      `json:"error,omitempty"`
+}
+
+// warning is one entry of structuredContent.warnings: a sandbox.Warning
+// (an unawaited host call, or what a function reported, such as an
+// ignored argument).
+type warning struct {
+	Kind     string `json:"kind"`
+	Function string `json:"function,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Outcome  string `json:"outcome,omitempty"`
+	Message  string `json:"message"`
+}
+
+// writeWarnings writes the warnings as a list, each with the position of
+// the call it concerns. Identical warnings for one position (a call in a
+// loop) are written once with their count; structuredContent keeps each.
+func writeWarnings(b *strings.Builder, ws []warning) {
+	if len(ws) == 0 {
+		return
+	}
+	b.WriteString("Warnings:\n")
+	for i := 0; i < len(ws); {
+		w, n := ws[i], 1
+		for i+n < len(ws) && ws[i+n] == w {
+			n++
+		}
+		i += n
+		b.WriteString("- ")
+		if w.Line > 0 {
+			fmt.Fprintf(b, "line %d, column %d", w.Line, w.Column)
+			if n > 1 {
+				fmt.Fprintf(b, " (%d calls)", n)
+			}
+			b.WriteString(": ")
+		} else if n > 1 {
+			fmt.Fprintf(b, "(%d times) ", n)
+		}
+		b.WriteString(w.Message)
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // successResult renders a finished execution: the logs, then the return
@@ -58,6 +107,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
+	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
 	b.Write(indentJSON(value))
@@ -79,7 +129,7 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	st.Error = xe
 
 	var b strings.Builder
-	b.WriteString(xe.Kind)
+	b.WriteString(string(xe.Kind))
 	if xe.Line > 0 {
 		fmt.Fprintf(&b, " at line %d, column %d", xe.Line, xe.Column)
 	}
@@ -93,6 +143,10 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
+	if len(st.Warnings) > 0 {
+		b.WriteString("\n")
+		writeWarnings(&b, st.Warnings)
+	}
 	writeLogs(&b, st.Logs, "\nLogs before the error:")
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}},
@@ -112,6 +166,9 @@ func summarize(res *sandbox.Result) structured {
 	}
 	for _, c := range res.Calls {
 		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error})
+	}
+	for _, w := range res.Warnings {
+		st.Warnings = append(st.Warnings, warning(w))
 	}
 	return st
 }

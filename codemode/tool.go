@@ -38,7 +38,7 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 			// A bug here must cost one call, not the process.
 			if r := recover(); r != nil {
 				s.logger.Error("codemode: panic in tool handler", "panic", r, "stack", string(debug.Stack()))
-				res = errorResult(&execError{Kind: string(sandbox.KindInternal), Message: "the server failed to run the code; retry, and report it if it persists"}, nil)
+				res = errorResult(newExecError(sandbox.KindInternal, "the server failed to run the code; retry, and report it if it persists"), nil)
 			}
 		}()
 		return s.execute(ctx, req, sp), nil
@@ -52,7 +52,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil || in.Code == nil {
-		return errorResult(&execError{Kind: "INVALID_INPUT", Message: `arguments must be {"code": "<TypeScript>"}`}, nil)
+		return errorResult(newExecError(kindInvalidInput, `arguments must be {"code": "<TypeScript>"}`), nil)
 	}
 	code := *in.Code
 	p, hasP := s.principal(ctx, req)
@@ -86,19 +86,34 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	}
 	release, err := s.queue.acquire(ctx, queueKey)
 	if errors.Is(err, errQueueFull) {
-		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "not run: too many of your executions are already waiting for a sandbox worker; wait for them to finish"}, nil)
+		return errorResult(newExecError(sandbox.KindCancelled, "not run: too many of your executions are already waiting for a sandbox worker; wait for them to finish"), nil)
 	}
 	if err != nil {
-		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
+		return errorResult(newExecError(sandbox.KindCancelled, "cancelled while waiting for a free sandbox worker"), nil)
 	}
-	defer release()
+	defer func() { release() }()
+	// While the user decides on an approval, the worker slot is free.
+	host.requeue = func(wait func()) error {
+		release()
+		release = func() {}
+		wait()
+		r, err := s.queue.acquire(ctx, queueKey)
+		if err != nil {
+			return err
+		}
+		release = r
+		return nil
+	}
 
 	start := time.Now()
 	ev := base
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	res, err := s.sb.Run(ctx, code, host)
+	res, answered, err := s.runApproved(ctx, req, sp, code, host)
+	if answered != nil {
+		return answered
+	}
 
 	ev = base
 	ev.Time, ev.Duration = time.Now(), time.Since(start)
@@ -107,7 +122,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	}
 	if err != nil {
 		xe := s.toExecError(err)
-		ev.Kind, ev.ErrorKind = ExecutionFailed, xe.Kind
+		ev.Kind, ev.ErrorKind = ExecutionFailed, string(xe.Kind)
 		s.audit.Audit(ctx, ev)
 		return errorResult(xe, res)
 	}
@@ -160,12 +175,13 @@ func (s *Server) toExecError(err error) *execError {
 	var se *sandbox.Error
 	if !errors.As(err, &se) {
 		if errors.Is(err, sandbox.ErrClosed) {
-			return &execError{Kind: string(sandbox.KindInternal), Message: "the server is shutting down; retry shortly"}
+			return newExecError(sandbox.KindInternal, "the server is shutting down; retry shortly")
 		}
 		s.logger.Error("codemode: sandbox failure", "err", err)
-		return &execError{Kind: string(sandbox.KindInternal), Message: "the sandbox failed; retry, and report it if it persists"}
+		return newExecError(sandbox.KindInternal, "the sandbox failed; retry, and report it if it persists")
 	}
-	xe := &execError{Kind: string(se.Kind), Message: se.Message, Line: se.Line, Column: se.Column, Source: se.Source, Stack: se.Stack}
+	xe := &execError{Error: *se}
+	xe.CallsUsed, xe.Data = 0, nil // the calls list and issues carry these
 	if se.Kind == sandbox.KindRuntime && len(se.Data) > 0 {
 		// An uncaught host validation error keeps its issues as a property.
 		var d struct {

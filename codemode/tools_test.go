@@ -2,8 +2,7 @@ package codemode_test
 
 import (
 	"context"
-	"flag"
-	"os"
+	goldenfile "github.com/brakinglab/codemode-go/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,25 +13,10 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update after checking the change):\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func TestToolsList(t *testing.T) {

@@ -37,6 +37,20 @@ type BearerOptions struct {
 	Logger *slog.Logger
 }
 
+// ClockSkewer is implemented by a [Verifier] that tolerates clock skew, as
+// [*JWTVerifier] and [*IntrospectionVerifier] do. [RequireBearer] gives
+// go-sdk's own expiry check the same tolerance, so a token the verifier
+// accepted is not refused a second time; a Verifier without it gets
+// [DefaultClockSkew].
+type ClockSkewer interface {
+	ClockSkew() time.Duration
+}
+
+var (
+	_ ClockSkewer = (*JWTVerifier)(nil)
+	_ ClockSkewer = (*IntrospectionVerifier)(nil)
+)
+
 // RequireBearer returns middleware that admits only requests with a valid
 // bearer token in the Authorization header, answering as RFC 6750 and the
 // MCP authorization spec require:
@@ -75,7 +89,7 @@ func RequireBearer(v Verifier, opts *BearerOptions) func(http.Handler) http.Hand
 		o.RetryAfter = 30 * time.Second
 	}
 	skew := DefaultClockSkew
-	if s, ok := v.(interface{ ClockSkew() time.Duration }); ok {
+	if s, ok := v.(ClockSkewer); ok {
 		skew = s.ClockSkew()
 	}
 	sdkOpts := &auth.RequireBearerTokenOptions{

@@ -1,6 +1,7 @@
 package oauthmeta_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
@@ -343,5 +345,31 @@ func TestRequireBearerSuggestedScopes(t *testing.T) {
 	resp = get(t, url+"/mcp", "Bearer "+iss.Mint(testResource, WithScope(testScope)))
 	if resp.status != http.StatusOK || s.calls.Load() != 1 {
 		t.Errorf("token with the required scope only: status %d, calls %d", resp.status, s.calls.Load())
+	}
+}
+
+// skewedVerifier accepts any token as one that expired a minute ago, and
+// reports how much clock skew it tolerates.
+type skewedVerifier struct{ skew time.Duration }
+
+func (v skewedVerifier) Verify(context.Context, string) (*oauthmeta.Token, error) {
+	return &oauthmeta.Token{Principal: catalog.Principal{Subject: "u"}, Expiry: time.Now().Add(-time.Minute)}, nil
+}
+
+func (v skewedVerifier) ClockSkew() time.Duration { return v.skew }
+
+// TestRequireBearerUsesTheVerifiersClockSkew checks that a Verifier's
+// ClockSkewer tolerance reaches go-sdk's expiry check: a token it accepted
+// within five minutes of skew passes, and with the default 30 s go-sdk
+// refuses the same token.
+func TestRequireBearerUsesTheVerifiersClockSkew(t *testing.T) {
+	var s seen
+	tolerant := protectedServer(t, skewedVerifier{skew: 5 * time.Minute}, nil, s.handler())
+	if r := get(t, tolerant, "Bearer tok"); r.status != http.StatusOK {
+		t.Errorf("with 5 min skew: %d %s", r.status, r.body)
+	}
+	strict := protectedServer(t, oauthmeta.VerifierFunc(skewedVerifier{}.Verify), nil, s.handler())
+	if r := get(t, strict, "Bearer tok"); r.status != http.StatusUnauthorized {
+		t.Errorf("with the default skew: %d %s, want 401", r.status, r.body)
 	}
 }

@@ -49,7 +49,7 @@ func ExampleGenerate() {
 	//
 	//   interface RateCornerArgs {
 	//     sessionId: string;
-	//     corner: number;
+	//     corner: integer;
 	//     verdict: "good" | "needs_work" | "critical";
 	//     advice?: string;
 	//     _validateOnly?: boolean;
@@ -60,5 +60,8 @@ func ExampleGenerate() {
 	//   interface Rating {
 	//     id: string;
 	//   }
+	//
+	//   /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */
+	//   type integer = number;
 	// }
 }

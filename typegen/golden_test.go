@@ -1,15 +1,12 @@
 package typegen_test
 
 import (
-	"flag"
-	"os"
+	"github.com/brakinglab/codemode-go/internal/golden"
 	"path/filepath"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/typegen"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
@@ -24,19 +21,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update after checking the change):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(got))
 			again, _ := typegen.Generate(fixture(), tc.opts)
 			if again != got {
 				t.Error("output is not deterministic")

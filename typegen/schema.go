@@ -66,35 +66,29 @@ func (s *schemaGen) finish(root map[string]any, description string) (json.RawMes
 // inline asks for a struct's body rather than a $ref, for the root.
 func (s *schemaGen) schema(t reflect.Type, tag string, inline bool) map[string]any {
 	rules, elemTag := jsontype.SplitValidate(tag)
-	switch {
-	case t == timeType:
-		return map[string]any{"type": "string", "format": "date-time"}
-	case t == rawMessageType:
-		return map[string]any{}
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, jsonMarshalerType):
-		return map[string]any{}
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, textMarshalerType):
-		return map[string]any{"type": "string"}
-	}
 	out := map[string]any{}
-	switch t.Kind() {
-	case reflect.Bool:
+	switch jsontype.ShapeOf(t, false) {
+	case jsontype.Time:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
+		return out
+	case jsontype.Text:
+		return map[string]any{"type": "string"}
+	case jsontype.Bytes:
+		return map[string]any{"type": "string", "contentEncoding": "base64"}
+	case jsontype.Bool:
 		out["type"] = "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+	case jsontype.Int, jsontype.Uint:
 		out["type"] = "integer"
-	case reflect.Float32, reflect.Float64:
+	case jsontype.Float:
 		out["type"] = "number"
-	case reflect.String:
+	case jsontype.String:
 		out["type"] = "string"
+	}
+	switch t.Kind() {
 	case reflect.Pointer:
 		return s.schema(t.Elem(), tag, inline)
-	case reflect.Interface:
-		return out
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !implements(t.Elem(), jsonMarshalerType) && !implements(t.Elem(), textMarshalerType) {
-			return map[string]any{"type": "string", "contentEncoding": "base64"}
-		}
 		out["type"] = "array"
 		out["items"] = s.schema(t.Elem(), elemTag, false)
 		if t.Kind() == reflect.Array {
@@ -135,8 +129,13 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 	required := []string{}
 	for _, f := range jsontype.Fields(t) {
 		p := s.schema(f.Type, f.Validate, false)
+		if d := crossMemberRules(t, f); d != "" {
+			p["description"] = joinSentences(p["description"], d)
+		}
 		if f.Doc != "" {
-			p["description"] = f.Doc // beside $ref too: allowed since draft 2019-09
+			// Beside $ref too: allowed since draft 2019-09.
+			rule, _ := p["description"].(string)
+			p["description"] = joinSentences(f.Doc, rule)
 		}
 		props[f.Name] = p
 		if f.Required {
@@ -153,68 +152,47 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 	return out
 }
 
-// applyRules adds enum, bounds and format keywords for validate rules.
+// applyRules adds the keywords of each validate rule, from the same table
+// the declarations' JSDoc and the catalog's messages come from. A rule with
+// no keyword adds its message to the description, so the schema still
+// states it.
 func applyRules(out map[string]any, t reflect.Type, rules []jsontype.Rule) {
-	kind := "number"
-	switch t.Kind() {
-	case reflect.String:
-		kind = "string"
-	case reflect.Slice, reflect.Array, reflect.Map:
-		kind = "array"
+	for _, r := range rules {
+		spec, ok := jsontype.LookupRule(r.Tag)
+		if !ok || spec.Presence || jsontype.CrossMember(r.Tag) { // cross-member: see object
+			continue
+		}
+		kws := spec.SchemaKeywords(t.Kind(), r.Param)
+		for _, kw := range kws {
+			out[kw.Name] = kw.Value
+		}
+		if len(kws) == 0 {
+			out["description"] = joinSentences(out["description"], spec.Message(t.Kind(), r.Param)+".")
+		}
 	}
-	num := func(p string) any {
-		if i, err := strconv.Atoi(p); err == nil {
-			return i
-		}
-		if f, err := strconv.ParseFloat(p, 64); err == nil {
-			return f
-		}
+}
+
+func joinSentences(prev any, s string) string {
+	p, _ := prev.(string)
+	switch {
+	case p == "":
+		return s
+	case s == "":
 		return p
 	}
+	return p + " " + s
+}
+
+// crossMemberRules states the rules of member f that name its siblings in
+// struct t (required_without…), which the member's own schema cannot.
+func crossMemberRules(t reflect.Type, f jsontype.Field) string {
+	var d string
+	rules, _ := jsontype.SplitValidate(f.Validate)
 	for _, r := range rules {
-		switch r.Tag {
-		case "oneof":
-			vals := jsontype.OneOf(r.Param)
-			enum := make([]any, len(vals))
-			for i, v := range vals {
-				if kind == "number" {
-					enum[i] = num(v)
-				} else {
-					enum[i] = v
-				}
-			}
-			out["enum"] = enum
-		case "min", "gte", "max", "lte":
-			prefix := r.Tag[:3] // "min" or "max"; gte and lte are spelled alike below
-			if r.Tag == "gte" {
-				prefix = "min"
-			} else if r.Tag == "lte" {
-				prefix = "max"
-			}
-			switch {
-			case kind == "string":
-				out[prefix+"Length"] = num(r.Param)
-			case t.Kind() == reflect.Map:
-				out[prefix+"Properties"] = num(r.Param)
-			case kind == "array":
-				out[prefix+"Items"] = num(r.Param)
-			default:
-				out[prefix+"imum"] = num(r.Param)
-			}
-		case "gt":
-			if kind == "number" {
-				out["exclusiveMinimum"] = num(r.Param)
-			}
-		case "lt":
-			if kind == "number" {
-				out["exclusiveMaximum"] = num(r.Param)
-			}
-		case "email":
-			out["format"] = "email"
-		case "url", "http_url", "uri":
-			out["format"] = "uri"
-		case "uuid", "uuid4", "uuid_rfc4122", "uuid4_rfc4122":
-			out["format"] = "uuid"
+		if jsontype.CrossMember(r.Tag) {
+			spec, _ := jsontype.LookupRule(r.Tag)
+			d = joinSentences(d, spec.Message(f.Type.Kind(), jsontype.MemberNames(t, r.Tag, r.Param))+".")
 		}
 	}
+	return d
 }

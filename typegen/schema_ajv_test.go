@@ -32,15 +32,6 @@ process.stdout.write(JSON.stringify(out));
 // that the input schemas accept exactly what the catalog accepts on a set
 // of arguments that probe each rule.
 func TestSchemaAgreesWithCatalog(t *testing.T) {
-	tsc := tscCommand(t) // same node_modules; skips or fails the same way
-	modules := filepath.Dir(filepath.Dir(filepath.Dir(tsc[1])))
-	if _, err := os.Stat(filepath.Join(modules, "ajv-formats")); err != nil {
-		msg := "ajv and ajv-formats not installed (dependencies of @modelcontextprotocol/sdk); run: npm install --prefix .ci/js"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 	c := fixture()
 	infos := map[string]catalog.FuncInfo{}
 	for _, f := range c.Functions() {
@@ -72,17 +63,46 @@ func TestSchemaAgreesWithCatalog(t *testing.T) {
 		{"getSessions", `{"since":"2026-03-01T14:30:00Z"}`},
 		{"getSessions", `{"since":"yesterday"}`},
 	}
-	type pair struct {
-		Schema json.RawMessage `json:"schema"`
-		Data   json.RawMessage `json:"data"`
-	}
-	var pairs []pair
+	var pairs []ajvPair
 	for _, s := range samples {
 		schema, err := typegen.InputSchema(infos[s.fn])
 		if err != nil {
 			t.Fatal(err)
 		}
-		pairs = append(pairs, pair{schema, json.RawMessage(s.args)})
+		pairs = append(pairs, ajvPair{schema, json.RawMessage(s.args)})
+	}
+	verdicts, ok := runAjv(t, pairs)
+	if !ok {
+		return
+	}
+	ctx := catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "u", Scopes: []string{"sessions:read", "reports:write", "plans:write"}})
+	for i, s := range samples {
+		_, err := c.Call(ctx, s.fn, json.RawMessage(s.args))
+		var ve *catalog.ValidationError
+		accepted := !errors.As(err, &ve)
+		if accepted != verdicts[i] {
+			t.Errorf("%s(%s): catalog accepts = %v, schema valid = %v (%v)", s.fn, s.args, accepted, verdicts[i], err)
+		}
+	}
+}
+
+type ajvPair struct {
+	Schema json.RawMessage `json:"schema"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// runAjv returns Ajv's verdict on each pair; ok is false when the test was
+// skipped because Ajv is not installed (outside CI).
+func runAjv(t *testing.T, pairs []ajvPair) (verdicts []bool, ok bool) {
+	t.Helper()
+	tsc := tscCommand(t) // same node_modules; fails in CI the same way
+	modules := filepath.Dir(filepath.Dir(filepath.Dir(tsc[1])))
+	if _, err := os.Stat(filepath.Join(modules, "ajv-formats")); err != nil {
+		msg := "ajv and ajv-formats not installed (dependencies of @modelcontextprotocol/sdk); run: npm install --prefix .ci/js"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	input, _ := json.Marshal(pairs)
 	cmd := exec.Command(tsc[0], "-e", ajvScript)
@@ -96,17 +116,8 @@ func TestSchemaAgreesWithCatalog(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	var verdicts []bool
-	if err := json.Unmarshal(out, &verdicts); err != nil || len(verdicts) != len(samples) {
+	if err := json.Unmarshal(out, &verdicts); err != nil || len(verdicts) != len(pairs) {
 		t.Fatalf("ajv output %s: %v", out, err)
 	}
-	ctx := catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "u", Scopes: []string{"sessions:read", "reports:write", "plans:write"}})
-	for i, s := range samples {
-		_, err := c.Call(ctx, s.fn, json.RawMessage(s.args))
-		var ve *catalog.ValidationError
-		accepted := !errors.As(err, &ve)
-		if accepted != verdicts[i] {
-			t.Errorf("%s(%s): catalog accepts = %v, schema valid = %v (%v)", s.fn, s.args, accepted, verdicts[i], err)
-		}
-	}
+	return verdicts, true
 }

@@ -1,9 +1,8 @@
 package typegen_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
+	"github.com/brakinglab/codemode-go/internal/golden"
 	"path/filepath"
 	"testing"
 
@@ -29,17 +28,5 @@ func TestSchemaGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	golden := filepath.Join("testdata", "schemas.json.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("schemas differ from %s (run go test -update after checking the change):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "schemas.json.golden"), got)
 }

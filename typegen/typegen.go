@@ -12,7 +12,12 @@
 // Optionality follows the catalog's decoding rules exactly (see package
 // catalog): a field is optional when it is a pointer, an interface, a
 // json.RawMessage, or tagged omitempty/omitzero, unless tagged
-// validate:"required".
+// validate:"required". The arguments are declared optional (args?) only
+// when {} passes validation: no required field, and no required_without,
+// required_without_all or required_unless rule. Go integers are declared
+// as integer, an alias of number the output defines; each validate rule is
+// documented from the same table the catalog's messages and InputSchema's
+// keywords come from.
 package typegen
 
 import (
@@ -71,6 +76,9 @@ type gen struct {
 	// than a package prefix.
 	pkgTaken map[string]bool
 	pending  []reflect.Type // named structs still to declare, in first-use order
+	// usedInteger records that some member is a Go integer, declared as
+	// the integer alias so the model sees it must be whole.
+	usedInteger bool
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
@@ -101,6 +109,9 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	}
 	if types.Len() > 0 {
 		b.WriteString(types.String())
+	}
+	if g.usedInteger {
+		b.WriteString("\n  /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\n  type integer = number;\n")
 	}
 	b.WriteString("}\n")
 	return b.String(), nil
@@ -133,7 +144,7 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo) {
 	}
 	writeDoc(b, "  ", doc)
 	opt := ""
-	if allOptional(f.In) {
+	if jsontype.EmptyArgsAccepted(f.In) {
 		opt = "?"
 	}
 	if f.Tier.Strict() {

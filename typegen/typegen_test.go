@@ -107,7 +107,7 @@ func TestTypeMapping(t *testing.T) {
 		"    a: Note2;\n",
 		"    b: Record<string, Note2[]>;\n",
 		"    /** Base64-encoded bytes. */\n    bytes: string;\n",
-		`    "odd-name": number;` + "\n",
+		`    "odd-name": integer;` + "\n",
 		"    /** @format email */\n",
 		"     * @exclusiveMinimum 0\n     * @exclusiveMaximum 1\n",
 		"    /** Free text; may contain *\\/ safely */\n",

@@ -1,7 +1,6 @@
 package typegen
 
 import (
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -13,23 +12,13 @@ import (
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
-var (
-	timeType          = reflect.TypeFor[time.Time]()
-	durationType      = reflect.TypeFor[time.Duration]()
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	rawMessageType    = reflect.TypeFor[json.RawMessage]()
-)
-
-func implements(t, iface reflect.Type) bool {
-	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
-}
+var durationType = reflect.TypeFor[time.Duration]()
 
 // members writes one line per JSON member of struct t.
 func (g *gen) members(b *strings.Builder, t reflect.Type, indent string) {
 	for _, f := range jsontype.Fields(t) {
 		if !g.opts.Compact {
-			writeDoc(b, indent, fieldDoc(f))
+			writeDoc(b, indent, fieldDoc(t, f))
 		}
 		opt := "?"
 		if f.Required {
@@ -44,39 +33,32 @@ func (g *gen) members(b *strings.Builder, t reflect.Type, indent string) {
 // after "dive" applies to elements).
 func (g *gen) typeExpr(t reflect.Type, tag string) string {
 	rules, elemTag := jsontype.SplitValidate(tag)
-	switch {
-	case t == timeType:
+	switch sh := jsontype.ShapeOf(t, false); sh {
+	case jsontype.Time, jsontype.Text, jsontype.Bytes:
 		return "string"
-	case t == rawMessageType:
+	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
 		return "unknown"
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, jsonMarshalerType):
-		return "unknown"
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface && implements(t, textMarshalerType):
-		return "string"
-	}
-	switch t.Kind() {
-	case reflect.Bool:
+	case jsontype.Bool:
 		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64:
+	case jsontype.Int, jsontype.Uint, jsontype.Float:
 		if vals := oneOf(rules); vals != nil {
 			return numberUnion(vals)
 		}
+		if sh.Integer() {
+			g.usedInteger = true
+			return "integer"
+		}
 		return "number"
-	case reflect.String:
+	case jsontype.String:
 		if vals := oneOf(rules); vals != nil {
 			return stringUnion(vals)
 		}
 		return "string"
+	}
+	switch t.Kind() {
 	case reflect.Pointer:
 		return g.typeExpr(t.Elem(), tag)
-	case reflect.Interface:
-		return "unknown"
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && !implements(t.Elem(), jsonMarshalerType) && !implements(t.Elem(), textMarshalerType) {
-			return "string"
-		}
 		e := g.typeExpr(t.Elem(), elemTag)
 		if t.Kind() == reflect.Array && t.Len() <= 8 {
 			return "[" + strings.TrimSuffix(strings.Repeat(e+", ", t.Len()), ", ") + "]"
@@ -179,7 +161,7 @@ func numberUnion(vals []string) string {
 
 // fieldDoc is the JSDoc of one member: its description, what its string
 // format is, and its constraints as JSDoc tags.
-func fieldDoc(f jsontype.Field) []string {
+func fieldDoc(parent reflect.Type, f jsontype.Field) []string {
 	var doc []string
 	if d := strings.TrimSpace(f.Doc); d != "" {
 		doc = append(doc, d)
@@ -188,59 +170,22 @@ func fieldDoc(f jsontype.Field) []string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	switch {
-	case t == timeType:
+	switch jsontype.ShapeOf(t, false) {
+	case jsontype.Time:
 		doc = append(doc, "ISO 8601 date-time.")
-	case t == durationType:
-		doc = append(doc, "Duration in nanoseconds.")
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 && t != rawMessageType:
+	case jsontype.Bytes:
 		doc = append(doc, "Base64-encoded bytes.")
 	}
-	rules, _ := jsontype.SplitValidate(f.Validate)
-	doc = append(doc, constraintTags(t, rules)...)
-	return doc
-}
-
-// constraintTags turns size and format rules into JSDoc tags named as in
-// JSON Schema (@minimum, @maxLength, @minItems, @format, …).
-func constraintTags(t reflect.Type, rules []jsontype.Rule) []string {
-	var out []string
-	var kind string
-	switch t.Kind() {
-	case reflect.String:
-		kind = "Length"
-	case reflect.Slice, reflect.Array, reflect.Map:
-		kind = "Items"
-	default:
-		kind = "imum"
+	if t == durationType {
+		doc = append(doc, "Duration in nanoseconds.")
 	}
+	rules, _ := jsontype.SplitValidate(f.Validate)
 	for _, r := range rules {
-		switch r.Tag {
-		case "min", "gte":
-			out = append(out, "@min"+kind+" "+r.Param)
-		case "max", "lte":
-			out = append(out, "@max"+kind+" "+r.Param)
-		case "gt":
-			if kind == "imum" {
-				out = append(out, "@exclusiveMinimum "+r.Param)
-			}
-		case "lt":
-			if kind == "imum" {
-				out = append(out, "@exclusiveMaximum "+r.Param)
-			}
-		case "len":
-			out = append(out, "@min"+kind+" "+r.Param, "@max"+kind+" "+r.Param)
-		case "email":
-			out = append(out, "@format email")
-		case "url", "http_url", "uri":
-			out = append(out, "@format uri")
-		case "uuid", "uuid4", "uuid_rfc4122", "uuid4_rfc4122":
-			out = append(out, "@format uuid")
-		case "datetime":
-			out = append(out, "@format "+r.Param+" (Go time layout)")
+		if spec, ok := jsontype.LookupRule(r.Tag); ok {
+			doc = append(doc, spec.Doc(t.Kind(), jsontype.MemberNames(parent, r.Tag, r.Param))...)
 		}
 	}
-	return out
+	return doc
 }
 
 // writeDoc writes lines as a JSDoc comment; nothing for no lines.
@@ -291,15 +236,6 @@ func pascal(s string) string {
 		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
 	}
 	return s
-}
-
-func allOptional(t reflect.Type) bool {
-	for _, f := range jsontype.Fields(t) {
-		if f.Required {
-			return false
-		}
-	}
-	return true
 }
 
 // identOnly keeps the letters and digits of s.

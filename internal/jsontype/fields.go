@@ -7,6 +7,7 @@ package jsontype
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -202,4 +203,38 @@ func required(f Field) bool {
 // arbitrary JSON.
 func IsRawMessage(t reflect.Type) bool {
 	return t == rawMessageType
+}
+
+// EmptyArgsAccepted reports whether decoding accepts {} for struct t: no
+// member is required, and none is required merely because another is
+// absent (required_without, required_without_all, required_unless), so a
+// declaration may mark the whole argument optional.
+func EmptyArgsAccepted(t reflect.Type) bool {
+	for _, f := range Fields(t) {
+		if f.Required {
+			return false
+		}
+		rules, _ := SplitValidate(f.Validate)
+		for _, r := range rules {
+			switch r.Tag {
+			case "required_without", "required_without_all", "required_unless":
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// CheckDoc rejects a jsonschema:"…" tag written in the key=value form
+// (description=…,enum=…) that other libraries read: here the whole tag is
+// the member's description, so such a tag would reach the model verbatim.
+// Constraints belong in validate:"…", where they are enforced.
+func CheckDoc(doc string) error {
+	key, _, ok := strings.Cut(doc, "=")
+	if !ok || key == "" || strings.IndexFunc(key, func(r rune) bool {
+		return !(r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) >= 0 {
+		return nil
+	}
+	return fmt.Errorf("jsonschema tag %q: the key=value form is not supported; the tag is the description alone (jsonschema:\"How many laps\"), and constraints go in validate:\"…\"", doc)
 }

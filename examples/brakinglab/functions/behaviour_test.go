@@ -213,7 +213,7 @@ func TestRaceStrategy(t *testing.T) {
 		{obj{"trackName": "Spa", "raceLaps": 500, "tankL": 10}, "stops"},
 		{obj{"trackName": "Spa", "raceLaps": 20, "raceDurationMin": 60}, "exactly one"},
 		{obj{"trackName": "Spa"}, "exactly one"},
-		{obj{"raceLaps": 20}, "raceEventId or trackName"},
+		{obj{"raceLaps": 20}, `"path":["raceEventId"],"message":"Required unless trackName is given"`},
 		{obj{"trackName": "Spa", "carName": "Mazda", "raceLaps": 20}, "no valid laps at Spa-Francorchamps in the Mazda MX-5 Cup"},
 	}
 	rows := counts(t)

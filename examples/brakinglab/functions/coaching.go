@@ -32,7 +32,7 @@ type ReportOverview struct {
 
 // ReportPace summarises the session's pace.
 type ReportPace struct {
-	BestLapMs        int    `json:"bestLapMs" validate:"min=1"`
+	BestLapMs        int    `json:"bestLapMs,omitempty" validate:"omitempty,min=1" jsonschema:"Fastest valid lap in milliseconds; leave it out when the session has no valid lap"`
 	AverageLapMs     int    `json:"averageLapMs" validate:"min=1"`
 	ConsistencyPct   int    `json:"consistencyPct" validate:"min=0,max=100"`
 	ImprovementTrend string `json:"improvementTrend" validate:"oneof=improving stable declining"`
@@ -75,7 +75,7 @@ type CoachingReportsArgs struct {
 // StrategyArgs describe a race to plan. Give raceEventId, or trackName with
 // raceLaps or raceDurationMin.
 type StrategyArgs struct {
-	RaceEventID     string  `json:"raceEventId,omitempty" jsonschema:"Plan for this event: its track, car and length are used unless given here"`
+	RaceEventID     string  `json:"raceEventId,omitempty" validate:"required_without=TrackName" jsonschema:"Plan for this event: its track, car and length are used unless given here"`
 	TrackName       string  `json:"trackName,omitempty"`
 	CarName         string  `json:"carName,omitempty" jsonschema:"Only use your laps in this car"`
 	RaceLaps        int     `json:"raceLaps,omitempty" validate:"omitempty,min=1,max=1000"`
@@ -137,6 +137,7 @@ func registerCoaching(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[StrategyArgs, Strategy]{
 			Name: "generateRaceStrategy", Tier: catalog.Creative,
+			Approval:    a.approval,
 			Description: "Plans fuel, stints and pit laps for a race from your own valid laps at the track (median pace, mean fuel per lap) and saves the plan. Refuses races that cannot be run, with the reason.",
 			Handler:     a.generateRaceStrategy,
 			Validate: func(ctx context.Context, in StrategyArgs) error {
