@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +12,13 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/demo"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // allScopes are the scopes BrakingLab's functions require: READ-ONLY
@@ -28,6 +32,10 @@ type app struct {
 	store *store.Store
 	cat   *catalog.Catalog
 	users []demoLogin // demo accounts to print; empty if none were seeded
+	// shared is the SDK's HTTP state in PostgreSQL (limits, cancellation
+	// registry) when -db is a postgres:// URL, on its own pool.
+	shared *pgstate.State
+	pool   *pgxpool.Pool
 	// approvalKey seals pending approvals; nil means a random key per process.
 	approvalKey []byte
 }
@@ -72,10 +80,15 @@ func (a *app) seed(ctx context.Context) error {
 		start := time.Now()
 		seeded, err := demo.SeedStore(ctx, a.store, nil)
 		if err != nil {
-			return err
+			// Replicas starting together on one PostgreSQL database race to
+			// seed; the loser's transaction fails on the winner's rows.
+			if _, e := a.store.UserByUsername(ctx, demo.DemoUser); e != nil {
+				return err
+			}
+			a.log.Info("demo data seeded by another replica")
 		}
 		if seeded {
-			a.log.Info("seeded demo data", "db", a.cfg.DB, "took", time.Since(start).Round(time.Millisecond))
+			a.log.Info("seeded demo data", "db", a.cfg.dbName(), "took", time.Since(start).Round(time.Millisecond))
 		}
 	}
 	for _, name := range []string{demo.DemoUser, demo.RivalUser} {
@@ -88,14 +101,55 @@ func (a *app) seed(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (a *app) Close() error { return a.store.Close() }
+func (a *app) Close() error {
+	if a.shared != nil {
+		a.shared.Close()
+		a.pool.Close()
+	}
+	return a.store.Close()
+}
+
+// shareState puts the MCP endpoint's per-user execution budget, its
+// failed-authentication budget and its notifications/cancelled registry
+// in the PostgreSQL database when the store is there (package
+// codemode/pgstate), so that replicas on that database share them: a
+// user's budget holds across replicas, and a cancellation reaches the
+// replica running the call. With SQLite (one process) the in-process
+// defaults stay. Limits turned off in opts stay off.
+func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
+	if a.store.Engine() != sqldb.Postgres {
+		return nil
+	}
+	if a.shared == nil {
+		pool, err := pgxpool.New(ctx, a.cfg.DB)
+		if err != nil {
+			return fmt.Errorf("shared limits: %w", err)
+		}
+		st, err := pgstate.New(ctx, pool, &pgstate.Options{Logger: a.log})
+		if err != nil {
+			pool.Close()
+			return err
+		}
+		a.shared, a.pool = st, pool
+	}
+	if opts.RatePerSecond >= 0 {
+		opts.RateLimiter = a.shared.Limiter("executions",
+			cmp.Or(opts.RatePerSecond, codemode.DefaultRatePerSec), cmp.Or(opts.RateBurst, codemode.DefaultRateBurst))
+	}
+	if opts.AuthFailuresPerSecond >= 0 {
+		opts.FailureLimiter = a.shared.Limiter("auth-failures",
+			cmp.Or(opts.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
+	}
+	opts.Cancellations = a.shared.Cancellations()
+	return nil
+}
 
 // principal returns the identity of a local user (for -stdio and
 // -insecure-no-auth) with every scope.
 func (a *app) principal(ctx context.Context, username string) (catalog.Principal, error) {
 	u, err := a.store.UserByUsername(ctx, username)
 	if errors.Is(err, store.ErrNotFound) {
-		return catalog.Principal{}, fmt.Errorf("no user %q in %s (demo users exist unless -no-demo was used on first start)", username, a.cfg.DB)
+		return catalog.Principal{}, fmt.Errorf("no user %q in %s (demo users exist unless -no-demo was used on first start)", username, a.cfg.dbName())
 	}
 	if err != nil {
 		return catalog.Principal{}, err
@@ -143,7 +197,7 @@ func (a *app) serveStdio(ctx context.Context) error {
 		return err
 	}
 	defer cm.Close()
-	a.log.Info("serving MCP over stdio", "user", a.cfg.User, "db", a.cfg.DB)
+	a.log.Info("serving MCP over stdio", "user", a.cfg.User, "db", a.cfg.dbName())
 	err = cm.ServeStdio(ctx, p)
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal end

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 )
 
 // config is everything main needs to start BrakingLab. Each flag has an
@@ -17,7 +19,7 @@ import (
 // given on the command line wins over its variable.
 type config struct {
 	Addr       string        // listen address; default 127.0.0.1:8080
-	DB         string        // SQLite file; default ./brakinglab.db
+	DB         string        // SQLite file (default ./brakinglab.db) or postgres:// URL
 	PublicURL  string        // canonical base URL when behind a proxy or tunnel; default http://<addr>
 	Issuer     string        // external OAuth/OpenID issuer; empty = built-in development server
 	Audience   string        // token audience for an external issuer; default the MCP URL
@@ -53,7 +55,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 
 	var origins string
 	fs.StringVar(&c.Addr, "addr", defaultAddr, "listen `address` (host:port); port 0 picks a free port")
-	fs.StringVar(&c.DB, "db", "brakinglab.db", "SQLite database `file`, created and migrated on start")
+	fs.StringVar(&c.DB, "db", "brakinglab.db", "SQLite database `file`, or a PostgreSQL URL (postgres://user:password@host/dbname) that replicas share; migrated on start")
 	fs.StringVar(&c.PublicURL, "public-url", "", "canonical base `URL` clients use (behind a proxy or tunnel), e.g. https://x.example")
 	fs.StringVar(&c.Issuer, "issuer", "", "trust this external OAuth/OpenID issuer `URL` instead of the built-in sign-in server")
 	fs.StringVar(&c.Audience, "audience", "", "access-token `audience` required with -issuer (default: the MCP URL)")
@@ -123,6 +125,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	return c, nil
 }
 
+// dbName is -db as logs and the banner show it: a PostgreSQL URL without
+// its password.
+func (c *config) dbName() string { return sqldb.Redact(c.DB) }
+
 // envName maps a flag name to its environment variable.
 func envName(flagName string) string {
 	return "BRAKINGLAB_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
@@ -131,7 +137,7 @@ func envName(flagName string) string {
 // validate rejects combinations that cannot work or would be unsafe.
 func (c *config) validate() error {
 	if c.DB == "" {
-		return errors.New("-db must name a file")
+		return errors.New("-db must name a file or a postgres:// URL")
 	}
 	if c.User == "" && (c.Stdio || c.NoAuth) {
 		return errors.New("-user must name a user (e.g. -user demo)")

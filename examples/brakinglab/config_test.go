@@ -160,3 +160,27 @@ func TestBaseURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresDBIsRedacted: -db takes a PostgreSQL URL (from the flag or
+// BRAKINGLAB_DB), and logs and the banner never show its password.
+func TestPostgresDBIsRedacted(t *testing.T) {
+	const dsn = "postgres://lab:s3cret@db.internal:5432/brakinglab?sslmode=require"
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{args: []string{"-db", dsn}},
+		{env: map[string]string{"BRAKINGLAB_DB": dsn}},
+	} {
+		cfg, err := parseConfig(c.args, env(c.env), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.DB != dsn {
+			t.Fatalf("DB = %q, want %q", cfg.DB, dsn)
+		}
+		if got := cfg.dbName(); strings.Contains(got, "s3cret") || !strings.Contains(got, "db.internal:5432/brakinglab") {
+			t.Fatalf("dbName() = %q, want the URL without its password", got)
+		}
+	}
+}

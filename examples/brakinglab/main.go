@@ -103,7 +103,7 @@ func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Wri
 	printBanner(stdout, cfg, h, a.users)
 	err = h.serve(ctx, log)
 	if err == nil {
-		log.Info("stopped cleanly; database closed", "db", cfg.DB)
+		log.Info("stopped cleanly; database closed", "db", cfg.dbName())
 	}
 	return err
 }
@@ -133,7 +133,7 @@ func printBanner(w io.Writer, cfg *config, h *httpServer, users []demoLogin) {
 			fmt.Fprintf(w, "%s%s (password: %s)\n", label, u.Username, u.Password)
 		}
 	}
-	fmt.Fprintf(w, "  Database:     %s\n", cfg.DB)
+	fmt.Fprintf(w, "  Database:     %s\n", cfg.dbName())
 	fmt.Fprintf(w, "  Types:        go run ./examples/brakinglab -print-types\n")
 	fmt.Fprintf(w, "  Claude Code:  claude mcp add --transport http brakinglab %s\n", h.mcpURL)
 	fmt.Fprintf(w, "  Inspector:    npx @modelcontextprotocol/inspector  (Streamable HTTP, %s)\n", h.mcpURL)

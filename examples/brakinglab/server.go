@@ -131,6 +131,9 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 			}
 		}
 	}
+	if err := a.shareState(ctx, opts); err != nil {
+		return nil, err
+	}
 	cm, err := codemode.New(a.cat, opts)
 	if err != nil {
 		return nil, err

@@ -84,9 +84,13 @@ type authCode struct {
 }
 
 const (
-	pendingTTL  = 10 * time.Minute
-	maxInMemory = 10000
-	// maxPerSubject bounds one user's sessions and authorization codes.
+	pendingTTL = 10 * time.Minute
+	// maxStored bounds the stored pending requests, sessions and
+	// authorization codes (each); maxPerSubject one user's sessions and
+	// codes.
+	maxStored = 10000
+	// maxInMemory bounds the per-account failure counters kept in memory.
+	maxInMemory       = 10000
 	maxPerSubject     = 20
 	sessionCookieName = "authserver_session"
 	browserCookieName = "authserver_browser"
@@ -175,7 +179,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		resource: resource, scopes: scopes, expires: s.now().Add(pendingTTL),
 		browser: s.bindBrowser(w, r), source: s.sourceOf(r),
 	}
-	id, ok := s.putPending(p)
+	id, ok := s.putPending(r.Context(), p)
 	if !ok {
 		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sign-ins are in progress. Try again in a few minutes.")
 		return
@@ -286,7 +290,7 @@ func (s *Server) readPendingForm(w http.ResponseWriter, r *http.Request, form st
 		return "", nil, false
 	}
 	id = r.PostForm.Get("request")
-	if p = s.getPending(id); p == nil {
+	if p = s.getPending(r.Context(), id); p == nil {
 		s.expiredPage(w)
 		return "", nil, false
 	}
@@ -325,7 +329,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)
 			s.signInFailed(username, source)
-			if s.countFailure(id, p) {
+			if s.countFailure(r.Context(), id, p) {
 				s.errorPage(w, http.StatusTooManyRequests, "Too many attempts", "Too many wrong passwords for this sign-in. Start again from the application.")
 				return
 			}
@@ -340,7 +344,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = username
 	}
-	sid, ok := s.putSession(&session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
+	sid, ok := s.putSession(r.Context(), &session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
 	if !ok {
 		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
 		return
@@ -360,7 +364,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleConsentPage(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("request")
-	p := s.getPending(id)
+	p := s.getPending(r.Context(), id)
 	if p == nil {
 		s.expiredPage(w)
 		return
@@ -391,7 +395,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusForbidden, "Request refused", "The consent form was not submitted from this server's page (invalid CSRF token). Start again from the application.")
 		return
 	}
-	p := s.takePending(id)
+	p := s.takePending(r.Context(), id)
 	if p == nil { // a concurrent submission of the same form won
 		s.expiredPage(w)
 		return
@@ -399,7 +403,7 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	switch r.PostForm.Get("action") {
 	case "allow":
 		code := rand.Text()
-		ok := s.putCode(code, &authCode{
+		ok := s.putCode(r.Context(), code, &authCode{
 			clientID: p.client.ID, redirectURI: p.redirectURI, challenge: p.challenge,
 			resource: p.resource, scopes: p.scopes, subject: sess.subject,
 			expires: s.now().Add(s.codeTTL),
@@ -502,105 +506,9 @@ func redirectHost(uri string) string {
 
 // csrfToken binds a consent form to one browser session and one request.
 func (s *Server) csrfToken(sessionID, requestID string) string {
-	m := hmac.New(sha256.New, s.csrfKey[:])
+	m := hmac.New(sha256.New, s.csrfKey)
 	m.Write([]byte("consent\x00" + sessionID + "\x00" + requestID))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-func (s *Server) sessionFrom(r *http.Request) (string, *session) {
-	c, err := r.Cookie(sessionCookieName)
-	if err != nil || c.Value == "" {
-		return "", nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, ok := s.sessions[c.Value]
-	if !ok {
-		return "", nil
-	}
-	if !s.now().Before(sess.expires) {
-		delete(s.sessions, c.Value)
-		return "", nil
-	}
-	return c.Value, sess
-}
-
-// putSession stores a signed-in browser. One user keeps at most
-// maxPerSubject sessions (their oldest goes), and a full table drops its
-// oldest session: demo passwords are public, so refusing new sessions when
-// full would let anyone lock every user out for the sessions' lifetime.
-func (s *Server) putSession(sess *session) (string, bool) {
-	id := rand.Text() + rand.Text()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	putBounded(s.sessions, id, sess, func(v *session) bool { return !now.Before(v.expires) })
-	return id, true
-}
-
-// putPending stores a validated request. Opening requests is free for
-// anyone (registration is open), so a full table never refuses a new one,
-// which would lock every user out for the requests' lifetime; and a flood
-// must not evict other people's requests either. So one source keeps at
-// most maxPendingPerSource requests (its oldest goes), and a full table
-// drops expired requests, then the oldest request of the source holding
-// the most.
-func (s *Server) putPending(p *pendingRequest) (string, bool) {
-	id := rand.Text()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.pendingBySource[p.source]) >= maxPendingPerSource {
-		s.dropPending(s.pendingBySource[p.source][0])
-	}
-	if len(s.pending) >= maxInMemory {
-		s.dropExpiredPending()
-	}
-	if len(s.pending) >= maxInMemory {
-		top := ""
-		for src, ids := range s.pendingBySource {
-			if top == "" || len(ids) > len(s.pendingBySource[top]) {
-				top = src
-			}
-		}
-		s.dropPending(s.pendingBySource[top][0])
-	}
-	s.pending[id] = p
-	s.pendingBySource[p.source] = append(s.pendingBySource[p.source], id)
-	return id, true
-}
-
-// dropExpiredPending drops expired requests. Every request lives
-// pendingTTL, so a source's oldest expires first: only the head of each
-// source's list needs looking at. The caller holds s.mu.
-func (s *Server) dropExpiredPending() {
-	now := s.now()
-	for src := range s.pendingBySource {
-		for {
-			ids := s.pendingBySource[src]
-			if len(ids) == 0 || now.Before(s.pending[ids[0]].expires) {
-				break
-			}
-			s.dropPending(ids[0])
-		}
-	}
-}
-
-// dropPending deletes a pending request. The caller holds s.mu.
-func (s *Server) dropPending(id string) {
-	p, ok := s.pending[id]
-	if !ok {
-		return
-	}
-	delete(s.pending, id)
-	ids := s.pendingBySource[p.source]
-	if i := slices.Index(ids, id); i >= 0 {
-		ids = slices.Delete(ids, i, i+1)
-	}
-	if len(ids) == 0 {
-		delete(s.pendingBySource, p.source)
-	} else {
-		s.pendingBySource[p.source] = ids
-	}
 }
 
 // sourceOf is the address a request comes from (Options.ClientAddress,
@@ -700,103 +608,4 @@ func (s *Server) countFailureKey(key string) {
 		s.failures[key] = f
 	}
 	f.count++
-}
-
-func (s *Server) getPending(id string) *pendingRequest {
-	if id == "" {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pending[id]
-	if !ok {
-		return nil
-	}
-	if !s.now().Before(p.expires) {
-		s.dropPending(id)
-		return nil
-	}
-	return p
-}
-
-// countFailure records a wrong password and drops the request at the limit.
-func (s *Server) countFailure(id string, p *pendingRequest) (dropped bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p.failures++
-	if p.failures >= maxSignInFailures {
-		s.dropPending(id)
-		return true
-	}
-	return false
-}
-
-// takePending removes and returns a pending request, so consent is given once.
-func (s *Server) takePending(id string) *pendingRequest {
-	p := s.getPending(id)
-	if p == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pending[id] != p {
-		return nil
-	}
-	s.dropPending(id)
-	return p
-}
-
-// codeRetention keeps used codes past expiry so late replays are still recognised.
-const codeRetention = 10 * time.Minute
-
-// putCode stores an issued code. Like sessions, one user keeps at most
-// maxPerSubject codes (their oldest goes) and a full table drops its
-// oldest, after codes past their replay-detection retention.
-func (s *Server) putCode(code string, c *authCode) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	putBounded(s.codes, code, c, func(v *authCode) bool { return now.After(v.expires.Add(codeRetention)) })
-	return true
-}
-
-// boundedEntry is an in-memory record owned by one user that expires.
-type boundedEntry interface {
-	owner() string
-	expiry() time.Time
-}
-
-func (s *session) owner() string      { return s.subject }
-func (s *session) expiry() time.Time  { return s.expires }
-func (c *authCode) owner() string     { return c.subject }
-func (c *authCode) expiry() time.Time { return c.expires }
-
-// putBounded stores v under key in m after dropping stale entries. One
-// user keeps at most maxPerSubject entries (their oldest goes), and a full
-// table drops its oldest entry rather than refusing: refusing would let
-// anyone who can sign in lock every user out. The caller holds s.mu.
-func putBounded[V boundedEntry](m map[string]V, key string, v V, stale func(V) bool) {
-	mine, oldestMine, oldestAll := 0, "", ""
-	for k, e := range m {
-		if stale(e) {
-			delete(m, k)
-			continue
-		}
-		if e.owner() == v.owner() {
-			mine++
-			if oldestMine == "" || e.expiry().Before(m[oldestMine].expiry()) {
-				oldestMine = k
-			}
-		}
-		if oldestAll == "" || e.expiry().Before(m[oldestAll].expiry()) {
-			oldestAll = k
-		}
-	}
-	if mine >= maxPerSubject {
-		delete(m, oldestMine)
-	}
-	if len(m) >= maxInMemory {
-		delete(m, oldestAll)
-	}
-	m[key] = v
 }

@@ -2,7 +2,6 @@ package authserver
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -140,19 +139,15 @@ type Server struct {
 	// comparison, and anyone may submit sign-ins.
 	checks chan struct{}
 
-	// csrfKey signs consent CSRF tokens; sessions are in memory, so it may be too.
-	csrfKey [32]byte
+	// csrfKey signs consent CSRF tokens. It is stored in the database, as
+	// sessions are, so a consent page served by one replica can be
+	// submitted to another.
+	csrfKey []byte
 	// clientAddress is Options.ClientAddress; nil means the peer address.
 	clientAddress func(*http.Request) string
 
 	mu       sync.Mutex
-	pending  map[string]*pendingRequest
-	codes    map[string]*authCode
-	sessions map[string]*session
 	failures map[string]*failureCount // wrong passwords per account and source, and per source
-	// pendingBySource lists each source address's pending requests,
-	// oldest first.
-	pendingBySource map[string][]string
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -169,6 +164,15 @@ const (
 
 // New creates a Server, applying its migrations to db and loading (or
 // creating) its signing key. users checks sign-in credentials.
+//
+// db is an SQLite database or a PostgreSQL one (opened through BrakingLab's
+// store). Everything a later request depends on is kept there: clients,
+// pending sign-ins, browser sessions, authorization codes, refresh-token
+// families and the keys, so any number of Servers on one PostgreSQL
+// database behave as one: a token minted by one verifies on the others,
+// and a refresh token reused on another is recognised. Only the
+// registration rate limit and the password-guess throttle (wrong passwords
+// per account and source) are per process.
 func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 	if db == nil {
 		return nil, errors.New("authserver: nil database")
@@ -204,14 +208,10 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		hint:          opts.SignInHint,
 		now:           opts.Now,
 		log:           opts.Logger,
-		pending:       map[string]*pendingRequest{},
-		codes:         map[string]*authCode{},
-		sessions:      map[string]*session{},
 		failures:      map[string]*failureCount{},
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
-	s.pendingBySource = map[string][]string{}
 	s.clientAddress = opts.ClientAddress
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
@@ -236,7 +236,6 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	rand.Read(s.csrfKey[:])
 	s.cimd = newCIMDResolver(opts.HTTPClient, s.now, s.log)
 
 	ctx := context.Background()
@@ -244,6 +243,9 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	if s.keys, err = loadKeyRing(ctx, db, s.now); err != nil {
+		return nil, err
+	}
+	if s.csrfKey, err = loadSecret(ctx, db, "consent-csrf"); err != nil {
 		return nil, err
 	}
 	s.meta = s.buildMetadata()

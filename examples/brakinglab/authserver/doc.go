@@ -38,7 +38,7 @@
 //     audience. A missing scope means every supported scope; unknown
 //     scopes next to known ones are dropped, only unknown ones is
 //     invalid_scope.
-//   - Codes live 60 s in memory, are single use and bound to client,
+//   - Codes live 60 s, are single use and bound to client,
 //     redirect URI, challenge, resource, scopes and user. A failed exchange
 //     (wrong verifier, client or redirect URI) burns the code too; presenting
 //     a used code revokes the refresh tokens it produced.
@@ -46,12 +46,19 @@
 //     is a family; reusing a rotated token (or racing two uses of one)
 //     revokes the family. Access tokens are ES256 JWTs (typ at+jwt, kid,
 //     RFC 9068 claims) and are not revocable: keep them short.
-//   - Clients, refresh-token families and the signing key are stored in the
-//     host's SQLite database (tables authserver_*, migrations tracked in
-//     authserver_migrations), so a restart keeps them. Pending sign-ins,
-//     codes and browser sessions are in memory: after a restart users sign
-//     in again. The client table is capped (Options.MaxClients); never-used
-//     clients are pruned first, as Claude registers on every connection.
+//   - Everything a later request depends on is stored in the host's
+//     database, SQLite or PostgreSQL (tables authserver_*, one migration
+//     set per engine, tracked in authserver_migrations): clients, pending
+//     sign-ins, browser sessions, codes, refresh-token families, the
+//     signing key and the consent CSRF key. Session IDs, request IDs and
+//     codes are stored hashed. A restart keeps them, and Servers on one
+//     PostgreSQL database (replicas behind a load balancer) act as one: a
+//     browser's next page, the code exchange or a refresh may reach any
+//     of them; the bounds on pending sign-ins count the shared table. Per
+//     process: the registration rate limit and the password-guess
+//     throttle below. The client table is capped (Options.MaxClients);
+//     never-used clients are pruned first, as Claude registers on every
+//     connection.
 //   - The sign-in session is a random HttpOnly, SameSite=Lax cookie (Secure
 //     for an https issuer) scoped to /authorize. The consent form carries a
 //     CSRF token: an HMAC of the session and the request. Five wrong

@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -49,7 +50,7 @@ func TestSessionCookieAttributes(t *testing.T) {
 			t.Fatal(err)
 		}
 		const b = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		id, _ := s.putPending(&pendingRequest{client: &client{ID: "x"}, expires: s.now().Add(pendingTTL), browser: b})
+		id, _ := s.putPending(context.Background(), &pendingRequest{client: &client{ID: "x"}, expires: s.now().Add(pendingTTL), browser: b})
 		req := httptest.NewRequest(http.MethodPost, issuer+"/authorize/signin",
 			strings.NewReader(url.Values{"request": {id}, "username": {"demo"}, "password": {"demo-pass"}}.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

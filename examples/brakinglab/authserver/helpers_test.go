@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb/sqldbtest"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	_ "modernc.org/sqlite"
 )
@@ -55,10 +57,31 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// openDB opens (and creates) a SQLite database file.
+// TestOnPostgreSQL runs every other test of the package again with the
+// server's database on PostgreSQL.
+func TestOnPostgreSQL(t *testing.T) {
+	sqldbtest.RunOnPostgres(t, sqldbtest.Server(t))
+}
+
+// pgDatabases maps the file paths tests name to the PostgreSQL databases
+// standing in for them in the PostgreSQL pass, so reopening a path
+// reopens its database.
+var pgDatabases sync.Map
+
+// openDB opens (and creates) the SQLite database file at path, or in the
+// PostgreSQL pass the database standing in for it.
 func openDB(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)")
+	dsn := path
+	if sqldbtest.OnPostgres() {
+		v, ok := pgDatabases.Load(path)
+		if !ok {
+			v = sqldbtest.DSN(t)
+			pgDatabases.Store(path, v)
+		}
+		dsn = v.(string)
+	}
+	db, _, err := sqldb.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +97,8 @@ type env struct {
 	clock  *clock
 	dbPath string
 	db     *sql.DB
+	// setHandler replaces what the test server serves.
+	setHandler func(http.Handler)
 }
 
 func (e *env) URL() string      { return e.ts.URL }
@@ -106,6 +131,11 @@ func newEnvWith(t testing.TB, path string, opts *Options, extra func(e *env, mux
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(e.ts.Close)
+	e.setHandler = func(h http.Handler) {
+		mu.Lock()
+		handler = h
+		mu.Unlock()
+	}
 	o := Options{}
 	if opts != nil {
 		o = *opts
@@ -130,9 +160,7 @@ func newEnvWith(t testing.TB, path string, opts *Options, extra func(e *env, mux
 	if extra != nil {
 		extra(e, mux)
 	}
-	mu.Lock()
-	handler = mux
-	mu.Unlock()
+	e.setHandler(mux)
 	return e
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 )
@@ -27,21 +28,26 @@ type keyRing struct {
 }
 
 // loadKeyRing reads the stored keys, creating an ES256 key on first start.
+// The check and the creation run under the migration lock, so replicas
+// starting together on one database create one key between them.
 func loadKeyRing(ctx context.Context, db *sql.DB, now func() time.Time) (*keyRing, error) {
-	keys, err := readKeys(ctx, db)
+	var keys []jose.JSONWebKey
+	err := sqldb.LockedTx(ctx, db, migrationLock, func(tx *sql.Tx) error {
+		var err error
+		if keys, err = readKeys(ctx, tx); err != nil || len(keys) > 0 {
+			return err
+		}
+		if err := createKey(ctx, tx, now); err != nil {
+			return err
+		}
+		keys, err = readKeys(ctx, tx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	if len(keys) == 0 {
-		if err := createKey(ctx, db, now); err != nil {
-			return nil, err
-		}
-		if keys, err = readKeys(ctx, db); err != nil {
-			return nil, err
-		}
-		if len(keys) == 0 {
-			return nil, fmt.Errorf("authserver: signing key missing after creation")
-		}
+		return nil, fmt.Errorf("authserver: signing key missing after creation")
 	}
 	ring := &keyRing{kid: keys[0].KeyID}
 	for _, k := range keys {
@@ -58,8 +64,8 @@ func loadKeyRing(ctx context.Context, db *sql.DB, now func() time.Time) (*keyRin
 }
 
 // readKeys returns the stored keys, newest first.
-func readKeys(ctx context.Context, db *sql.DB) ([]jose.JSONWebKey, error) {
-	rows, err := db.QueryContext(ctx, `SELECT kid, alg, private_pkcs8 FROM authserver_signing_keys ORDER BY created_at DESC, kid`)
+func readKeys(ctx context.Context, tx *sql.Tx) ([]jose.JSONWebKey, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT kid, alg, private_pkcs8 FROM authserver_signing_keys ORDER BY created_at DESC, kid`)
 	if err != nil {
 		return nil, fmt.Errorf("authserver: read signing keys: %w", err)
 	}
@@ -80,9 +86,8 @@ func readKeys(ctx context.Context, db *sql.DB) ([]jose.JSONWebKey, error) {
 	return keys, rows.Err()
 }
 
-// createKey stores a new P-256 key. INSERT OR IGNORE plus a re-read makes two
-// servers starting on one database converge on the same key.
-func createKey(ctx context.Context, db *sql.DB, now func() time.Time) error {
+// createKey stores a new P-256 key.
+func createKey(ctx context.Context, tx *sql.Tx, now func() time.Time) error {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
@@ -96,7 +101,7 @@ func createKey(ctx context.Context, db *sql.DB, now func() time.Time) error {
 	if err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, `INSERT OR IGNORE INTO authserver_signing_keys (kid, alg, private_pkcs8, created_at) VALUES (?, ?, ?, ?)`,
+	_, err = tx.ExecContext(ctx, `INSERT INTO authserver_signing_keys (kid, alg, private_pkcs8, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		base64.RawURLEncoding.EncodeToString(tp), string(jose.ES256), der, now().Unix())
 	if err != nil {
 		return fmt.Errorf("authserver: store signing key: %w", err)

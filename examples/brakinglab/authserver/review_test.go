@@ -106,7 +106,7 @@ func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
 	action, fields := formOf(t, page)
 
 	q := "/authorize?" + e.authParams(clientID, cb, newPKCE()).Encode()
-	sources := maxInMemory/maxPendingPerSource + 4 // enough to fill the table
+	sources := maxStored/maxPendingPerSource + 4 // enough to fill the table
 	for i := range sources * (maxPendingPerSource + 6) {
 		r := httptest.NewRequest(http.MethodGet, q, nil)
 		r.RemoteAddr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i % sources >> 8), byte(i % sources)}), 4000).String()
@@ -116,19 +116,11 @@ func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
 			t.Fatalf("flood request %d: %d", i, w.Code)
 		}
 	}
-	e.srv.mu.Lock()
-	n, perSource := len(e.srv.pending), map[string]int{}
-	for _, p := range e.srv.pending {
-		perSource[p.source]++
+	if n := e.count(`SELECT count(*) FROM authserver_pending`); n > maxStored {
+		t.Fatalf("%d pending requests kept, cap %d", n, maxStored)
 	}
-	e.srv.mu.Unlock()
-	if n > maxInMemory {
-		t.Fatalf("%d pending requests kept, cap %d", n, maxInMemory)
-	}
-	for src, c := range perSource {
-		if c > maxPendingPerSource {
-			t.Fatalf("source %s keeps %d pending requests, cap %d", src, c, maxPendingPerSource)
-		}
+	if c := e.count(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM authserver_pending GROUP BY source) AS per_source`); c > maxPendingPerSource {
+		t.Fatalf("a source keeps %d pending requests, cap %d", c, maxPendingPerSource)
 	}
 
 	fields.Set("username", "demo")
@@ -137,20 +129,13 @@ func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
 		t.Fatalf("the user's sign-in after the flood: status %d: %.400s", p.Status, p.Body)
 	}
 
-	// Once the flood has expired, a new request into the full table
-	// clears it, and the per-source index agrees with the table.
+	// Once the flood has expired, a new request clears it.
 	e.clock.Advance(pendingTTL + time.Second)
 	r := httptest.NewRequest(http.MethodGet, q, nil)
 	r.RemoteAddr = "198.51.100.7:4000"
 	e.srv.ServeHTTP(httptest.NewRecorder(), r)
-	e.srv.mu.Lock()
-	defer e.srv.mu.Unlock()
-	indexed := 0
-	for _, ids := range e.srv.pendingBySource {
-		indexed += len(ids)
-	}
-	if len(e.srv.pending) != 1 || indexed != 1 {
-		t.Fatalf("after expiry: %d pending, %d indexed; want 1, 1", len(e.srv.pending), indexed)
+	if n := e.count(`SELECT count(*) FROM authserver_pending`); n != 1 {
+		t.Fatalf("after expiry: %d pending, want 1", n)
 	}
 }
 
@@ -162,10 +147,10 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	const cb = "https://app.example.com/callback"
 	clientID := e.mustRegister("App", cb)
 	q := "/authorize?" + e.authParams(clientID, cb, newPKCE()).Encode()
-	for i := range maxInMemory + 10 {
+	for i := range maxStored + 10 {
 		w := httptest.NewRecorder()
 		e.srv.ServeHTTP(w, httptest.NewRequest(http.MethodGet, q, nil))
-		if w.Code != http.StatusOK && i < maxInMemory {
+		if w.Code != http.StatusOK && i < maxStored {
 			t.Fatalf("request %d: %d", i, w.Code)
 		}
 	}
@@ -173,8 +158,8 @@ func TestPendingFloodDoesNotBlockSignIn(t *testing.T) {
 	if !strings.Contains(consent.Body, "App") {
 		t.Fatalf("consent page: %s", consent.Body)
 	}
-	if n := len(e.srv.pending); n > maxInMemory {
-		t.Fatalf("%d pending requests kept, cap %d", n, maxInMemory)
+	if n := e.count(`SELECT count(*) FROM authserver_pending`); n > maxStored {
+		t.Fatalf("%d pending requests kept, cap %d", n, maxStored)
 	}
 }
 
@@ -388,8 +373,8 @@ func TestRegistrationFloodCannotEvictFreshClients(t *testing.T) {
 	e.mustRegister("Later", cb)
 }
 
-// TestSessionsAndCodesPerUserBounded: sessions and authorization codes live
-// in memory, in tables that refused new entries when full. Demo passwords
+// TestSessionsAndCodesPerUserBounded: sessions and authorization codes
+// once lived in tables that refused new entries when full. Demo passwords
 // are public, so anyone could sign in 10,000 times, or consent 10,000
 // times, and lock every user out for hours. Each user now keeps a bounded
 // number of each, dropping their own oldest; the newest still work.
@@ -403,19 +388,8 @@ func TestSessionsAndCodesPerUserBounded(t *testing.T) {
 		p = newPKCE()
 		code = e.authorize(clientID, cb, p)
 	}
-	sessions, codes := 0, 0
-	e.srv.mu.Lock()
-	for _, s := range e.srv.sessions {
-		if s.subject == "user-demo" {
-			sessions++
-		}
-	}
-	for _, c := range e.srv.codes {
-		if c.subject == "user-demo" {
-			codes++
-		}
-	}
-	e.srv.mu.Unlock()
+	sessions := e.count(`SELECT count(*) FROM authserver_sessions WHERE subject = ?`, "user-demo")
+	codes := e.count(`SELECT count(*) FROM authserver_codes WHERE subject = ?`, "user-demo")
 	if sessions > maxPerSubject || codes > maxPerSubject {
 		t.Fatalf("demo holds %d sessions and %d codes, cap %d each", sessions, codes, maxPerSubject)
 	}

@@ -104,22 +104,19 @@ func (s *Server) exchangeCode(r *http.Request) (*tokenResponse, *oauthError) {
 		return nil, errInvalidRequest("code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~]")
 	}
 
-	// Claim the code under the lock: whatever follows, it cannot be used again.
-	s.mu.Lock()
-	ac, ok := s.codes[code]
-	replayed, familyID := false, ""
-	if ok {
-		replayed, familyID = ac.used, ac.familyID
-		ac.used = true
+	// Claim the code first: whatever follows, it cannot be used again.
+	ac, replayed, err := s.claimCode(r.Context(), code)
+	if err != nil {
+		s.log.Error("authserver: claim authorization code", "err", err)
+		return nil, errServer("could not read the authorization code; try again")
 	}
-	s.mu.Unlock()
-	if !ok {
+	if ac == nil {
 		return nil, errInvalidGrant("authorization code is unknown or expired; start the authorization again")
 	}
 	if replayed {
 		s.log.Warn("authserver: authorization code replayed", "client_id", ac.clientID, "subject", ac.subject)
-		if familyID != "" {
-			s.revokeFamily(r.Context(), familyID, "code replay")
+		if ac.familyID != "" {
+			s.revokeFamily(r.Context(), ac.familyID, "code replay")
 		}
 		return nil, errInvalidGrant("authorization code was already used; tokens issued from it are revoked")
 	}
@@ -146,9 +143,7 @@ func (s *Server) exchangeCode(r *http.Request) (*tokenResponse, *oauthError) {
 		s.log.Error("authserver: create refresh family", "err", err)
 		return nil, errServer("could not issue tokens; try again")
 	}
-	s.mu.Lock()
-	ac.familyID = fam
-	s.mu.Unlock()
+	s.setCodeFamily(r.Context(), code, fam)
 	s.touchClient(r.Context(), c)
 	return s.issue(ac.subject, c.ID, ac.scopes, resource, refresh)
 }

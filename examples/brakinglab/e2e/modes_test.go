@@ -71,7 +71,7 @@ return s.length;`)
 // freePort returns a loopback port that was free a moment ago, for tests
 // that must restart the server on the same address (the issuer and the
 // resource URL include the port).
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

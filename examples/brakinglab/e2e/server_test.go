@@ -97,7 +97,7 @@ var (
 // in a temporary directory (or the database given by a -db argument) and
 // waits for its start-up banner. The server is stopped with SIGTERM when the
 // test ends, and the test fails unless it then exits cleanly.
-func startServer(t *testing.T, args ...string) *server {
+func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	s := &server{DB: filepath.Join(t.TempDir(), "brakinglab.db"), Users: map[string]string{}}
 	for i, a := range args {
@@ -161,7 +161,7 @@ func startServer(t *testing.T, args ...string) *server {
 }
 
 // stop sends SIGTERM and checks that the server shuts down cleanly.
-func (s *server) stop(t *testing.T) {
+func (s *server) stop(t testing.TB) {
 	t.Helper()
 	select {
 	case <-s.done:
@@ -224,7 +224,7 @@ func runBinary(t *testing.T, stdin string, args ...string) (stdout, stderr strin
 }
 
 // needTool reports a missing external tool: a failure in CI, a skip elsewhere.
-func needTool(t *testing.T, path, what string) {
+func needTool(t testing.TB, path, what string) {
 	t.Helper()
 	if _, err := os.Stat(path); err == nil {
 		return

@@ -3,12 +3,12 @@ package functions_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb/sqldbtest"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
 )
 
@@ -16,7 +16,7 @@ import (
 // conflict naming the limit and how to make room, not an internal error.
 func TestQuotaIsAModelReadableConflict(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "quota.db"))
+	st, err := store.Open(ctx, sqldbtest.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/demo"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb/sqldbtest"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
 )
 
@@ -37,7 +37,13 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
-	if st, err = store.Open(ctx, filepath.Join(dir, "brakinglab.db")); err != nil {
+	dsn, drop, err := sqldbtest.NewDSN(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer drop()
+	if st, err = store.Open(ctx, dsn); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -53,6 +59,12 @@ func run(m *testing.M) int {
 	demoU, _ = st.UserByUsername(ctx, "demo")
 	rivalU, _ = st.UserByUsername(ctx, "rival")
 	return m.Run()
+}
+
+// TestOnPostgreSQL runs every other test of the package again on a
+// database seeded on PostgreSQL.
+func TestOnPostgreSQL(t *testing.T) {
+	sqldbtest.RunOnPostgres(t, sqldbtest.Server(t))
 }
 
 // as returns a context signed in as u with both scopes.

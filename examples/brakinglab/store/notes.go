@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 )
 
 // Notepad is a free-form note with tags.
@@ -84,7 +86,11 @@ func (s *Store) Notepad(ctx context.Context, userID, id string) (Notepad, error)
 func (s *Store) Notepads(ctx context.Context, userID, tag string) ([]Notepad, error) {
 	q, args := notepadSelect, []any{userID}
 	if tag != "" {
-		q += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE lower(json_each.value) = lower(?))`
+		if s.engine == sqldb.Postgres {
+			q += ` AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags::jsonb) AS t(value) WHERE lower(t.value) = lower(?))`
+		} else {
+			q += ` AND EXISTS (SELECT 1 FROM json_each(tags) WHERE lower(json_each.value) = lower(?))`
+		}
 		args = append(args, tag)
 	}
 	rows, err := s.conn().QueryContext(ctx, q+` ORDER BY updated_at DESC, id`, args...)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 )
 
 // Kinds of append-only records, for SetQuota and QuotaError.
@@ -72,6 +74,13 @@ func (s *Store) quota(kind string) int {
 // quota afterwards.
 func (s *Store) makeRoom(ctx context.Context, tx *sql.Tx, table, userID string) error {
 	limit := s.quota(table)
+	if s.engine == sqldb.Postgres {
+		// SQLite's write lock serializes this count-then-insert; on
+		// PostgreSQL the user's row does, across replicas too.
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM users WHERE id = ? FOR UPDATE`, userID); err != nil {
+			return err
+		}
+	}
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE user_id = ?`, userID).Scan(&total); err != nil {
 		return err

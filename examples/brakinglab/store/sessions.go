@@ -128,7 +128,7 @@ func (s *Store) InsertSessions(ctx context.Context, sessions []SessionInput) err
 				return fmt.Errorf("store: session %s: %w", in.ID, err)
 			}
 			for _, l := range in.Laps {
-				if _, err := insLap.ExecContext(ctx, in.ID, l.Number, l.TimeMs, l.SectorMs[0], l.SectorMs[1], l.SectorMs[2], l.Valid, l.FuelUsedL); err != nil {
+				if _, err := insLap.ExecContext(ctx, in.ID, l.Number, l.TimeMs, l.SectorMs[0], l.SectorMs[1], l.SectorMs[2], boolInt(l.Valid), l.FuelUsedL); err != nil {
 					return fmt.Errorf("store: session %s lap %d: %w", in.ID, l.Number, err)
 				}
 				if l.Telemetry != nil {
@@ -272,4 +272,12 @@ func (s *Store) SessionTelemetry(ctx context.Context, userID, sessionID string, 
 		out[n] = b
 	}
 	return out, rows.Err()
+}
+
+// boolInt stores a flag as the 0 or 1 both engines' valid columns hold.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,7 +1,13 @@
-// Package store is BrakingLab's SQLite database: users, tracks, cars,
-// sessions with laps and telemetry, race events and the records a driver
-// and their coach write (preparations, readiness assessments, notepads,
-// track notes, coaching reports, strategies).
+// Package store is BrakingLab's database: users, tracks, cars, sessions
+// with laps and telemetry, race events and the records a driver and their
+// coach write (preparations, readiness assessments, notepads, track notes,
+// coaching reports, strategies).
+//
+// One Store serves both engines BrakingLab runs on: an SQLite file (the
+// default) or a PostgreSQL server (a postgres:// URL), which replicas of
+// the server share. Each engine has its own migration set
+// (migrations/sqlite, migrations/postgres) producing the same tables, so
+// every query is written once.
 //
 // Every method that reads or writes a user's records takes the user's ID
 // and only ever touches that user's rows: another user's ID behaves exactly
@@ -19,13 +25,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
-
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/tracks"
 )
 
@@ -40,12 +44,13 @@ var (
 	ErrExists = errors.New("already exists")
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Store is an open BrakingLab database. It is safe for concurrent use.
 type Store struct {
-	db *sql.DB
+	db     *sql.DB
+	engine sqldb.Engine
 	// cur is set on the Store that InTx hands out: every method then runs
 	// inside that one transaction.
 	cur *sql.Tx
@@ -53,23 +58,18 @@ type Store struct {
 	quotas map[string]int
 }
 
-// Open opens (creating if needed) the SQLite database at path, turns on
-// WAL and foreign keys, applies pending migrations and loads the track
-// reference data. Close it when done.
-func Open(ctx context.Context, path string) (*Store, error) {
-	if path == "" {
-		return nil, errors.New("store: empty database path")
-	}
-	q := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+// Open opens the database named by dsn, applies pending migrations and
+// loads the track reference data. dsn is either the path of an SQLite file
+// (created if needed, with WAL and foreign keys on) or a PostgreSQL URL
+// (postgres://user:password@host:port/dbname?sslmode=…) of an existing
+// database, which any number of replicas may open at once. Close it when
+// done.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	db, engine, err := sqldb.Open(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: %w", err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, engine: engine}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -82,8 +82,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // DB returns the underlying database, for packages that keep their own
-// tables in the same file (such as the development authorization server).
+// tables in the same database (such as the development authorization
+// server). On PostgreSQL its queries may use ? placeholders too.
 func (s *Store) DB() *sql.DB { return s.db }
+
+// Engine reports which database engine the store runs on.
+func (s *Store) Engine() sqldb.Engine { return s.engine }
 
 // Close closes the database. Closing a Store handed out by InTx does nothing.
 func (s *Store) Close() error {
@@ -93,20 +97,27 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// migrate applies migrations/NNNN_*.sql in order, each in its own
-// transaction, recording applied versions in schema_migrations.
+// migrate applies the engine's migrations/<engine>/NNNN_*.sql in order,
+// each in its own transaction, recording applied versions in
+// schema_migrations. On PostgreSQL every step holds an advisory lock, so
+// replicas starting together apply each migration once.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+	const lock = "brakinglab store migrations"
+	if err := sqldb.LockedTx(ctx, s.db, lock, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`)
+		return err
+	}); err != nil {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	dir := "migrations/" + string(s.engine) + "/"
+	names, err := fs.Glob(migrations, dir+"*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
-		err := s.tx(ctx, func(tx *sql.Tx) error {
+		version := strings.TrimSuffix(strings.TrimPrefix(name, dir), ".sql")
+		err := sqldb.LockedTx(ctx, s.db, lock, func(tx *sql.Tx) error {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil || n > 0 {
 				return err
@@ -130,7 +141,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // syncTracks makes the tracks tables match the tracks package.
 func (s *Store) syncTracks(ctx context.Context) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return sqldb.LockedTx(ctx, s.db, "brakinglab store migrations", func(tx *sql.Tx) error {
 		for _, t := range tracks.All() {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO tracks (id, name, country, length_m, sector1_end_m, sector2_end_m) VALUES (?, ?, ?, ?, ?, ?)
 				ON CONFLICT (id) DO UPDATE SET name = excluded.name, country = excluded.country, length_m = excluded.length_m,

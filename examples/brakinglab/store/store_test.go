@@ -4,14 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb/sqldbtest"
 )
 
+// TestOnPostgreSQL runs every other test of the package again with the
+// store on PostgreSQL.
+func TestOnPostgreSQL(t *testing.T) {
+	sqldbtest.RunOnPostgres(t, sqldbtest.Server(t))
+}
+
+// open opens a new store: an SQLite file, or a PostgreSQL database in the
+// PostgreSQL pass. It returns the store and its DSN.
 func open(t *testing.T) (*Store, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "brakinglab.db")
+	path := sqldbtest.DSN(t)
 	s, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +64,17 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 	if err != nil || n != 6 {
 		t.Fatalf("tracks = %d, %v", n, err)
 	}
-	var mode string
-	if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		t.Fatalf("journal_mode = %q, %v", mode, err)
-	}
-	var fk int
-	if err := s.DB().QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
-		t.Fatalf("foreign_keys = %d, %v", fk, err)
+	if s.Engine() == sqldb.SQLite {
+		var mode string
+		if err := s.DB().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+			t.Fatalf("journal_mode = %q, %v", mode, err)
+		}
+		var fk int
+		if err := s.DB().QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+			t.Fatalf("foreign_keys = %d, %v", fk, err)
+		}
+	} else if !sqldbtest.OnPostgres() || s.Engine() != sqldb.Postgres {
+		t.Fatalf("engine %s in the PostgreSQL pass %v", s.Engine(), sqldbtest.OnPostgres())
 	}
 	s.Close()
 	s2, err := Open(ctx, path)
@@ -70,6 +84,39 @@ func TestOpenMigratesOnceAndReopens(t *testing.T) {
 	defer s2.Close()
 	if err := s2.DB().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("migrations = %d, %v", n, err)
+	}
+}
+
+// TestOpenTogether opens one database from several stores at once, as
+// replicas starting together do: each migration is applied once and every
+// store works.
+func TestOpenTogether(t *testing.T) {
+	dsn := sqldbtest.DSN(t)
+	ctx := context.Background()
+	const n = 4
+	stores := make([]*Store, n)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			var err error
+			stores[i], err = Open(ctx, dsn)
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range stores {
+		defer s.Close()
+		if got, err := s.Count(ctx, "tracks"); err != nil || got != 6 {
+			t.Fatalf("tracks = %d, %v", got, err)
+		}
+	}
+	var m int
+	if err := stores[0].DB().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&m); err != nil || m != 1 {
+		t.Fatalf("migrations = %d, %v", m, err)
 	}
 }
 
