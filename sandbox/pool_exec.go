@@ -41,7 +41,11 @@ const (
 // another execution.
 func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host, lim Limits) (res *Result, err error, reuse bool) {
 	start := time.Now()
-	req, merr := json.Marshal(execMsg{Hash: prog.hash[:], Limits: lim, Functions: host.Functions()})
+	msg := execMsg{Hash: prog.hash[:], Limits: lim, Functions: host.Functions()}
+	if fh, ok := host.(FreeHost); ok {
+		msg.Free = fh.FreeNamespaces()
+	}
+	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
 	}

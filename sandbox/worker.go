@@ -327,7 +327,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 			}
 		})
 	})
-	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, hooks)
+	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -410,6 +410,7 @@ func maxParentFrame(maxOutput int) int {
 type relayHost struct {
 	loop  *workerLoop
 	funcs map[string][]string
+	free  []string
 }
 
 // relayCall is a host call waiting for the parent's answer.
@@ -435,6 +436,9 @@ func (c *relayCall) answer(f wire.Frame) {
 }
 
 func (h *relayHost) Functions() map[string][]string { return h.funcs }
+
+// FreeNamespaces implements FreeHost with the parent host's list.
+func (h *relayHost) FreeNamespaces() []string { return h.free }
 
 // startCall sends the call to the parent; done runs once, with the answer
 // or with ctx's error if ctx ends first.

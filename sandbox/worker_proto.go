@@ -40,6 +40,7 @@ type execMsg struct {
 	Hash      []byte              `json:"hash"`
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
+	Free      []string            `json:"free,omitempty"` // free namespaces (FreeHost)
 }
 
 // doneMsg ends one execution.
