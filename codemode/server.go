@@ -40,6 +40,7 @@ type Server struct {
 	// What the tools expose, computed once: a catalog registers functions
 	// before it is served.
 	all, readOnly toolSpec
+	disc          *discovery // search index over the catalog's functions
 
 	handlerOnce sync.Once
 	handler     http.Handler
@@ -58,6 +59,7 @@ type toolSpec struct {
 	tiers        map[string]catalog.Tier
 	declarations string
 	description  string
+	mode         Discovery // DiscoveryFull or DiscoveryIndex, as chosen
 	annotations  *mcp.ToolAnnotations
 }
 
@@ -68,11 +70,20 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if cat == nil {
 		return nil, errors.New("codemode: nil catalog")
 	}
+	if cat.Namespace() == DiscoveryNamespace {
+		return nil, fmt.Errorf("codemode: the namespace %q is reserved for discovery (codemode.search, codemode.describe); choose another", DiscoveryNamespace)
+	}
 	s := &Server{cat: cat, cancels: httpmw.NewCancels()}
 	if opts != nil {
 		s.opts = *opts
 	}
 	o := &s.opts
+	if o.Discovery < DiscoveryAuto || o.Discovery > DiscoveryIndex {
+		return nil, fmt.Errorf("codemode: unknown Discovery %d", int(o.Discovery))
+	}
+	if o.DiscoveryBudget <= 0 {
+		o.DiscoveryBudget = DefaultDiscoveryBudget
+	}
 	if o.Name == "" {
 		o.Name = cat.Namespace()
 	}
@@ -191,6 +202,7 @@ func (s *Server) AddTo(srv *mcp.Server) {
 	if s.opts.ReadOnlyTool && len(s.readOnly.names) > 0 {
 		s.addTool(srv, &s.readOnly)
 	}
+	s.addFunctionResources(srv)
 	uri := "codemode://types/" + s.cat.Namespace() + ".d.ts"
 	decls := s.all.declarations
 	srv.AddResource(&mcp.Resource{

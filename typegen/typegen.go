@@ -60,6 +60,18 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 	return newGen(opts).generate(namespace, funcs)
 }
 
+// Preamble returns what the declarations of funcs open with, without the
+// functions: the namespace block holding the tiers' rules, the scopes each
+// tier needs and the Write call signatures. A host that lists functions
+// without declaring them (an index) shows it so the rules are still said.
+func Preamble(namespace string, funcs []catalog.FuncInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
+	header(&b, funcs)
+	b.WriteString("}\n")
+	return b.String()
+}
+
 func newGen(opts *Options) *gen {
 	g := &gen{names: map[reflect.Type]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
 	if opts != nil {
