@@ -88,13 +88,16 @@ func newDiscovery(fns []catalog.FuncInfo) *discovery {
 		fieldText(f.In, &argNames, &argDocs, map[reflect.Type]bool{}, 0)
 		var resDocs strings.Builder
 		fieldText(f.Out, &resNames, &resDocs, map[reflect.Type]bool{}, 0)
+		// The name and the summary say what a function is for; field
+		// names and docs say what it takes and gives, and weigh less.
 		docs = append(docs, rank.Doc{ID: f.Name, Fields: []rank.Field{
-			{Text: f.Name, Weight: 3},
-			{Text: f.Description, Weight: 2},
-			{Text: argNames.String(), Weight: 1},
-			{Text: argDocs.String(), Weight: 1},
-			{Text: resNames.String(), Weight: 0.5},
-			{Text: resDocs.String(), Weight: 0.5},
+			{Text: f.Name, Weight: 4},
+			{Text: d.summary[f.Name], Weight: 3},
+			{Text: f.Description, Weight: 1},
+			{Text: argNames.String(), Weight: 0.7},
+			{Text: argDocs.String(), Weight: 0.4},
+			{Text: resNames.String(), Weight: 0.2},
+			{Text: resDocs.String(), Weight: 0.1},
 		}})
 	}
 	d.ix = rank.New(docs)

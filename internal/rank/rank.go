@@ -84,13 +84,14 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // those allow accepts (nil accepts all). Documents matching no term of
 // the query are left out.
 func (ix *Index) Search(query string, limit int, allow func(id string) bool) []Hit {
-	terms := Terms(query)
 	seen := map[string]bool{}
-	uniq := terms[:0]
-	for _, t := range terms {
-		if !seen[t] {
-			seen[t] = true
-			uniq = append(uniq, t)
+	var uniq []string
+	for _, t := range Terms(query) {
+		for _, x := range append([]string{t}, synonyms[t]...) {
+			if !seen[x] {
+				seen[x] = true
+				uniq = append(uniq, x)
+			}
 		}
 	}
 	n := float64(len(ix.ids))
@@ -138,7 +139,7 @@ func Terms(text string) []string {
 	flush := func() {
 		if len(word) > 0 {
 			w := strings.ToLower(string(word))
-			if !stop[w] {
+			if !stop[w] && len(word) > 1 {
 				out = append(out, Stem(w))
 			}
 			word = word[:0]
@@ -194,7 +195,10 @@ func Stem(w string) string {
 // restoreE folds a trailing e, so that "brak" (from braking) and "brake"
 // both become "brak".
 func restoreE(w string) string {
-	if len(w) > 3 && strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee") {
+	switch {
+	case len(w) > 6 && strings.HasSuffix(w, "ee"):
+		w = w[:len(w)-2] // assignee → assign
+	case len(w) > 3 && strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee"):
 		w = w[:len(w)-1]
 	}
 	// Doubled consonants from inflection: "stopp" (stopping) → "stop".
@@ -210,4 +214,26 @@ var stop = map[string]bool{
 	"on": true, "or": true, "by": true, "with": true, "is": true, "it": true, "as": true, "at": true,
 	"be": true, "this": true, "that": true, "from": true, "are": true, "i": true, "me": true, "my": true,
 	"your": true, "you": true, "its": true, "which": true, "all": true, "one": true,
+}
+
+// synonyms expands a query term (stemmed) with the words APIs use for
+// the same action, so "find issues" meets searchIssues and "open a new
+// issue" meets issuesCreate.
+var synonyms = map[string][]string{
+	"find":   {"search", "list"},
+	"look":   {"search", "get"},
+	"open":   {"creat"},
+	"new":    {"creat"},
+	"mak":    {"creat"},
+	"add":    {"creat"},
+	"writ":   {"creat", "sav"},
+	"remov":  {"delet"},
+	"fetch":  {"get"},
+	"show":   {"get", "list"},
+	"read":   {"get", "list"},
+	"edit":   {"updat"},
+	"chang":  {"updat"},
+	"modify": {"updat"},
+	"renam":  {"updat"},
+	"clos":   {"updat"},
 }

@@ -269,7 +269,7 @@ func (g *gen) result(fn string, o operation) string {
 
 type field struct {
 	goName, jsonName, typ, doc, validate string
-	required                               bool
+	required                             bool
 }
 
 func (g *gen) field(owner, jsonName string, s *schema, required bool, doc string) field {
