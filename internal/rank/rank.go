@@ -39,18 +39,23 @@ const (
 
 // Index is an immutable BM25F index. It is safe for concurrent use.
 type Index struct {
-	ids    []string
-	tf     []map[string]float64 // weighted term frequency per document
-	length []float64            // weighted length per document
-	avgLen float64
-	df     map[string]int // documents containing each term
+	ids      []string
+	length   []float64 // weighted length per document
+	avgLen   float64
+	postings map[string][]posting // term → the documents holding it, in order
+}
+
+// posting is one document's weighted frequency of a term.
+type posting struct {
+	doc int
+	tf  float64
 }
 
 // New indexes docs.
 func New(docs []Doc) *Index {
-	ix := &Index{df: map[string]int{}}
+	ix := &Index{postings: map[string][]posting{}}
 	var total float64
-	for _, d := range docs {
+	for i, d := range docs {
 		tf := map[string]float64{}
 		var n float64
 		for _, f := range d.Fields {
@@ -63,11 +68,10 @@ func New(docs []Doc) *Index {
 				n += w
 			}
 		}
-		for t := range tf {
-			ix.df[t]++
+		for t, f := range tf {
+			ix.postings[t] = append(ix.postings[t], posting{i, f})
 		}
 		ix.ids = append(ix.ids, d.ID)
-		ix.tf = append(ix.tf, tf)
 		ix.length = append(ix.length, n)
 		total += n
 	}
@@ -95,28 +99,27 @@ func (ix *Index) Search(query string, limit int, allow func(id string) bool) []H
 		}
 	}
 	n := float64(len(ix.ids))
+	scores := make([]float64, len(ix.ids))
+	for _, t := range uniq {
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			norm := 1 - b + b*ix.length[p.doc]/ix.avgLen
+			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + k1*norm)
+		}
+	}
 	type scored struct {
 		i     int
 		score float64
 	}
 	var hits []scored
-	for i, tf := range ix.tf {
-		if allow != nil && !allow(ix.ids[i]) {
-			continue
-		}
-		var s float64
-		for _, t := range uniq {
-			f := tf[t]
-			if f == 0 {
-				continue
-			}
-			df := float64(ix.df[t])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			norm := 1 - b + b*ix.length[i]/ix.avgLen
-			s += idf * f * (k1 + 1) / (f + k1*norm)
-		}
-		if s > 0 {
-			hits = append(hits, scored{i, s})
+	for i, sc := range scores {
+		if sc > 0 && (allow == nil || allow(ix.ids[i])) {
+			hits = append(hits, scored{i, sc})
 		}
 	}
 	sort.SliceStable(hits, func(a, c int) bool { return hits[a].score > hits[c].score })
