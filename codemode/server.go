@@ -167,7 +167,7 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 
 	instr := o.Instructions
 	if instr == "" {
-		instr = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description declares every function.", ToolName, cat.Namespace())
+		instr = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description lists every function.", ToolName, cat.Namespace())
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instr,
