@@ -70,7 +70,9 @@
 // says a receiver should not answer a cancelled request, but go-sdk
 // answers every request, an open POST must end somehow, and the same
 // specification tells the client to ignore a response to a request it
-// cancelled. A batch (2025-03-26) is not tracked.
+// cancelled. A batch (2025-03-26) is not tracked. With more than one
+// replica, set [Options.Cancellations] (package codemode/pgstate) so that
+// the notification reaches the replica that runs the call.
 //
 // # Identity
 //
@@ -87,9 +89,12 @@
 // CORS, a body limit, a per-IP limit on failed authentication (checked
 // before the token, so a flood of bad tokens stops reaching the verifier),
 // bearer authentication with RFC 6750 challenges and RFC 9728 metadata,
-// and a per-principal rate limit; go-sdk's DNS-rebinding
+// and a per-principal limit on executions (each tools/call costs one
+// token; see [Options.RatePerSecond]); go-sdk's DNS-rebinding
 // guard stays on unless [Options.DisableLocalhostProtection] is set for a
-// tunnel.
+// tunnel. The limiters and the cancellation registry are interfaces
+// ([RateLimiter], [FailureLimiter], [Cancellations]) so that replicas can
+// share them.
 //
 // # Audit
 //

@@ -11,8 +11,8 @@ import (
 // principals fairly: when a worker frees up it goes to the waiter whose
 // principal has the fewest executions running (the longest waiting among
 // equals). Without it the pool's first-come queue lets one user who starts
-// many long scripts at once (30 ten-second loops are within the default
-// rate-limit burst) hold every worker while everyone else waits for all of
+// many long scripts at once (dozens of ten-second loops fit in the
+// default rate-limit burst) hold every worker while everyone else waits for all of
 // them. With it another user waits at most for one execution to end.
 //
 // It is work-conserving: with no one else waiting, a principal may use

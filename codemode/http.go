@@ -19,7 +19,7 @@ import (
 // in: CORS (the default AI-client origins plus Options.AllowedOrigins),
 // then on the MCP path a request body limit, a per-IP limit on failed
 // authentication and bearer authentication (when Options.Auth is set), a
-// per-principal rate limit, in stateless mode the
+// per-principal limit on executions, in stateless mode the
 // registry that lets a notifications/cancelled POST reach the call it
 // names, and go-sdk's Streamable HTTP handler with its DNS-rebinding
 // guard. With Auth, the RFC 9728 metadata is served at /.well-known/oauth-protected-resource and at the
@@ -44,18 +44,26 @@ func (s *Server) buildHandler() http.Handler {
 		SessionTimeout: sessionIdleTimeout,
 	})
 
-	var limiter *httpmw.RateLimiter
-	if o.RatePerSecond > 0 {
+	var limiter httpmw.Limiter
+	switch {
+	case o.RateLimiter != nil:
+		limiter = o.RateLimiter
+	case o.RatePerSecond > 0:
 		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
 	}
 	var endpoint http.Handler = streamable
 	if !o.Stateful {
 		// A stateful session cancels by itself: the notification reaches
 		// the session that runs the call.
-		endpoint = httpmw.Cancellation(s.cancels, cancelKey)(endpoint)
+		var reg httpmw.CallRegistry = s.cancels
+		if o.Cancellations != nil {
+			reg = o.Cancellations
+		}
+		endpoint = httpmw.Cancellation(reg, cancelKey, s.logger)(endpoint)
 	}
-	// A JSON-RPC batch costs one token per message, not one per POST.
-	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.JSONRPCCost)(endpoint)
+	// Executions are what cost: each tools/call (also inside a batch)
+	// takes a token, set-up traffic takes none.
+	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.ExecutionCost, s.logger)(endpoint)
 
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {
@@ -69,11 +77,14 @@ func (s *Server) buildHandler() http.Handler {
 		// Failures are limited before the token is checked: verifying can
 		// be costly (introspection, fetching keys for an unknown kid) and
 		// the per-principal limit only applies after it.
-		var failures *httpmw.RateLimiter
-		if o.AuthFailuresPerSecond > 0 {
+		var failures httpmw.FailureCounter
+		switch {
+		case o.FailureLimiter != nil:
+			failures = o.FailureLimiter
+		case o.AuthFailuresPerSecond > 0:
 			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
 		}
-		endpoint = httpmw.FailureLimit(failures, bearer)(endpoint)
+		endpoint = httpmw.FailureLimit(failures, bearer, s.logger)(endpoint)
 		// Checked in New, so Mount cannot fail on this fresh mux.
 		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
 	} else if o.Principal != nil {

@@ -138,7 +138,7 @@ func TestRateLimit(t *testing.T) {
 	ts := startServer(t, func(o *codemode.Options) { o.RatePerSecond, o.RateBurst = 0.001, 2 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
 	for i, want := range []int{200, 200, 429} {
-		resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(alice))
+		resp := rawPost(t, ts.URL, callBody("return 1"), mcpHeaders(alice))
 		if resp.StatusCode != want {
 			t.Fatalf("request %d: status %d, want %d", i, resp.StatusCode, want)
 		}
@@ -146,7 +146,7 @@ func TestRateLimit(t *testing.T) {
 			t.Fatal("429 without Retry-After")
 		}
 	}
-	if resp := rawPost(t, ts.URL, listToolsBody, mcpHeaders(bob)); resp.StatusCode != 200 {
+	if resp := rawPost(t, ts.URL, callBody("return 1"), mcpHeaders(bob)); resp.StatusCode != 200 {
 		t.Fatalf("bob limited by alice's requests: %d", resp.StatusCode)
 	}
 }

@@ -9,9 +9,11 @@ import (
 
 // Defaults used for zero fields of [Options].
 const (
-	DefaultMCPPath      = "/mcp"
+	DefaultMCPPath = "/mcp"
+	// DefaultRatePerSec and DefaultRateBurst limit executions
+	// (tools/call) per principal; see Options.RatePerSecond for why.
 	DefaultRatePerSec   = 2.0
-	DefaultRateBurst    = 30
+	DefaultRateBurst    = 60
 	DefaultMaxBodyBytes = 1 << 20
 	// DefaultAuthFailuresPerSec and DefaultAuthFailureBurst are generous
 	// because behind a tunnel every client shares one address.
@@ -119,13 +121,29 @@ type Options struct {
 	// "*" is refused: list origins explicitly (one wildcard inside a host,
 	// as in https://*.example.com, is allowed).
 	AllowedOrigins []string
-	// RatePerSecond and RateBurst set the per-principal rate limit on the
-	// MCP endpoint (the key is the token's subject, or the client IP when
-	// anonymous); over it the server answers 429 with Retry-After.
-	// Defaults: 2 requests per second with bursts of 30. A negative
-	// RatePerSecond turns the limit off.
+	// RatePerSecond and RateBurst set the per-principal limit on
+	// executions: each tools/call costs one token (one per call in a
+	// JSON-RPC batch); initialize, tools/list, resources/read and
+	// notifications cost nothing. The key is the token's subject, or the
+	// client IP when anonymous; over the limit the server answers 429 with
+	// Retry-After. Defaults: 2 executions per second with bursts of 60. An
+	// agent's executions come in bursts: a model that issues parallel tool
+	// calls or a script looping over inputs sends tens back to back, then
+	// waits while the model reads the results (one model turn takes
+	// seconds, so a conversation sustains well under one execution per
+	// second). The burst lets a scripted client run 60 executions without
+	// pausing; the rate lets a few agents of one user work at once while a
+	// flood is refused within seconds. Concurrency is bounded separately,
+	// by the fair worker queue. A negative RatePerSecond turns the limit
+	// off: do that behind a gateway that already rate-limits per user.
 	RatePerSecond float64
 	RateBurst     int
+	// RateLimiter, if set, replaces the in-process limit that
+	// RatePerSecond and RateBurst configure (which are then ignored), so
+	// that replicas share one budget per principal: see package
+	// codemode/pgstate. Setting it with a negative RatePerSecond is an
+	// error.
+	RateLimiter RateLimiter
 	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
 	// authentication per client IP (the peer address; forwarding headers
 	// are ignored). Every request the bearer check refuses counts: a
@@ -138,6 +156,16 @@ type Options struct {
 	// AuthFailuresPerSecond turns the limit off.
 	AuthFailuresPerSecond float64
 	AuthFailureBurst      int
+	// FailureLimiter, if set, replaces the in-process failed-authentication
+	// limit that AuthFailuresPerSecond and AuthFailureBurst configure, so
+	// that replicas share it. Setting it with a negative
+	// AuthFailuresPerSecond is an error.
+	FailureLimiter FailureLimiter
+	// Cancellations, if set, replaces the in-process registry that lets a
+	// notifications/cancelled POST reach the stateless tools/call it names,
+	// so that the notification may land on another replica than the call.
+	// Unused in Stateful mode, where a session cancels its own calls.
+	Cancellations Cancellations
 	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.
 	// Default 1 MiB (code itself is capped by Limits.MaxCodeBytes).
 	MaxBodyBytes int64

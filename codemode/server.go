@@ -44,7 +44,7 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     http.Handler
-	cancels     *httpmw.Cancels // calls in flight on the stateless endpoint
+	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
 	queue       *fairQueue      // admits executions to the workers fairly between principals
 
 	closeOnce sync.Once
@@ -95,6 +95,12 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	}
 	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
 		return nil, fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
+	}
+	if o.RateLimiter != nil && o.RatePerSecond < 0 {
+		return nil, errors.New("codemode: RateLimiter is set but a negative RatePerSecond turns the rate limit off; keep one of the two")
+	}
+	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
+		return nil, errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
 	}
 	if o.RatePerSecond == 0 {
 		o.RatePerSecond = DefaultRatePerSec

@@ -93,10 +93,12 @@ func (a *app) principal(ctx context.Context, username string) (catalog.Principal
 // codemodeOptions are the settings shared by every mode.
 func (a *app) codemodeOptions() *codemode.Options {
 	return &codemode.Options{
-		Title:        "BrakingLab",
-		Version:      "1.0.0",
-		Instructions: "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
-		Logger:       a.log,
+		Title:         "BrakingLab",
+		Version:       "1.0.0",
+		Instructions:  "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
+		Logger:        a.log,
+		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
+		RatePerSecond: a.cfg.RatePerSecond,
 	}
 }
 

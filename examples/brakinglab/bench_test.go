@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,15 +45,23 @@ func benchSession(b *testing.B) *mcp.ClientSession {
 	return cs
 }
 
-func benchExecute(b *testing.B, code string) {
+func benchExecute(b *testing.B, code string, distinct bool) {
 	cs := benchSession(b)
-	params := &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": code}}
-	for b.Loop() {
-		res, err := cs.CallTool(context.Background(), params)
+	var lat []time.Duration
+	for n := 0; b.Loop(); n++ {
+		src := code
+		if distinct { // a program the server has never seen
+			src = fmt.Sprintf("const __run%d = %d;\n%s", n, n, code)
+		}
+		t0 := time.Now()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_code", Arguments: map[string]any{"code": src}})
+		lat = append(lat, time.Since(t0))
 		if err != nil || res.IsError {
 			b.Fatalf("execute_code: %v %s", err, toolText(res))
 		}
 	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 }
 
 // BenchmarkCoachingScript measures the seed's coaching script end to end
@@ -62,11 +73,17 @@ func BenchmarkCoachingScript(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchExecute(b, string(script))
+	for _, distinct := range []bool{false, true} {
+		name := "code=repeated"
+		if distinct {
+			name = "code=distinct"
+		}
+		b.Run(name, func(b *testing.B) { benchExecute(b, string(script), distinct) })
+	}
 }
 
 // BenchmarkTrivialScript is the fixed cost of one execute_code call: MCP
 // over HTTP, the sandbox round trip and no host call.
 func BenchmarkTrivialScript(b *testing.B) {
-	benchExecute(b, "return 1;")
+	benchExecute(b, "return 1;", false)
 }

@@ -29,6 +29,11 @@ type config struct {
 	NoAuth     bool          // -insecure-no-auth: loopback only, every request acts as User
 	TokenTTL   time.Duration // hidden: access-token lifetime of the built-in server (0 = its default)
 	Fixtures   bool          // hidden: add the conformance suite's fixture resource (needs NoAuth)
+
+	// Hidden operator and test settings.
+	DebugAddr     string        // serve net/http/pprof on this loopback address (soak tests read goroutine counts)
+	ScriptTimeout time.Duration // lower the sandbox's per-execution timeout (0 = the SDK default)
+	RatePerSecond float64       // per-principal rate limit (0 = the SDK default, negative = off)
 }
 
 // defaultAddr is where BrakingLab listens when nothing else is configured.
@@ -58,8 +63,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.BoolVar(&c.NoAuth, "insecure-no-auth", false, "turn authentication off and act as -user (loopback addresses only; for test suites)")
 	fs.DurationVar(&c.TokenTTL, "access-token-ttl", 0, "")
 	fs.BoolVar(&c.Fixtures, "conformance-fixtures", false, "")
+	fs.StringVar(&c.DebugAddr, "debug-addr", "", "")
+	fs.DurationVar(&c.ScriptTimeout, "script-timeout", 0, "")
+	fs.Float64Var(&c.RatePerSecond, "rate-limit", 0, "")
 
-	hidden := map[string]bool{"access-token-ttl": true, "conformance-fixtures": true}
+	hidden := map[string]bool{"access-token-ttl": true, "conformance-fixtures": true,
+		"debug-addr": true, "script-timeout": true, "rate-limit": true}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: brakinglab [flags]\n\nBrakingLab, a sim-racing coaching MCP server built on codemode-go.\n\nFlags (each also read from BRAKINGLAB_<FLAG>, e.g. BRAKINGLAB_ADDR):\n")
 		fs.VisitAll(func(f *flag.Flag) {
@@ -125,6 +134,9 @@ func (c *config) validate() error {
 	}
 	if c.Stdio && c.NoAuth {
 		return errors.New("-stdio already acts as -user; drop -insecure-no-auth")
+	}
+	if h, _, err := net.SplitHostPort(c.DebugAddr); c.DebugAddr != "" && (err != nil || !isLoopbackHost(h)) {
+		return errors.New("-debug-addr must be a loopback address (it serves profiles of the process)")
 	}
 	if c.Audience != "" && c.Issuer == "" {
 		return errors.New("-audience needs -issuer")

@@ -93,6 +93,7 @@ func TestParseConfigRejects(t *testing.T) {
 		env     map[string]string
 		wantErr string
 	}{
+		{"debug listener off loopback", []string{"-debug-addr", "0.0.0.0:6060"}, nil, "-debug-addr must be a loopback address"},
 		{"no auth on every interface", []string{"-insecure-no-auth", "-addr", ":8080"}, nil, "refuses to listen"},
 		{"no auth on 0.0.0.0", []string{"-insecure-no-auth", "-addr", "0.0.0.0:8080"}, nil, "refuses to listen"},
 		{"no auth on a LAN address", []string{"-insecure-no-auth", "-addr", "192.168.1.5:8080"}, nil, "refuses to listen"},

@@ -95,6 +95,11 @@ func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Wri
 	if err != nil {
 		return err
 	}
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			return fmt.Errorf("-debug-addr: %w", err)
+		}
+	}
 	printBanner(stdout, cfg, h, a.users)
 	err = h.serve(ctx, log)
 	if err == nil {

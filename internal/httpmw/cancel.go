@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,19 +18,35 @@ import (
 // notifications/cancelled message (see [Cancellation]).
 var ErrCancelledByClient = errors.New("request cancelled by the client")
 
-// Cancels tracks the in-flight calls of a stateless MCP endpoint so that a
-// later notifications/cancelled POST can reach them. In stateless mode every
-// POST is served by a fresh server session, so the session that receives the
+// CallRegistry is where the tools/call requests in flight are registered
+// so that a later notifications/cancelled POST can reach them. [Cancels]
+// is the in-process registry; a registry shared by replicas delivers a
+// cancellation to the process that runs the call.
+type CallRegistry interface {
+	// Register records that the call id of key runs in this process until
+	// release is called. cancel is called, at most once, when a
+	// cancellation names exactly this call.
+	Register(ctx context.Context, key, id string, cancel func()) (release func(), err error)
+	// Cancel cancels the call id of key if exactly one such call is
+	// registered: an unknown id (the call already ended) and an ambiguous
+	// one cancel nothing.
+	Cancel(ctx context.Context, key, id string) error
+}
+
+// Cancels is the in-process [CallRegistry]. In stateless mode every POST is
+// served by a fresh server session, so the session that receives the
 // notification knows nothing of the call it names; this registry is the
 // shared memory between the two requests.
 //
 // A call is keyed by (principal key, JSON-RPC request id): a notification
 // only cancels calls of the principal that sent it. Entries live exactly as
 // long as the HTTP request that carries the call, so the registry holds at
-// most one entry per request in flight. It is safe for concurrent use.
+// most one entry per request in flight. Cancelling is synchronous: when
+// Cancel returns, the call's cancel function has run. It is safe for
+// concurrent use.
 type Cancels struct {
 	mu        sync.Mutex
-	calls     map[callKey][]*cancelSlot
+	calls     map[callKey][]*entry
 	cancelled atomic.Int64
 }
 
@@ -39,28 +56,11 @@ type callKey struct {
 	id        string // normalized JSON-RPC id: "s:<string>" or "n:<integer>"
 }
 
-// cancelSlot joins one HTTP request to the context of the call it carries.
-// The middleware creates it; the MCP handler attaches its cancel function
-// with [Cancellable]. Cancelling is synchronous: when the notification's
-// POST is answered, the call's context is already done.
-type cancelSlot struct {
-	mu     sync.Mutex
-	fired  bool
-	cancel context.CancelCauseFunc
-}
-
-func (s *cancelSlot) fire() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fired = true
-	if s.cancel != nil {
-		s.cancel(ErrCancelledByClient)
-	}
-}
+type entry struct{ cancel func() }
 
 // NewCancels returns an empty registry.
 func NewCancels() *Cancels {
-	return &Cancels{calls: map[callKey][]*cancelSlot{}}
+	return &Cancels{calls: map[callKey][]*entry{}}
 }
 
 // Len returns the number of calls in flight.
@@ -77,18 +77,21 @@ func (c *Cancels) Len() int {
 // Cancelled returns how many calls notifications have cancelled.
 func (c *Cancels) Cancelled() int64 { return c.cancelled.Load() }
 
-func (c *Cancels) add(k callKey, s *cancelSlot) {
+// Register implements [CallRegistry]; it never fails.
+func (c *Cancels) Register(_ context.Context, key, id string, cancel func()) (func(), error) {
+	k, e := callKey{key, id}, &entry{cancel}
 	c.mu.Lock()
-	c.calls[k] = append(c.calls[k], s)
+	c.calls[k] = append(c.calls[k], e)
 	c.mu.Unlock()
+	return func() { c.remove(k, e) }, nil
 }
 
-func (c *Cancels) remove(k callKey, s *cancelSlot) {
+func (c *Cancels) remove(k callKey, e *entry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	list := c.calls[k]
 	for i, x := range list {
-		if x == s {
+		if x == e {
 			list = append(list[:i], list[i+1:]...)
 			break
 		}
@@ -100,25 +103,41 @@ func (c *Cancels) remove(k callKey, s *cancelSlot) {
 	}
 }
 
-// cancel fires the one call named by k. It reports whether it did: an
-// unknown id (the call already ended) and an ambiguous one (two requests
-// of the same principal using the same id, e.g. two client sessions whose
-// counters met) cancel nothing, so a run the client did not mean is never
-// stopped.
-func (c *Cancels) cancel(k callKey) bool {
+// Cancel implements [CallRegistry]. Two requests of the same principal
+// using the same id (two client sessions whose counters met) make the id
+// ambiguous: it cancels neither, so a run the client did not mean is never
+// stopped. It never fails.
+func (c *Cancels) Cancel(_ context.Context, key, id string) error {
 	c.mu.Lock()
-	list := c.calls[k]
-	var s *cancelSlot
+	list := c.calls[callKey{key, id}]
+	var e *entry
 	if len(list) == 1 {
-		s = list[0]
+		e = list[0]
 	}
 	c.mu.Unlock()
-	if s == nil {
-		return false
+	if e != nil {
+		e.cancel()
+		c.cancelled.Add(1)
 	}
-	s.fire()
-	c.cancelled.Add(1)
-	return true
+	return nil
+}
+
+// cancelSlot joins one HTTP request to the context of the call it carries.
+// The middleware creates it; the MCP handler attaches its cancel function
+// with [Cancellable].
+type cancelSlot struct {
+	mu     sync.Mutex
+	fired  bool
+	cancel context.CancelCauseFunc
+}
+
+func (s *cancelSlot) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fired = true
+	if s.cancel != nil {
+		s.cancel(ErrCancelledByClient)
+	}
 }
 
 type cancelSlotKey struct{}
@@ -155,18 +174,23 @@ func Cancellable(ctx context.Context) (_ context.Context, stop func()) {
 // authentication: key(r) identifies the principal, and an empty key leaves
 // the request untracked.
 //
-// A POST whose body is a single tools/call request is registered under
-// (key, id) for as long as it is served; its request context carries the
-// slot the handler joins with [Cancellable]. A POST whose body is a single
-// notifications/cancelled message cancels the registered call with that id
-// of the same key, then goes on to next, which answers it as usual. Other
-// requests are passed on after one read of the body (the body limit must
-// be applied before this middleware); the body is always restored for next,
-// including a read error such as *http.MaxBytesError.
-func Cancellation(c *Cancels, key func(*http.Request) string) func(http.Handler) http.Handler {
+// A POST whose body is a single tools/call request is registered in reg
+// under (key, id) for as long as it is served; its request context carries
+// the slot the handler joins with [Cancellable]. A POST whose body is a
+// single notifications/cancelled message asks reg to cancel the call with
+// that id of the same key, then goes on to next, which answers it as usual.
+// A registry error is logged: the call then runs without cancellation by
+// notification, and the notification cancels nothing. Other requests are
+// passed on after one read of the body (the body limit must be applied
+// before this middleware); the body is always restored for next, including
+// a read error such as *http.MaxBytesError.
+func Cancellation(reg CallRegistry, key func(*http.Request) string, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
-		if c == nil || key == nil {
+		if reg == nil || key == nil {
 			return next
+		}
+		if logger == nil {
+			logger = slog.Default()
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodPost || r.Body == nil {
@@ -194,13 +218,18 @@ func Cancellation(c *Cancels, key func(*http.Request) string) func(http.Handler)
 			}
 			switch msg.method {
 			case "tools/call":
-				ck := callKey{k, msg.id}
 				s := &cancelSlot{}
-				c.add(ck, s)
-				defer c.remove(ck, s)
+				release, err := reg.Register(r.Context(), k, msg.id, s.fire)
+				if err != nil {
+					logger.Error("codemode: cannot register a call for cancellation; it runs without", "err", err)
+					break
+				}
+				defer release()
 				r = r.WithContext(context.WithValue(r.Context(), cancelSlotKey{}, s))
 			case "notifications/cancelled":
-				c.cancel(callKey{k, msg.id})
+				if err := reg.Cancel(r.Context(), k, msg.id); err != nil {
+					logger.Error("codemode: cannot deliver a cancellation", "err", err)
+				}
 			}
 			next.ServeHTTP(w, r)
 		})

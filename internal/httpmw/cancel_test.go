@@ -98,7 +98,7 @@ func newCancelHarness(t *testing.T) *cancelHarness {
 		}
 	})
 	user := func(r *http.Request) string { return r.Header.Get("X-User") }
-	ch.h = BodyLimit(1 << 10)(Cancellation(ch.reg, user)(next))
+	ch.h = BodyLimit(1 << 10)(Cancellation(ch.reg, user, nil)(next))
 	return ch
 }
 
@@ -201,7 +201,7 @@ func BenchmarkCancellation(b *testing.B) {
 			h    http.Handler
 		}{
 			{"direct", next},
-			{"cancellation", Cancellation(NewCancels(), user)(next)},
+			{"cancellation", Cancellation(NewCancels(), user, nil)(next)},
 		} {
 			b.Run(bb.name+"/"+mw.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -3,5 +3,8 @@
 // limit, and for stateless endpoints the registry of tools/call requests in
 // flight that lets a later notifications/cancelled POST cancel them. Each
 // middleware is a plain func(http.Handler) http.Handler so the order of the
-// stack stays visible where it is assembled.
+// stack stays visible where it is assembled. The limiters and the registry
+// are interfaces ([Limiter], [FailureCounter], [CallRegistry]) so that
+// replicas can share them; the in-process [RateLimiter] and [Cancels] are
+// the defaults.
 package httpmw

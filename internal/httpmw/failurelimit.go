@@ -2,6 +2,7 @@ package httpmw
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 )
 
@@ -11,11 +12,15 @@ import (
 // used up its bucket, its further requests get 429 Too Many Requests with
 // Retry-After before guard sees them. Requests guard passes on cost
 // nothing. The key is the peer address only: forwarding headers are set by
-// the client. A nil l returns guard unchanged.
-func FailureLimit(l *RateLimiter, guard func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+// the client. When l fails, the request is refused with 503 and the error
+// logged. A nil l returns guard unchanged.
+func FailureLimit(l FailureCounter, guard func(http.Handler) http.Handler, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if l == nil {
 			return guard(next)
+		}
+		if logger == nil {
+			logger = slog.Default()
 		}
 		// Reaching next is how a request proves guard let it through;
 		// sniffing the status would misread a 401 the endpoint writes.
@@ -27,14 +32,22 @@ func FailureLimit(l *RateLimiter, guard func(http.Handler) http.Handler) func(ht
 		}))
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			k := "ip:" + RemoteIP(r)
-			if d := l.Peek(k); d > 0 {
+			d, err := l.Blocked(r.Context(), k)
+			if err != nil {
+				logger.Error("codemode: failed-authentication limiter failed; request refused", "err", err)
+				unavailable(w, "authentication limit unavailable")
+				return
+			}
+			if d > 0 {
 				tooMany(w, "too many failed authentication attempts", d)
 				return
 			}
 			passed := false
 			inner.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), passedKey{}, &passed)))
 			if !passed {
-				l.Charge(k)
+				if err := l.Failed(context.WithoutCancel(r.Context()), k); err != nil {
+					logger.Error("codemode: cannot record a failed authentication", "err", err)
+				}
 			}
 		})
 	}

@@ -10,19 +10,28 @@ import (
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-func TestJSONRPCCost(t *testing.T) {
+const (
+	call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return 1"}}}`
+	list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+func TestExecutionCost(t *testing.T) {
 	for _, tc := range []struct {
 		method, body string
 		want         int
 	}{
-		{"POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 1},
-		{"POST", ` [{"id":1},{"id":2},{"id":3}]`, 3},
-		{"POST", `[]`, 1},
-		{"POST", `[{"id":1},`, 1},
-		{"GET", ``, 1},
+		{"POST", call, 1},
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"tools\/call"}`, 1},
+		{"POST", list, 0},
+		{"POST", `{"jsonrpc":"2.0","method":"initialize","id":0,"params":{"clientInfo":{"name":"call"}}}`, 0},
+		{"POST", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, 0},
+		{"POST", ` [` + call + `,` + list + `,` + call + `,` + call + `]`, 3},
+		{"POST", `[]`, 0},
+		{"POST", `[` + call + `,`, 0},
+		{"GET", ``, 0},
 	} {
 		r := httptest.NewRequest(tc.method, "/mcp", strings.NewReader(tc.body))
-		if got := httpmw.JSONRPCCost(r); got != tc.want {
+		if got := httpmw.ExecutionCost(r); got != tc.want {
 			t.Errorf("%s %q: cost %d, want %d", tc.method, tc.body, got, tc.want)
 		}
 		if b, _ := io.ReadAll(r.Body); string(b) != tc.body {
@@ -31,24 +40,34 @@ func TestJSONRPCCost(t *testing.T) {
 	}
 }
 
-func TestRateLimitCostChargesEveryBatchMessage(t *testing.T) {
+func TestRateLimitCostChargesEveryBatchedCall(t *testing.T) {
 	l := httpmw.NewRateLimiter(0.001, 3)
-	h := httpmw.RateLimitCost(l, nil, httpmw.JSONRPCCost)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	h := httpmw.RateLimitCost(l, nil, httpmw.ExecutionCost, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	post := func(body string) int {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("POST", "/mcp", strings.NewReader(body)))
 		return w.Code
 	}
-	if c := post(`[{"id":1},{"id":2},{"id":3},{"id":4}]`); c != http.StatusTooManyRequests {
-		t.Fatalf("batch of 4 under a burst of 3: %d", c)
+	batch := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat(call+",", n), ",") + "]" }
+	if c := post(batch(4)); c != http.StatusTooManyRequests {
+		t.Fatalf("batch of 4 calls under a burst of 3: %d", c)
 	}
-	if c := post(`[{"id":1},{"id":2}]`); c != http.StatusOK {
-		t.Fatalf("batch of 2: %d", c)
+	if c := post(batch(2)); c != http.StatusOK {
+		t.Fatalf("batch of 2 calls: %d", c)
 	}
-	if c := post(`[{"id":1},{"id":2}]`); c != http.StatusTooManyRequests {
-		t.Fatalf("second batch of 2 with one token left: %d", c)
+	if c := post(batch(2)); c != http.StatusTooManyRequests {
+		t.Fatalf("second batch of 2 calls with one token left: %d", c)
 	}
-	if c := post(`{"id":1}`); c != http.StatusOK {
-		t.Fatalf("single message with one token left: %d", c)
+	if c := post(call); c != http.StatusOK {
+		t.Fatalf("single call with one token left: %d", c)
+	}
+	// The bucket is empty, but messages that are not executions pass.
+	for i := range 10 {
+		if c := post(list); c != http.StatusOK {
+			t.Fatalf("tools/list %d with an empty bucket: %d", i, c)
+		}
+	}
+	if c := post(call); c != http.StatusTooManyRequests {
+		t.Fatalf("call with an empty bucket: %d", c)
 	}
 }

@@ -1,6 +1,8 @@
 package httpmw
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -14,6 +16,23 @@ import (
 // idleAfter is how long a key's limiter is kept without requests; after
 // that its bucket is full again anyway, so forgetting it changes nothing.
 const idleAfter = 10 * time.Minute
+
+// Limiter is a per-key rate limit: [RateLimiter] in one process, or one
+// shared by replicas.
+type Limiter interface {
+	// Take takes n tokens from key's bucket, or none: it returns 0 when the
+	// request may proceed, or how long the caller should wait.
+	Take(ctx context.Context, key string, n int) (time.Duration, error)
+}
+
+// FailureCounter limits failures per key: [RateLimiter] in one process,
+// or one shared by replicas.
+type FailureCounter interface {
+	// Blocked returns 0 when key may try again, or how long it must wait.
+	Blocked(ctx context.Context, key string) (time.Duration, error)
+	// Failed records one failure of key, even past the limit.
+	Failed(ctx context.Context, key string) error
+}
 
 // RateLimiter keeps one token bucket per key (a principal or an address).
 // It is safe for concurrent use and needs no goroutine: idle buckets are
@@ -114,21 +133,51 @@ func (l *RateLimiter) Charge(key string) {
 	l.bucket(key, now).lim.ReserveN(now, 1)
 }
 
+// Take implements [Limiter] with [RateLimiter.ReserveN]; it never fails.
+func (l *RateLimiter) Take(_ context.Context, key string, n int) (time.Duration, error) {
+	return l.ReserveN(key, n), nil
+}
+
+// Blocked implements [FailureCounter] with [RateLimiter.Peek]; it never fails.
+func (l *RateLimiter) Blocked(_ context.Context, key string) (time.Duration, error) {
+	return l.Peek(key), nil
+}
+
+// Failed implements [FailureCounter] with [RateLimiter.Charge]; it never fails.
+func (l *RateLimiter) Failed(_ context.Context, key string) error {
+	l.Charge(key)
+	return nil
+}
+
 // RateLimit answers 429 Too Many Requests with a Retry-After header (whole
 // seconds, rounded up) once key(r) has used up its bucket. An empty key
 // falls back to the client address. Each request costs one token.
-func RateLimit(l *RateLimiter, key func(*http.Request) string) func(http.Handler) http.Handler {
-	return RateLimitCost(l, key, nil)
+func RateLimit(l Limiter, key func(*http.Request) string) func(http.Handler) http.Handler {
+	return RateLimitCost(l, key, nil, nil)
 }
 
 // RateLimitCost is RateLimit where a request costs cost(r) tokens (nil:
-// one), such as [JSONRPCCost] for an endpoint that accepts JSON-RPC batches.
-func RateLimitCost(l *RateLimiter, key func(*http.Request) string, cost func(*http.Request) int) func(http.Handler) http.Handler {
+// one), such as [ExecutionCost]. A request that costs nothing is passed on
+// without asking l. When l fails, the request is refused with 503 Service
+// Unavailable and the error logged: a limiter that prefers to let requests
+// through when its store is down says so by returning no error.
+func RateLimitCost(l Limiter, key func(*http.Request) string, cost func(*http.Request) int, logger *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if l == nil {
 			return next
 		}
+		if logger == nil {
+			logger = slog.Default()
+		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := 1
+			if cost != nil {
+				n = cost(r)
+			}
+			if n <= 0 {
+				next.ServeHTTP(w, r)
+				return
+			}
 			k := ""
 			if key != nil {
 				k = key(r)
@@ -136,17 +185,25 @@ func RateLimitCost(l *RateLimiter, key func(*http.Request) string, cost func(*ht
 			if k == "" {
 				k = "ip:" + RemoteIP(r)
 			}
-			n := 1
-			if cost != nil {
-				n = cost(r)
+			d, err := l.Take(r.Context(), k, n)
+			if err != nil {
+				logger.Error("codemode: rate limiter failed; request refused", "err", err)
+				unavailable(w, "rate limit unavailable")
+				return
 			}
-			if d := l.ReserveN(k, n); d > 0 {
+			if d > 0 {
 				tooMany(w, "rate limit exceeded", d)
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// unavailable answers 503 with a short Retry-After.
+func unavailable(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, msg+": retry shortly", http.StatusServiceUnavailable)
 }
 
 // tooMany answers 429 with Retry-After in whole seconds, rounded up.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -29,18 +30,36 @@ type pendingRequest struct {
 	browser string
 	// failures counts wrong passwords; at maxSignInFailures the request is dropped.
 	failures int
+	// source is the address that opened the request (see Server.sourceOf).
+	source string
 }
 
 // maxSignInFailures bounds password guesses per authorization request.
 const maxSignInFailures = 5
 
-// Guesses are also counted per account, since opening another request is
-// free: after maxAccountFailures wrong passwords within accountLockWindow
-// the account's sign-ins are refused until the window has passed.
+// Guesses are also counted across requests, since opening another request
+// is free. The throttle follows Auth0's brute-force protection: wrong
+// passwords are counted per account and source address, and after
+// maxSourceAccountFailures within failureWindow that source may not sign
+// in to that account until the window has passed, while the account's
+// owner, signing in from anywhere else, is unaffected. Locking the account
+// itself, as before, let anyone lock out its owner with ten guesses. Like
+// Auth0's suspicious-IP throttling, a source is also blocked for every
+// account after maxSourceFailures wrong passwords, so spreading guesses
+// over many usernames gains nothing. A successful sign-in clears its
+// source's count for the account. Sources are IPv4 addresses and IPv6 /64
+// prefixes (one host usually holds a whole /64).
 const (
-	maxAccountFailures = 10
-	accountLockWindow  = 15 * time.Minute
+	maxSourceAccountFailures = 10
+	maxSourceFailures        = 100
+	failureWindow            = 15 * time.Minute
 )
+
+// maxPendingPerSource bounds the pending requests of one source address.
+// Past it the source's own oldest request goes, and when the whole table
+// is full the oldest request of the source holding the most goes, so a
+// flood from a few addresses only ever evicts its own requests.
+const maxPendingPerSource = 64
 
 // session is a signed-in browser.
 type session struct {
@@ -154,7 +173,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	p := &pendingRequest{
 		client: c, redirectURI: redirectURI, state: state, challenge: challenge,
 		resource: resource, scopes: scopes, expires: s.now().Add(pendingTTL),
-		browser: s.bindBrowser(w, r),
+		browser: s.bindBrowser(w, r), source: s.sourceOf(r),
 	}
 	id, ok := s.putPending(p)
 	if !ok {
@@ -288,10 +307,11 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusBadRequest, id, p, username, "Enter your username and password.")
 		return
 	}
-	if wait := s.accountLocked(username); wait > 0 {
-		s.log.Warn("authserver: sign-in refused: too many wrong passwords for the account", "username", username)
+	source := s.sourceOf(r)
+	if wait := s.signInBlocked(username, source); wait > 0 {
+		s.log.Warn("authserver: sign-in refused: too many wrong passwords from this source", "username", username, "source", source)
 		s.errorPage(w, http.StatusTooManyRequests, "Too many attempts",
-			fmt.Sprintf("Too many wrong passwords for this account. Try again in %d minutes.", int(wait.Minutes())+1))
+			fmt.Sprintf("Too many wrong passwords from your network. Try again in %d minutes.", int(wait.Minutes())+1))
 		return
 	}
 	select {
@@ -304,7 +324,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if err != nil || subject == "" {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)
-			s.accountFailed(username)
+			s.signInFailed(username, source)
 			if s.countFailure(id, p) {
 				s.errorPage(w, http.StatusTooManyRequests, "Too many attempts", "Too many wrong passwords for this sign-in. Start again from the application.")
 				return
@@ -316,6 +336,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusInternalServerError, id, p, username, "Sign-in failed because of a server error. Try again.")
 		return
 	}
+	s.signInSucceeded(username, source)
 	if name == "" {
 		name = username
 	}
@@ -517,64 +538,154 @@ func (s *Server) putSession(sess *session) (string, bool) {
 	return id, true
 }
 
-// putPending stores a validated request. When the table is full of live
-// requests the oldest one is dropped: opening requests is free for anyone
-// (registration is open), so refusing new ones instead would let a flood
-// lock every user out for the requests' whole lifetime.
+// putPending stores a validated request. Opening requests is free for
+// anyone (registration is open), so a full table never refuses a new one,
+// which would lock every user out for the requests' lifetime; and a flood
+// must not evict other people's requests either. So one source keeps at
+// most maxPendingPerSource requests (its oldest goes), and a full table
+// drops expired requests, then the oldest request of the source holding
+// the most.
 func (s *Server) putPending(p *pendingRequest) (string, bool) {
 	id := rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.pendingBySource[p.source]) >= maxPendingPerSource {
+		s.dropPending(s.pendingBySource[p.source][0])
+	}
 	if len(s.pending) >= maxInMemory {
-		now := s.now()
-		oldest, oldestExp := "", time.Time{}
-		for k, v := range s.pending {
-			if !now.Before(v.expires) {
-				delete(s.pending, k)
-			} else if oldest == "" || v.expires.Before(oldestExp) {
-				oldest, oldestExp = k, v.expires
+		s.dropExpiredPending()
+	}
+	if len(s.pending) >= maxInMemory {
+		top := ""
+		for src, ids := range s.pendingBySource {
+			if top == "" || len(ids) > len(s.pendingBySource[top]) {
+				top = src
 			}
 		}
-		if len(s.pending) >= maxInMemory {
-			delete(s.pending, oldest)
-		}
+		s.dropPending(s.pendingBySource[top][0])
 	}
 	s.pending[id] = p
+	s.pendingBySource[p.source] = append(s.pendingBySource[p.source], id)
 	return id, true
 }
 
-// accountFailures counts wrong passwords for one username.
-type accountFailures struct {
+// dropExpiredPending drops expired requests. Every request lives
+// pendingTTL, so a source's oldest expires first: only the head of each
+// source's list needs looking at. The caller holds s.mu.
+func (s *Server) dropExpiredPending() {
+	now := s.now()
+	for src := range s.pendingBySource {
+		for {
+			ids := s.pendingBySource[src]
+			if len(ids) == 0 || now.Before(s.pending[ids[0]].expires) {
+				break
+			}
+			s.dropPending(ids[0])
+		}
+	}
+}
+
+// dropPending deletes a pending request. The caller holds s.mu.
+func (s *Server) dropPending(id string) {
+	p, ok := s.pending[id]
+	if !ok {
+		return
+	}
+	delete(s.pending, id)
+	ids := s.pendingBySource[p.source]
+	if i := slices.Index(ids, id); i >= 0 {
+		ids = slices.Delete(ids, i, i+1)
+	}
+	if len(ids) == 0 {
+		delete(s.pendingBySource, p.source)
+	} else {
+		s.pendingBySource[p.source] = ids
+	}
+}
+
+// sourceOf is the address a request comes from (Options.ClientAddress,
+// by default the peer): an IPv4 address, or an IPv6 /64 prefix.
+func (s *Server) sourceOf(r *http.Request) string {
+	addr := r.RemoteAddr
+	if s.clientAddress != nil {
+		addr = s.clientAddress(r)
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return addr
+		}
+		a = ap.Addr()
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		if pfx, err := a.Prefix(64); err == nil {
+			return pfx.String()
+		}
+	}
+	return a.String()
+}
+
+// failureCount counts wrong passwords for one key of s.failures.
+type failureCount struct {
 	count int
 	since time.Time // first failure of the current window
 }
 
 func accountKey(username string) string { return strings.ToLower(strings.TrimSpace(username)) }
 
-// accountLocked returns how long sign-ins to username stay refused (0: not).
-func (s *Server) accountLocked(username string) time.Duration {
+// Keys of s.failures: one source's guesses at one account, and one
+// source's guesses at any account. NUL cannot occur in either part.
+func pairKey(username, source string) string {
+	return "account\x00" + accountKey(username) + "\x00" + source
+}
+func sourceKey(source string) string { return "source\x00" + source }
+
+// signInBlocked returns how long source may not sign in to username (0:
+// it may).
+func (s *Server) signInBlocked(username, source string) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, ok := s.failures[accountKey(username)]
-	if !ok || f.count < maxAccountFailures {
-		return 0
+	wait := time.Duration(0)
+	for _, k := range []struct {
+		key string
+		max int
+	}{{pairKey(username, source), maxSourceAccountFailures}, {sourceKey(source), maxSourceFailures}} {
+		f, ok := s.failures[k.key]
+		if ok && f.count >= k.max {
+			wait = max(wait, f.since.Add(failureWindow).Sub(s.now()))
+		}
 	}
-	return max(f.since.Add(accountLockWindow).Sub(s.now()), 0)
+	return wait
 }
 
-// accountFailed records a wrong password for username. The table is
-// bounded: stale windows go first, then arbitrary entries (an attacker
-// would need maxInMemory guesses at other names to flush one counter).
-func (s *Server) accountFailed(username string) {
-	key := accountKey(username)
-	now := s.now()
+// signInFailed records a wrong password for username from source.
+func (s *Server) signInFailed(username, source string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.countFailureKey(pairKey(username, source))
+	s.countFailureKey(sourceKey(source))
+}
+
+// signInSucceeded clears source's count for username.
+func (s *Server) signInSucceeded(username, source string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failures, pairKey(username, source))
+}
+
+// countFailureKey counts one failure under key. The table is bounded:
+// stale windows go first, then arbitrary entries (an attacker would need
+// maxInMemory guesses from other sources to flush one counter). The
+// caller holds s.mu.
+func (s *Server) countFailureKey(key string) {
+	now := s.now()
 	f, ok := s.failures[key]
-	if !ok || !now.Before(f.since.Add(accountLockWindow)) {
+	if !ok || !now.Before(f.since.Add(failureWindow)) {
 		if !ok && len(s.failures) >= maxInMemory {
 			for k, v := range s.failures {
-				if !now.Before(v.since.Add(accountLockWindow)) {
+				if !now.Before(v.since.Add(failureWindow)) {
 					delete(s.failures, k)
 				}
 			}
@@ -585,7 +696,7 @@ func (s *Server) accountFailed(username string) {
 				delete(s.failures, k)
 			}
 		}
-		f = &accountFailures{since: now}
+		f = &failureCount{since: now}
 		s.failures[key] = f
 	}
 	f.count++
@@ -602,7 +713,7 @@ func (s *Server) getPending(id string) *pendingRequest {
 		return nil
 	}
 	if !s.now().Before(p.expires) {
-		delete(s.pending, id)
+		s.dropPending(id)
 		return nil
 	}
 	return p
@@ -614,7 +725,7 @@ func (s *Server) countFailure(id string, p *pendingRequest) (dropped bool) {
 	defer s.mu.Unlock()
 	p.failures++
 	if p.failures >= maxSignInFailures {
-		delete(s.pending, id)
+		s.dropPending(id)
 		return true
 	}
 	return false
@@ -631,7 +742,7 @@ func (s *Server) takePending(id string) *pendingRequest {
 	if s.pending[id] != p {
 		return nil
 	}
-	delete(s.pending, id)
+	s.dropPending(id)
 	return p
 }
 

@@ -95,6 +95,14 @@ type Options struct {
 	// Logger receives security events (code replay, refresh-token reuse,
 	// refused metadata fetches). Default: discard.
 	Logger *slog.Logger
+	// ClientAddress returns the address of the browser behind a request,
+	// which password-guess throttling and the pending sign-ins' bound are
+	// kept per. Default: the peer address, ignoring forwarding headers
+	// (clients set them). Behind a reverse proxy you run, return the
+	// address the proxy forwards (the entry it appends to
+	// X-Forwarded-For); otherwise every browser shares the proxy's
+	// address and its limits.
+	ClientAddress func(*http.Request) string
 }
 
 // Server is the authorization server. It is an http.Handler serving its
@@ -134,12 +142,17 @@ type Server struct {
 
 	// csrfKey signs consent CSRF tokens; sessions are in memory, so it may be too.
 	csrfKey [32]byte
+	// clientAddress is Options.ClientAddress; nil means the peer address.
+	clientAddress func(*http.Request) string
 
 	mu       sync.Mutex
 	pending  map[string]*pendingRequest
 	codes    map[string]*authCode
 	sessions map[string]*session
-	failures map[string]*accountFailures // wrong passwords per username
+	failures map[string]*failureCount // wrong passwords per account and source, and per source
+	// pendingBySource lists each source address's pending requests,
+	// oldest first.
+	pendingBySource map[string][]string
 }
 
 // Endpoint paths relative to the issuer URL's path.
@@ -194,10 +207,12 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		pending:       map[string]*pendingRequest{},
 		codes:         map[string]*authCode{},
 		sessions:      map[string]*session{},
-		failures:      map[string]*accountFailures{},
+		failures:      map[string]*failureCount{},
 		checks:        make(chan struct{}, max(runtime.GOMAXPROCS(0)/2, 1)),
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
+	s.pendingBySource = map[string][]string{}
+	s.clientAddress = opts.ClientAddress
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
 	}

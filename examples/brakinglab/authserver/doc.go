@@ -56,6 +56,17 @@
 //     for an https issuer) scoped to /authorize. The consent form carries a
 //     CSRF token: an HMAC of the session and the request. Five wrong
 //     passwords end an authorization request.
+//   - Password guessing is throttled as Auth0's brute-force protection
+//     does it: ten wrong passwords for one account from one source
+//     (an IPv4 address or IPv6 /64) within 15 minutes block that source
+//     for that account, and a hundred for any accounts block the source,
+//     while the account's owner signing in from elsewhere is never locked
+//     out. The source is the peer address, so behind a reverse proxy or
+//     a tunnel every client shares the proxy's, unless
+//     Options.ClientAddress returns the address the proxy forwards.
+//   - One source keeps at most 64 pending sign-ins (its oldest goes), and
+//     a full table drops the oldest of the source holding the most, so an
+//     anonymous flood of /authorize evicts only its own requests.
 //   - A pending sign-in belongs to the browser that opened it: /authorize
 //     sets a random HttpOnly browser cookie and sign-in and consent refuse
 //     (403) a browser that does not present it, so a leaked request ID is

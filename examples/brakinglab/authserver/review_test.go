@@ -2,6 +2,7 @@ package authserver
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -13,11 +14,10 @@ import (
 	"time"
 )
 
-// wrongPasswords opens one authorization request and submits n wrong
-// passwords for user on it; it returns the last page.
-func (e *env) wrongPasswords(clientID, cb, user string, n int) page {
+// wrongPasswords opens one authorization request from browser c and
+// submits n wrong passwords for user on it; it returns the last page.
+func (e *env) wrongPasswords(c *http.Client, clientID, cb, user string, n int) page {
 	e.t.Helper()
-	c := browser()
 	p := get(e.t, c, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
 	action, fields := formOf(e.t, p)
 	for range n {
@@ -28,31 +28,130 @@ func (e *env) wrongPasswords(clientID, cb, user string, n int) page {
 	return p
 }
 
-// TestPasswordGuessesLimitedPerAccount: the per-request limit of five wrong
-// passwords must not reset when an attacker simply opens a new
-// authorization request; guesses are counted per account.
-func TestPasswordGuessesLimitedPerAccount(t *testing.T) {
+// browserFrom is a browser whose connections come from the loopback
+// address ip (any of 127.0.0.0/8), so that tests can act from several
+// sources.
+func browserFrom(ip string) *http.Client {
+	c := browser()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	c.Transport = &http.Transport{DialContext: d.DialContext}
+	return c
+}
+
+// trySignIn opens a request from c and submits user's password once,
+// returning the answer (303 to consent on success).
+func (e *env) trySignIn(c *http.Client, clientID, cb, user, password string) page {
+	e.t.Helper()
+	p := get(e.t, c, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
+	action, fields := formOf(e.t, p)
+	fields.Set("username", user)
+	fields.Set("password", password)
+	return postForm(e.t, c, e.URL()+action, fields)
+}
+
+// TestPasswordGuessesDoNotLockOutTheOwner: an anonymous party guessing
+// demo's password from its address is stopped after
+// maxSourceAccountFailures guesses, however many requests it opens, while
+// demo signing in from another address is not locked out (it was, for 15
+// minutes, after ten anonymous guesses).
+func TestPasswordGuessesDoNotLockOutTheOwner(t *testing.T) {
 	e := newEnv(t, nil)
 	const cb = "https://app.example.com/callback"
 	clientID := e.mustRegister("App", cb)
-	for range 4 {
-		e.wrongPasswords(clientID, cb, "demo", maxSignInFailures)
+	attacker := browserFrom("127.0.0.2")
+	for range maxSourceAccountFailures / maxSignInFailures {
+		e.wrongPasswords(attacker, clientID, cb, "demo", maxSignInFailures)
 	}
-	// 20 guesses later, even the right password is refused for a while...
-	c := browser()
-	p := get(t, c, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
-	action, fields := formOf(t, p)
-	fields.Set("username", "DEMO ")
-	fields.Set("password", "demo-pass")
-	p = postForm(t, c, e.URL()+action, fields)
+	// The attacker's source is refused, even with the right password...
+	p := e.trySignIn(attacker, clientID, cb, "DEMO ", "demo-pass")
 	if p.Status != http.StatusTooManyRequests || !strings.Contains(p.Body, "Too many") {
-		t.Fatalf("sign-in after %d wrong passwords: status %d, want 429: %.400s", 4*maxSignInFailures, p.Status, p.Body)
+		t.Fatalf("attacker's sign-in after %d wrong passwords: status %d, want 429: %.400s", maxSourceAccountFailures, p.Status, p.Body)
 	}
-	// ...while another account is unaffected...
-	e.signIn(browser(), e.authParams(clientID, cb, newPKCE()), "alice", "alice-pass")
-	// ...and once the window has passed the account can sign in again.
-	e.clock.Advance(accountLockWindow + time.Second)
-	e.signIn(browser(), e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+	// ...while the owner signs in from their own address...
+	e.signIn(browserFrom("127.0.0.1"), e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+	// ...and the attacker may try again once the window has passed.
+	e.clock.Advance(failureWindow + time.Second)
+	if p := e.trySignIn(attacker, clientID, cb, "demo", "demo-pass"); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in after the window: status %d: %.400s", p.Status, p.Body)
+	}
+}
+
+// TestPasswordGuessesLimitedPerSource: spreading guesses over many
+// usernames does not escape the limit: after maxSourceFailures wrong
+// passwords a source may not sign in to any account, others still may.
+func TestPasswordGuessesLimitedPerSource(t *testing.T) {
+	e := newEnv(t, nil)
+	const cb = "https://app.example.com/callback"
+	clientID := e.mustRegister("App", cb)
+	attacker := browserFrom("127.0.0.3")
+	for i := range maxSourceFailures / maxSignInFailures {
+		e.wrongPasswords(attacker, clientID, cb, "user"+strconv.Itoa(i), maxSignInFailures)
+	}
+	if p := e.trySignIn(attacker, clientID, cb, "alice", "alice-pass"); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("sign-in after %d wrong passwords at other accounts: status %d, want 429", maxSourceFailures, p.Status)
+	}
+	e.signIn(browserFrom("127.0.0.4"), e.authParams(clientID, cb, newPKCE()), "alice", "alice-pass")
+}
+
+// TestPendingFloodDoesNotEvictOthers: a user opens the sign-in page, then
+// an anonymous flood of /authorize from many addresses overfills the
+// pending table before the user submits; the user's request survives, and
+// no source keeps more than maxPendingPerSource.
+func TestPendingFloodDoesNotEvictOthers(t *testing.T) {
+	e := newEnv(t, nil)
+	const cb = "https://app.example.com/callback"
+	clientID := e.mustRegister("App", cb)
+	user := browserFrom("127.0.0.1")
+	page := get(t, user, e.URL()+"/authorize?"+e.authParams(clientID, cb, newPKCE()).Encode())
+	action, fields := formOf(t, page)
+
+	q := "/authorize?" + e.authParams(clientID, cb, newPKCE()).Encode()
+	sources := maxInMemory/maxPendingPerSource + 4 // enough to fill the table
+	for i := range sources * (maxPendingPerSource + 6) {
+		r := httptest.NewRequest(http.MethodGet, q, nil)
+		r.RemoteAddr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i % sources >> 8), byte(i % sources)}), 4000).String()
+		w := httptest.NewRecorder()
+		e.srv.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			t.Fatalf("flood request %d: %d", i, w.Code)
+		}
+	}
+	e.srv.mu.Lock()
+	n, perSource := len(e.srv.pending), map[string]int{}
+	for _, p := range e.srv.pending {
+		perSource[p.source]++
+	}
+	e.srv.mu.Unlock()
+	if n > maxInMemory {
+		t.Fatalf("%d pending requests kept, cap %d", n, maxInMemory)
+	}
+	for src, c := range perSource {
+		if c > maxPendingPerSource {
+			t.Fatalf("source %s keeps %d pending requests, cap %d", src, c, maxPendingPerSource)
+		}
+	}
+
+	fields.Set("username", "demo")
+	fields.Set("password", "demo-pass")
+	if p := postForm(t, user, e.URL()+action, fields); p.Status != http.StatusSeeOther {
+		t.Fatalf("the user's sign-in after the flood: status %d: %.400s", p.Status, p.Body)
+	}
+
+	// Once the flood has expired, a new request into the full table
+	// clears it, and the per-source index agrees with the table.
+	e.clock.Advance(pendingTTL + time.Second)
+	r := httptest.NewRequest(http.MethodGet, q, nil)
+	r.RemoteAddr = "198.51.100.7:4000"
+	e.srv.ServeHTTP(httptest.NewRecorder(), r)
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	indexed := 0
+	for _, ids := range e.srv.pendingBySource {
+		indexed += len(ids)
+	}
+	if len(e.srv.pending) != 1 || indexed != 1 {
+		t.Fatalf("after expiry: %d pending, %d indexed; want 1, 1", len(e.srv.pending), indexed)
+	}
 }
 
 // TestPendingFloodDoesNotBlockSignIn: anyone can open authorization
@@ -323,4 +422,48 @@ func TestSessionsAndCodesPerUserBounded(t *testing.T) {
 	if tok := e.exchange(clientID, code, cb, p); tok.Status != http.StatusOK {
 		t.Fatalf("newest code: %+v", tok)
 	}
+}
+
+// TestClientAddressBehindProxy: behind a reverse proxy every browser has
+// the proxy's peer address; with Options.ClientAddress reading the address
+// the proxy forwards, an attacker's guesses still do not lock out the
+// owner, and a forwarded address the proxy did not vouch for is not used
+// without it.
+func TestClientAddressBehindProxy(t *testing.T) {
+	forwarded := func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	e := newEnv(t, &Options{ClientAddress: forwarded})
+	const cb = "https://app.example.com/callback"
+	clientID := e.mustRegister("App", cb)
+	from := func(ip string) *http.Client {
+		c := browser()
+		c.Transport = headerTransport{"X-Test-Client", ip}
+		return c
+	}
+	attacker := from("203.0.113.9")
+	for range maxSourceAccountFailures / maxSignInFailures {
+		e.wrongPasswords(attacker, clientID, cb, "demo", maxSignInFailures)
+	}
+	if p := e.trySignIn(attacker, clientID, cb, "demo", "demo-pass"); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("attacker behind the proxy: status %d, want 429", p.Status)
+	}
+	e.signIn(from("2001:db8::1"), e.authParams(clientID, cb, newPKCE()), "demo", "demo-pass")
+
+	// Without ClientAddress the header is ignored: all share the peer.
+	e2 := newEnv(t, nil)
+	clientID = e2.mustRegister("App", cb)
+	for range maxSourceAccountFailures / maxSignInFailures {
+		e2.wrongPasswords(from("203.0.113.9"), clientID, cb, "demo", maxSignInFailures)
+	}
+	if p := e2.trySignIn(from("198.51.100.1"), clientID, cb, "demo", "demo-pass"); p.Status != http.StatusTooManyRequests {
+		t.Fatalf("a forwarded header changed the source without ClientAddress: status %d", p.Status)
+	}
+}
+
+// headerTransport sets one header on every request.
+type headerTransport struct{ name, value string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return http.DefaultTransport.RoundTrip(r)
 }

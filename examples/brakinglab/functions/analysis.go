@@ -192,26 +192,52 @@ func (a *api) sessionLaps(ctx context.Context, uid, sessionID string, lapNumber 
 		return store.Session{}, tracks.Track{}, nil, notFound(err, "session", sessionID)
 	}
 	t, _ := tracks.ByID(s.TrackID)
-	encoded, err := a.st.SessionTelemetry(ctx, uid, sessionID, lapNumber == 0)
+	if lapNumber == 0 {
+		laps, err := a.validLaps(ctx, uid, s, t)
+		return s, t, laps, err
+	}
+	encoded, err := a.st.SessionTelemetry(ctx, uid, sessionID, false)
 	if err != nil {
 		return store.Session{}, tracks.Track{}, nil, notFound(err, "session", sessionID)
 	}
-	if lapNumber > 0 {
-		b, ok := encoded[lapNumber]
-		if !ok {
-			return store.Session{}, tracks.Track{}, nil, catalog.NotFound("lap %d of session %q not found; the session has %d laps", lapNumber, sessionID, s.LapCount)
-		}
-		encoded = map[int][]byte{lapNumber: b}
+	b, ok := encoded[lapNumber]
+	if !ok {
+		return store.Session{}, tracks.Track{}, nil, catalog.NotFound("lap %d of session %q not found; the session has %d laps", lapNumber, sessionID, s.LapCount)
 	}
-	out := map[int][]analysis.CornerLap{}
+	one, err := measure(t, map[int][]byte{lapNumber: b})
+	return s, t, one, err
+}
+
+// validLaps measures the corners of every valid lap of s, a session the
+// caller owns (the caller has just read it from the store for uid). The
+// answer is cached: a session's laps never change.
+func (a *api) validLaps(ctx context.Context, uid string, s store.Session, t tracks.Track) (map[int][]analysis.CornerLap, error) {
+	if laps, ok := a.corners.get(s.ID); ok {
+		return laps, nil
+	}
+	encoded, err := a.st.SessionTelemetry(ctx, uid, s.ID, true)
+	if err != nil {
+		return nil, notFound(err, "session", s.ID)
+	}
+	laps, err := measure(t, encoded)
+	if err != nil {
+		return nil, err
+	}
+	a.corners.put(s.ID, laps)
+	return laps, nil
+}
+
+// measure decodes encoded laps and measures their corners.
+func measure(t tracks.Track, encoded map[int][]byte) (map[int][]analysis.CornerLap, error) {
+	out := make(map[int][]analysis.CornerLap, len(encoded))
 	for n, b := range encoded {
 		tr, err := telemetry.Decode(b)
 		if err != nil {
-			return store.Session{}, tracks.Track{}, nil, err
+			return nil, err
 		}
 		out[n] = analysis.Corners(t, tr)
 	}
-	return s, t, out, nil
+	return out, nil
 }
 
 func values(m map[int][]analysis.CornerLap) [][]analysis.CornerLap {
@@ -297,8 +323,8 @@ func (a *api) trackLaps(ctx context.Context, uid string, t tracks.Track, carName
 	if err != nil {
 		return nil, nil, err
 	}
-	for i, s := range sessions { // newest first
-		_, _, laps, err := a.sessionLaps(ctx, uid, s.ID, 0)
+	for i, s := range sessions { // newest first, all the caller's
+		laps, err := a.validLaps(ctx, uid, s, t)
 		if err != nil {
 			return nil, nil, err
 		}

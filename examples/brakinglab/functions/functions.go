@@ -42,7 +42,7 @@ func New(st *store.Store) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &api{st: st}
+	a := &api{st: st, corners: newCornerCache()}
 	for _, register := range []func(*catalog.Catalog, *api) error{
 		registerSessions, registerAnalysis, registerEvents, registerNotes, registerCoaching,
 	} {
@@ -55,7 +55,8 @@ func New(st *store.Store) (*catalog.Catalog, error) {
 
 // api holds what the handlers share.
 type api struct {
-	st *store.Store
+	st      *store.Store
+	corners *cornerCache // measured corners of each session's valid laps
 }
 
 // add registers one function with the scope its tier requires.

@@ -1,0 +1,432 @@
+// Package pgstate keeps the HTTP state a codemode server shares between
+// replicas in PostgreSQL: the per-principal rate limit, the per-address
+// failed-authentication limit, and the registry through which a
+// notifications/cancelled POST reaches a stateless tools/call running on
+// another replica (LISTEN/NOTIFY). Any host with a PostgreSQL database can
+// use it:
+//
+//	st, err := pgstate.New(ctx, pool, nil)
+//	...
+//	defer st.Close()
+//	opts := &codemode.Options{
+//		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
+//		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
+//		Cancellations:  st.Cancellations(),
+//	}
+//
+// New creates two tables in the pool's default schema if they do not
+// exist, codemode_buckets and codemode_calls; every replica uses the same
+// database. A limiter's buckets and the database clock are shared, so the
+// budget holds whichever replica a request lands on.
+//
+// When the database cannot be reached, a limiter falls back to an
+// in-process bucket with the same settings (each replica then grants its
+// own budget until the database is back) rather than refusing every
+// request, and logs the error. A call registered then runs without
+// cancellation by notification, and a cancellation sent then is lost;
+// both are logged. The listener reconnects by itself.
+//
+// Start at package codemode; this package only supplies its
+// [codemode.RateLimiter], [codemode.FailureLimiter] and
+// [codemode.Cancellations].
+package pgstate
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/httpmw"
+)
+
+// DefaultCallTTL is how long a registered call counts as in flight when
+// the replica running it dies without releasing it.
+const DefaultCallTTL = 15 * time.Minute
+
+// channel is the LISTEN/NOTIFY channel cancellations travel on.
+const channel = "codemode_cancel"
+
+// sweepEvery is how often full buckets and expired calls are deleted.
+const sweepEvery = time.Minute
+
+// Options configures [New]. A nil *Options is valid.
+type Options struct {
+	// Logger receives database errors. Nil means slog.Default().
+	Logger *slog.Logger
+	// CallTTL bounds how long a registered call is kept if its replica
+	// dies without releasing it: until then, a cancellation naming the
+	// same principal, client and request id is ambiguous and cancels
+	// nothing. Keep it above the longest execution including its wait for
+	// a worker. Zero means DefaultCallTTL.
+	CallTTL time.Duration
+}
+
+// State is codemode's shared state in one PostgreSQL database. It is safe
+// for concurrent use.
+type State struct {
+	pool   *pgxpool.Pool
+	logger *slog.Logger
+	ttl    time.Duration
+
+	mu       sync.Mutex
+	calls    map[string]func() // token → cancel, for calls running here
+	limiters []*Limiter
+
+	stop      context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS codemode_buckets (
+	name    text NOT NULL,
+	key     text NOT NULL,
+	tokens  double precision NOT NULL,
+	updated timestamptz NOT NULL,
+	PRIMARY KEY (name, key)
+);
+CREATE TABLE IF NOT EXISTS codemode_calls (
+	token   text PRIMARY KEY,
+	key     text NOT NULL,
+	id      text NOT NULL,
+	expires timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS codemode_calls_key_id ON codemode_calls (key, id);
+`
+
+// migrationLock serialises New's CREATE statements between replicas that
+// start at once (CREATE ... IF NOT EXISTS is not safe under concurrency).
+const migrationLock = 0x636f64656d6f6465 // "codemode"
+
+// New creates the tables if needed, starts listening for cancellations
+// and returns the state. It returns once the listener is connected, so a
+// cancellation sent after New returns is not missed. Close stops it; the
+// pool stays the caller's.
+func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error) {
+	if pool == nil {
+		return nil, errors.New("pgstate: nil pool")
+	}
+	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, calls: map[string]func(){}, done: make(chan struct{})}
+	if opts != nil {
+		if opts.Logger != nil {
+			s.logger = opts.Logger
+		}
+		if opts.CallTTL > 0 {
+			s.ttl = opts.CallTTL
+		}
+	}
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, schema)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("pgstate: creating tables: %w", err)
+	}
+
+	conn, err := s.listen(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pgstate: listening for cancellations: %w", err)
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go s.run(runCtx, conn)
+	return s, nil
+}
+
+// Close stops the listener and the sweeper. Calls still registered keep
+// their rows until released or expired.
+func (s *State) Close() error {
+	s.closeOnce.Do(func() {
+		s.stop()
+		<-s.done
+	})
+	return nil
+}
+
+func (s *State) listen(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// run delivers notifications to the calls running here, reconnects the
+// listener when its connection breaks, and sweeps the tables.
+func (s *State) run(ctx context.Context, conn *pgx.Conn) {
+	defer close(s.done)
+	sweeps := time.NewTicker(sweepEvery)
+	defer sweeps.Stop()
+	notes := make(chan string)
+	broken := make(chan struct{}, 1)
+	wait := func(conn *pgx.Conn) {
+		for {
+			n, err := conn.WaitForNotification(ctx)
+			if err != nil {
+				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				conn.Close(cctx)
+				cancel()
+				if ctx.Err() == nil {
+					s.logger.Error("pgstate: cancellation listener lost its connection; reconnecting", "err", err)
+				}
+				broken <- struct{}{}
+				return
+			}
+			select {
+			case notes <- n.Payload:
+			case <-ctx.Done():
+			}
+		}
+	}
+	go wait(conn)
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()   // armed when the listener breaks
+	listening := 1 // goroutines in wait
+	for {
+		select {
+		case <-ctx.Done():
+			for ; listening > 0; listening-- {
+				<-broken
+			}
+			return
+		case token := <-notes:
+			s.deliver(token)
+		case <-broken:
+			listening--
+			retry.Reset(time.Second)
+		case <-retry.C:
+			c, err := s.listen(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.logger.Error("pgstate: cannot reconnect the cancellation listener", "err", err)
+					retry.Reset(5 * time.Second)
+				}
+				continue
+			}
+			listening++
+			go wait(c)
+		case <-sweeps.C:
+			s.sweep(ctx)
+		}
+	}
+}
+
+func (s *State) deliver(token string) {
+	s.mu.Lock()
+	cancel := s.calls[token]
+	delete(s.calls, token)
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (s *State) sweep(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_calls WHERE expires < now()"); err != nil && ctx.Err() == nil {
+		s.logger.Warn("pgstate: sweeping expired calls", "err", err)
+	}
+	s.mu.Lock()
+	limiters := append([]*Limiter(nil), s.limiters...)
+	s.mu.Unlock()
+	for _, l := range limiters {
+		// A bucket that has refilled is the same as no bucket.
+		if _, err := s.pool.Exec(ctx, `DELETE FROM codemode_buckets
+			WHERE name = $1 AND tokens + $2 * EXTRACT(EPOCH FROM now() - updated)::float8 >= $3`,
+			l.name, l.rate, float64(l.burst)); err != nil && ctx.Err() == nil {
+			s.logger.Warn("pgstate: sweeping full buckets", "limiter", l.name, "err", err)
+		}
+	}
+}
+
+// Cancellations returns the shared cancellation registry, a
+// [codemode.Cancellations] for [codemode.Options.Cancellations].
+func (s *State) Cancellations() *Cancellations { return &Cancellations{s} }
+
+// Cancellations delivers a notifications/cancelled POST to the replica
+// that runs the call it names. Each call in flight is a row (principal
+// key, request id, a random token); a cancellation that matches exactly
+// one row sends its token with NOTIFY, and the replica holding the token
+// cancels the call. Delivery is asynchronous: the call's context ends
+// shortly after the notification's POST is answered.
+type Cancellations struct{ s *State }
+
+var _ codemode.Cancellations = (*Cancellations)(nil)
+
+// Register records the call in the database and here; release deletes it.
+func (c *Cancellations) Register(ctx context.Context, key, id string, cancel func()) (func(), error) {
+	s := c.s
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	var once sync.Once
+	s.mu.Lock()
+	s.calls[token] = func() { once.Do(cancel) }
+	s.mu.Unlock()
+	forget := func() {
+		s.mu.Lock()
+		delete(s.calls, token)
+		s.mu.Unlock()
+	}
+	if _, err := s.pool.Exec(ctx, "INSERT INTO codemode_calls (token, key, id, expires) VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+		token, key, id, s.ttl.Seconds()); err != nil {
+		forget()
+		return nil, fmt.Errorf("pgstate: registering a call: %w", err)
+	}
+	return func() {
+		forget()
+		// The request may be over: delete with a context of its own.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, err := s.pool.Exec(dctx, "DELETE FROM codemode_calls WHERE token = $1", token); err != nil {
+			s.logger.Warn("pgstate: releasing a call; its row expires on its own", "err", err)
+		}
+	}, nil
+}
+
+// Cancel notifies the replica running the call id of key, if exactly one
+// live call matches.
+func (c *Cancellations) Cancel(ctx context.Context, key, id string) error {
+	_, err := c.s.pool.Exec(ctx, `SELECT pg_notify($3, min(token)) FROM codemode_calls
+		WHERE key = $1 AND id = $2 AND expires > now() HAVING count(*) = 1`, key, id, channel)
+	if err != nil {
+		return fmt.Errorf("pgstate: sending a cancellation: %w", err)
+	}
+	return nil
+}
+
+// Limiter returns the token-bucket limiter called name (one set of
+// buckets per name, shared by every replica using that name): each key
+// gets perSecond tokens per second up to burst. It implements both
+// [codemode.RateLimiter] and [codemode.FailureLimiter]. Use one name per
+// purpose, with the same settings on every replica.
+func (s *State) Limiter(name string, perSecond float64, burst int) *Limiter {
+	burst = max(burst, 1)
+	l := &Limiter{s: s, name: name, rate: perSecond, burst: burst, local: httpmw.NewRateLimiter(perSecond, burst)}
+	s.mu.Lock()
+	s.limiters = append(s.limiters, l)
+	s.mu.Unlock()
+	return l
+}
+
+// Limiter is a token bucket per key kept in the codemode_buckets table;
+// refill is computed from the database clock, so replicas' clocks do not
+// matter. It never returns an error: while the database cannot be
+// reached, it logs and limits with an in-process bucket of the same
+// settings.
+type Limiter struct {
+	s     *State
+	name  string
+	rate  float64
+	burst int
+	local *httpmw.RateLimiter
+
+	logMu   sync.Mutex
+	lastLog time.Time
+}
+
+var (
+	_ codemode.RateLimiter    = (*Limiter)(nil)
+	_ codemode.FailureLimiter = (*Limiter)(nil)
+)
+
+// available is the tokens in bucket b now, refilled since its update.
+const available = `LEAST($4::float8, b.tokens + $3::float8 * EXTRACT(EPOCH FROM now() - b.updated)::float8)`
+
+// Take takes n tokens from key's bucket, or none.
+func (l *Limiter) Take(ctx context.Context, key string, n int) (time.Duration, error) {
+	n = max(n, 1)
+	if n > l.burst {
+		return l.local.ReserveN(key, n), nil // never fits: no need to ask
+	}
+	var tokens float64
+	err := l.s.pool.QueryRow(ctx, `INSERT INTO codemode_buckets AS b (name, key, tokens, updated)
+		VALUES ($1, $2, $4::float8 - $5::float8, now())
+		ON CONFLICT (name, key) DO UPDATE SET tokens = `+available+` - $5::float8, updated = now()
+		WHERE `+available+` >= $5::float8
+		RETURNING tokens`, l.name, key, l.rate, float64(l.burst), float64(n)).Scan(&tokens)
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.Is(err, pgx.ErrNoRows):
+		// Refused: the bucket is unchanged. Say how long until n tokens.
+		var avail float64
+		err = l.s.pool.QueryRow(ctx, `SELECT `+available+` FROM codemode_buckets b WHERE name = $1 AND key = $2`,
+			l.name, key, l.rate, float64(l.burst)).Scan(&avail)
+		if err == nil {
+			return l.wait(float64(n) - avail), nil
+		}
+		if errors.Is(err, pgx.ErrNoRows) { // swept in between
+			return time.Second, nil
+		}
+	}
+	l.fallback(err)
+	return l.local.ReserveN(key, n), nil
+}
+
+// Blocked reports how long key must wait for one token (0: it has one).
+func (l *Limiter) Blocked(ctx context.Context, key string) (time.Duration, error) {
+	var avail float64
+	err := l.s.pool.QueryRow(ctx, `SELECT `+available+` FROM codemode_buckets b WHERE name = $1 AND key = $2`,
+		l.name, key, l.rate, float64(l.burst)).Scan(&avail)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, nil
+	case err == nil:
+		if avail >= 1 {
+			return 0, nil
+		}
+		return l.wait(1 - avail), nil
+	}
+	l.fallback(err)
+	return l.local.Peek(key), nil
+}
+
+// Failed takes one token from key's bucket even when none is left, so
+// that failures which happened at once all count.
+func (l *Limiter) Failed(ctx context.Context, key string) error {
+	_, err := l.s.pool.Exec(ctx, `INSERT INTO codemode_buckets AS b (name, key, tokens, updated)
+		VALUES ($1, $2, $4::float8 - 1, now())
+		ON CONFLICT (name, key) DO UPDATE SET tokens = `+available+` - 1, updated = now()`,
+		l.name, key, l.rate, float64(l.burst))
+	if err != nil {
+		l.fallback(err)
+		l.local.Charge(key)
+	}
+	return nil
+}
+
+// wait is how long refilling missing tokens takes.
+func (l *Limiter) wait(missing float64) time.Duration {
+	if l.rate <= 0 {
+		return 10 * time.Minute
+	}
+	return max(time.Duration(missing/l.rate*float64(time.Second)), time.Millisecond)
+}
+
+// fallback logs a database error, at most once a minute per limiter.
+func (l *Limiter) fallback(err error) {
+	l.logMu.Lock()
+	defer l.logMu.Unlock()
+	if time.Since(l.lastLog) < time.Minute {
+		return
+	}
+	l.lastLog = time.Now()
+	l.s.logger.Error("pgstate: limiter cannot reach the database; limiting per process until it can", "limiter", l.name, "err", err)
+}

@@ -1,0 +1,313 @@
+package pgstate_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// replica is one codemode server with its own pool and pgstate, as a
+// separate process would have, on its own loopback listener.
+type replica struct {
+	URL     string
+	state   *pgstate.State
+	running chan context.Context // one per wait call, when it starts
+}
+
+// startReplica starts a server whose catalog has slow.wait, which blocks
+// until its context ends or release is closed. limit configures the
+// shared rate limit (nil: none beyond the default).
+func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(*pgstate.State) codemode.RateLimiter) *replica {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	st, err := pgstate.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r := &replica{state: st, running: make(chan context.Context, 4)}
+
+	cat, err := catalog.New("slow", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[struct{}, int]{
+		Name: "wait", Tier: catalog.ReadOnly, Description: "Blocks until cancelled or released.",
+		Handler: func(ctx context.Context, _ struct{}) (int, error) {
+			r.running <- ctx
+			select {
+			case <-ctx.Done():
+				return 0, ctx.Err()
+			case <-release:
+				return 1, nil
+			}
+		},
+	})
+	opts := &codemode.Options{
+		SandboxMode:   sandbox.ModeInProcess,
+		Workers:       4,
+		Principal:     &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Cancellations: st.Cancellations(),
+		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	}
+	if limit != nil {
+		opts.RateLimiter = limit(st)
+	}
+	srv, err := codemode.New(cat, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	r.URL = hs.URL + "/mcp"
+	return r
+}
+
+// post sends one JSON-RPC message as a 2025-06-18 client, which cancels
+// with notifications/cancelled, and returns the status and body.
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Error(err)
+		return 0, ""
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func callBody(id, code string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"` + code + `"}}}`
+}
+
+func cancelBody(id string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"stop"}}`
+}
+
+// A notifications/cancelled POST that lands on replica B stops the
+// execution running on replica A.
+func TestCancellationAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+	cancelAcross(t, a, b, "7")
+}
+
+// After the database drops the replicas' listening connections, they
+// reconnect by themselves and cancellations reach them again.
+func TestCancellationAfterListenerReconnects(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	const listeners = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN codemode_cancel'`
+	old := map[uint32]bool{}
+	rows, _ := admin.Query(ctx, listeners)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+	if err != nil || len(pids) != 2 {
+		t.Fatalf("listening sessions: %v, %v; want 2", pids, err)
+	}
+	for _, pid := range pids {
+		old[pid] = true
+		if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait for two new listening sessions (the test's deadline bounds it).
+	for fresh := 0; fresh < 2; {
+		time.Sleep(50 * time.Millisecond)
+		rows, _ := admin.Query(ctx, listeners)
+		pids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh = 0
+		for _, pid := range pids {
+			if !old[pid] {
+				fresh++
+			}
+		}
+	}
+	cancelAcross(t, a, b, "8")
+}
+
+// cancelAcross runs a call with id on a and cancels it through b.
+func cancelAcross(t *testing.T, a, b *replica, id string) {
+	t.Helper()
+	answer := make(chan string, 1)
+	go func() {
+		_, body := post(t, a.URL, callBody(id, "return await slow.wait({})"))
+		answer <- body
+	}()
+	ctx := <-a.running
+	if code, _ := post(t, b.URL, cancelBody(id)); code != http.StatusAccepted {
+		t.Fatalf("cancellation on B: status %d", code)
+	}
+	<-ctx.Done() // blocks (and the test times out) if the cancellation never arrives
+	body := <-answer
+	if !strings.Contains(body, "cancel") || !strings.Contains(body, `"isError":true`) {
+		t.Fatalf("A's answer does not report the cancellation: %s", body)
+	}
+}
+
+// Two calls of the same principal and client with the same request id, one
+// on each replica, make a cancellation ambiguous: it stops neither, as on
+// one replica.
+func TestAmbiguousCancellationAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+
+	answers := make(chan string, 2)
+	for _, r := range []*replica{a, b} {
+		go func() {
+			_, body := post(t, r.URL, callBody("9", "return await slow.wait({})"))
+			answers <- body
+		}()
+	}
+	ctxA, ctxB := <-a.running, <-b.running
+	if code, _ := post(t, b.URL, cancelBody("9")); code != http.StatusAccepted {
+		t.Fatalf("cancellation: status %d", code)
+	}
+	// A cancellation that matched would have been committed before the
+	// POST was answered, and each replica's listener receives
+	// notifications in commit order. So once a later, unambiguous
+	// cancellation has reached each replica, the ambiguous one had its
+	// chance.
+	for i, r := range []*replica{a, b} {
+		id := []string{"10", "11"}[i]
+		done := make(chan struct{})
+		go func() {
+			post(t, r.URL, callBody(id, "return await slow.wait({})"))
+			close(done)
+		}()
+		marker := <-r.running
+		if code, _ := post(t, r.URL, cancelBody(id)); code != http.StatusAccepted {
+			t.Fatalf("marker cancellation: status %d", code)
+		}
+		<-marker.Done()
+		<-done
+	}
+	if ctxA.Err() != nil || ctxB.Err() != nil {
+		t.Fatalf("an ambiguous cancellation stopped a call: A %v, B %v", ctxA.Err(), ctxB.Err())
+	}
+	close(release)
+	for range 2 {
+		if body := <-answers; strings.Contains(body, "cancel") {
+			t.Fatalf("released call reports a cancellation: %s", body)
+		}
+	}
+}
+
+// One execution budget holds across both replicas: with a burst of 3,
+// three executions spread over A and B pass and the fourth is refused,
+// whichever replica it lands on.
+func TestRateLimitAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	close(release)
+	limit := func(st *pgstate.State) codemode.RateLimiter { return st.Limiter("executions", 0.001, 3) }
+	a, b := startReplica(t, db, release, limit), startReplica(t, db, release, limit)
+	for i, r := range []*replica{a, b, a, b, a} {
+		code, body := post(t, r.URL, callBody("1", "return 1"))
+		want := http.StatusOK
+		if i >= 3 {
+			want = http.StatusTooManyRequests
+		}
+		if code != want {
+			t.Fatalf("execution %d: status %d, want %d: %s", i+1, code, want, body)
+		}
+	}
+	// Set-up traffic is not counted.
+	if code, _ := post(t, b.URL, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`); code != http.StatusOK {
+		t.Fatalf("tools/list after the budget is spent: %d", code)
+	}
+}
+
+// The limiter as a failed-authentication counter: failures past the burst
+// block the key on every replica, other keys are unaffected, and a
+// database outage degrades to a per-process limit instead of failing.
+func TestLimiterFailuresAndOutage(t *testing.T) {
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	states := make([]*pgstate.State, 2)
+	for i := range states {
+		pool, err := pgxpool.New(ctx, srv.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		if states[i], err = pgstate.New(ctx, pool, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { states[i].Close() })
+	}
+	a, b := states[0].Limiter("auth-failures", 0.001, 3), states[1].Limiter("auth-failures", 0.001, 3)
+	for i, l := range []*pgstate.Limiter{a, b, a} {
+		if d, err := l.Blocked(ctx, "ip:192.0.2.1"); d != 0 || err != nil {
+			t.Fatalf("before failure %d: blocked %v, %v", i+1, d, err)
+		}
+		if err := l.Failed(ctx, "ip:192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err := b.Blocked(ctx, "ip:192.0.2.1"); d <= 0 || err != nil {
+		t.Fatalf("after three failures on two replicas: blocked %v, %v", d, err)
+	}
+	if d, _ := a.Blocked(ctx, "ip:192.0.2.2"); d != 0 {
+		t.Fatalf("another address is blocked for %v", d)
+	}
+	// Another name is another set of buckets.
+	if d, _ := states[0].Limiter("executions", 0.001, 3).Take(ctx, "ip:192.0.2.1", 1); d != 0 {
+		t.Fatalf("the executions limiter shares the failures' bucket: wait %v", d)
+	}
+
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for i := range 3 {
+		if d, err := a.Take(ctx, "sub:bob", 1); d != 0 || err != nil {
+			t.Fatalf("take %d during the outage: %v, %v", i+1, d, err)
+		}
+	}
+	if d, err := a.Take(ctx, "sub:bob", 1); d <= 0 || err != nil {
+		t.Fatalf("fourth take during the outage: %v, %v; want the per-process limit to refuse it", d, err)
+	}
+}
