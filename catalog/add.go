@@ -25,9 +25,13 @@ type Func[In, Out any] struct {
 	// written; any other error (and any panic) becomes an *InternalError.
 	Handler func(ctx context.Context, in In) (Out, error)
 	// Validate optionally checks what needs the host (ownership of
-	// referenced IDs, existence). It runs after tag validation, before the
-	// handler, and in dry runs. Its errors are treated like the handler's.
+	// referenced IDs, existence). It runs only once the arguments decode
+	// and pass their validate tags, before the handler, and in dry runs.
+	// Its errors are treated like the handler's.
 	Validate func(ctx context.Context, in In) error
+	// Approval says whether the user must approve each call before it
+	// runs; the zero value leaves it to the server's per-tier default.
+	Approval Approval
 }
 
 // entry is a registered function with its decoding plan.
@@ -37,6 +41,10 @@ type entry struct {
 	// run decodes args (already checked against plan), validates, runs the
 	// Validate hook and, unless dry, the handler.
 	run func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error)
+	// tags decodes args and returns what the validate tags find, for
+	// arguments that already failed the plan check with the faulty
+	// members removed; nil if they do not decode.
+	tags func(c *Catalog, args []byte) []Issue
 }
 
 // Add registers f in c. Every problem that can be found without calling
@@ -46,7 +54,7 @@ type entry struct {
 // interfaces) and validate tags that validator/v10 does not know.
 func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
-	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), In: in, Out: out}
+	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), Approval: f.Approval, In: in, Out: out}
 	e, err := newEntry(c, info, f.Handler == nil)
 	if err != nil {
 		return err
@@ -68,6 +76,17 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return validResult{Valid: true}, nil
 		}
 		return f.Handler(ctx, v)
+	}
+	e.tags = func(c *Catalog, args []byte) []Issue {
+		var v In
+		if unmarshalArgs(args, &v) != nil {
+			return nil
+		}
+		var ve *ValidationError
+		if errors.As(c.validateStruct(in, &v), &ve) {
+			return ve.Issues
+		}
+		return nil
 	}
 	if err := c.checkTags(in); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
@@ -103,6 +122,9 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	}
 	if !info.Tier.valid() {
 		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
+	}
+	if err := checkApproval(info.Approval, info.Tier); err != nil {
+		return nil, wrap(err)
 	}
 	for _, s := range info.Scopes {
 		if s == "" || strings.ContainsAny(s, " \t\n\"\\") {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/brakinglab/codemode-go/internal/suggest"
 )
@@ -24,48 +25,74 @@ const validateOnlyKey = "_validateOnly"
 // model sees: *ValidationError for bad arguments, *ScopeError for missing
 // scopes, *Error for ErrUnauthenticated, ErrUnknownFunction and model-safe
 // handler errors, and *InternalError for anything else.
+//
+// Call drops warnings (fields a READ-ONLY function ignored); a caller that
+// shows results to a model should use CallWithWarnings.
 func (c *Catalog) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	out, _, err := c.CallWithWarnings(ctx, name, args)
+	return out, err
+}
+
+// Warning is a problem with a call's arguments that did not stop the call:
+// a member a READ-ONLY function does not declare and therefore ignored.
+// A model must see it, or it may report the unfiltered result of
+// getSessions({track: "Monza"}) as Monza's.
+type Warning struct {
+	// Path is the member's JSON path, such as ["track"].
+	Path []any `json:"path"`
+	// Message names the function, the member and the nearest declared
+	// member: getSessions ignored unknown field "track" (did you mean
+	// "trackName"?).
+	Message string `json:"message"`
+}
+
+// CallWithWarnings is Call that also returns the call's warnings. They
+// come with the result or with a validation error alike.
+func (c *Catalog) CallWithWarnings(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, []Warning, error) {
 	e, ok := c.lookup(name)
 	if !ok {
-		return nil, c.unknown(name)
+		return nil, nil, c.unknown(name)
 	}
 	p, ok := PrincipalFrom(ctx)
 	if !ok && !c.opts.AllowAnonymous {
-		return nil, ErrUnauthenticated
+		return nil, nil, ErrUnauthenticated
 	}
 	if missing := missingScopes(p, e.info.Scopes); len(missing) > 0 {
-		return nil, &ScopeError{Function: c.ns + "." + name, Missing: missing}
+		return nil, nil, &ScopeError{Function: c.ns + "." + name, Missing: missing}
 	}
 
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
-	dry, err := c.check(e, args)
+	dry, warns, err := c.check(e, args)
 	if err != nil {
-		return nil, err
+		return nil, warns, err
 	}
 	out, err := c.run(ctx, e, args, dry)
 	if err != nil {
-		return nil, c.classify(ctx, name, err)
+		return nil, warns, c.classify(ctx, name, err)
 	}
 	res, err := c.marshalResult(out)
 	if err != nil {
-		return nil, c.internal(ctx, name, fmt.Errorf("encoding result: %w", err))
+		return nil, warns, c.internal(ctx, name, fmt.Errorf("encoding result: %w", err))
 	}
-	return res, nil
+	return res, warns, nil
 }
 
-// check decodes args generically and checks them against the plan,
-// reporting every issue found. It returns whether a dry run was asked for.
-func (c *Catalog) check(e *entry, args []byte) (dry bool, err error) {
+// check decodes args generically and checks them against the plan. When
+// that finds issues it also runs the validate tags on every member that
+// passed (see tagIssues), so one error reports a wrong type, an unknown
+// field and a bad enum value together. It returns whether a dry run was
+// asked for, and the members a lenient decode ignored.
+func (c *Catalog) check(e *entry, args []byte) (dry bool, warns []Warning, err error) {
 	v, perr := parseArgs(args)
 	if perr != nil {
-		return false, perr
+		return false, nil, perr
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return false, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
+		return false, nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
 	}
 	ch := checker{strict: e.info.Tier.Strict()}
 	if vo, present := obj[validateOnlyKey]; present {
@@ -80,13 +107,118 @@ func (c *Catalog) check(e *entry, args []byte) (dry bool, err error) {
 		}
 	}
 	ch.checkStruct(e.plan, obj)
+	for _, ig := range ch.ignored {
+		warns = append(warns, Warning{Path: ig.Path,
+			Message: fmt.Sprintf("%s ignored unknown field %q%s", e.info.Name, pathText(ig.Path), ig.Message)})
+	}
+	if len(ch.issues) > 0 && !ch.truncated {
+		ch.issues = append(ch.issues, c.tagIssues(e, obj, ch.issues)...)
+		if len(ch.issues) > maxIssues {
+			ch.issues, ch.truncated = ch.issues[:maxIssues], true
+		}
+	}
 	if ch.truncated {
 		ch.issues = append(ch.issues, moreIssues)
 	}
 	if len(ch.issues) > 0 {
-		return false, &ValidationError{Issues: ch.issues}
+		return false, warns, &ValidationError{Issues: ch.issues}
 	}
-	return dry, nil
+	return dry, warns, nil
+}
+
+// tagIssues runs the validate tags on the arguments without the members
+// the plan check found at fault, and returns the issues that do not
+// concern those members.
+func (c *Catalog) tagIssues(e *entry, obj map[string]any, found []Issue) (out []Issue) {
+	defer func() {
+		if recover() != nil {
+			out = nil // the plan check's issues still stand
+		}
+	}()
+	var pruned [][]any
+	for _, is := range found {
+		p, ok := prune(obj, is.Path)
+		if !ok {
+			return nil // the arguments as a whole are wrong
+		}
+		pruned = append(pruned, p)
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil
+	}
+	for _, is := range e.tags(c, b) {
+		if !slices.ContainsFunc(pruned, func(p []any) bool { return hasPrefix(is.Path, p) }) {
+			out = append(out, is)
+		}
+	}
+	return out
+}
+
+// prune deletes the object member at path, or, when path ends inside an
+// array, the member holding the array. It returns the path of what it
+// deleted; ok is false for the root.
+func prune(obj map[string]any, path []any) (deleted []any, ok bool) {
+	var (
+		parent map[string]any
+		key    string
+		at     int
+		cur    any = obj
+	)
+walk:
+	for i, step := range path {
+		switch s := step.(type) {
+		case string:
+			m, isMap := cur.(map[string]any)
+			if !isMap {
+				break walk
+			}
+			parent, key, at = m, s, i
+			cur = m[s]
+		case int:
+			a, isArr := cur.([]any)
+			if !isArr || s < 0 || s >= len(a) {
+				break walk
+			}
+			cur = a[s]
+		default:
+			break walk
+		}
+	}
+	if parent == nil {
+		return nil, false
+	}
+	delete(parent, key)
+	return path[:at+1], true
+}
+
+// hasPrefix reports whether path starts with prefix.
+func hasPrefix(path, prefix []any) bool {
+	if len(prefix) > len(path) {
+		return false
+	}
+	for i := range prefix {
+		if fmt.Sprint(path[i]) != fmt.Sprint(prefix[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathText renders ["corners", 0, "verdict"] as corners[0].verdict.
+func pathText(path []any) string {
+	var b strings.Builder
+	for i, p := range path {
+		if n, isInt := p.(int); isInt {
+			fmt.Fprintf(&b, "[%d]", n)
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		fmt.Fprint(&b, p)
+	}
+	return b.String()
 }
 
 // run calls the entry, turning a panic into an error.

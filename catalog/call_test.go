@@ -68,9 +68,9 @@ func TestCall(t *testing.T) {
 			want: `[{"id":"ses_2","track":"Monza","startedAt":"2026-03-02T09:00:00Z","tags":[],"notes":{}}]`},
 		{name: "mutation rejects unknown fields at every level", fn: "saveReport",
 			args:    `{"sessionId":"ses_1","summary":"Brake later","corners":[{"corner":1,"verdict":"good","note":"x"}],"Summary":"y"}`,
-			wantErr: `{"error":"Validation failed","issues":[{"path":["corners",0,"note"],"message":"Unknown field"},{"path":["Summary"],"message":"Unknown field"}]}`},
+			wantErr: `{"error":"Validation failed","issues":[{"path":["corners",0,"note"],"message":"Unknown field"},{"path":["Summary"],"message":"Unknown field (did you mean \"summary\"?)"}]}`},
 		{name: "names match exactly", fn: "saveReport", args: `{"SessionID":"ses_1","summary":"Brake later","corners":[{"corner":1,"verdict":"good"}]}`,
-			wantErr: `{"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["SessionID"],"message":"Unknown field"}]}`},
+			wantErr: `{"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["SessionID"],"message":"Unknown field (did you mean \"sessionId\"?)"}]}`},
 		{name: "embedded fields are flattened", fn: "saveReport", args: `{` + goodReport + `,"source":"ai"}`,
 			want: `{"id":"rep_1","corners":[{"corner":1,"verdict":"good"}]}`},
 

@@ -5,9 +5,12 @@
 // the model.
 //
 // Functions belong to one of three tiers. READ-ONLY functions decode
-// arguments flexibly (unknown fields are ignored). MUTATING and CREATIVE
-// functions decode strictly (unknown fields are rejected at every nesting
-// level) and accept "_validateOnly": true, which decodes, validates and runs
+// arguments flexibly: unknown fields do not fail the call, but each one
+// ignored is returned by CallWithWarnings as a Warning naming the nearest
+// declared field (getSessions ignored unknown field "track" (did you mean
+// "trackName"?)), for the model to see. MUTATING and CREATIVE functions
+// decode strictly (unknown fields are rejected at every nesting level,
+// with the nearest declared field) and accept "_validateOnly": true, which decodes, validates and runs
 // the Validate hook without calling the handler. READ-ONLY functions reject
 // "_validateOnly" with a validation issue, since a read has nothing to dry
 // run and silently ignoring it would mislead the caller.
@@ -22,9 +25,13 @@
 // Decoding never coerces: "5" is not a number, 1.5 is not an integer,
 // "true" is not a boolean. Member names match exactly (encoding/json would
 // also accept "SessionID" for "sessionId"), a member given twice is an
-// error, and absent or null arguments mean {}. Every problem found is
-// reported at once as an Issue with a JSON path such as
-// ["corners", 0, "verdict"].
+// error, and absent or null arguments mean {}. Problems are reported as
+// Issues with a JSON path such as ["corners", 0, "verdict"], in two
+// rounds at most: first everything the decoding and the validate tags find,
+// together (a wrong type, an unknown field and a bad enum value in one
+// error; members that decoded fine are still checked against their tags);
+// then, only once those pass, the function's Validate hook, which can
+// assume well-formed arguments.
 //
 // Results are encoded like encoding/json, except that nil slices and maps
 // become [] and {} (a declared array is always an array) and null-valued
@@ -75,6 +82,7 @@ type FuncInfo struct {
 	Description string
 	Tier        Tier
 	Scopes      []string
+	Approval    Approval
 	In, Out     reflect.Type // the Go argument and result types
 }
 

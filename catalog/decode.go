@@ -8,18 +8,22 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/suggest"
 )
 
 // maxIssues bounds how many issues one call reports; a model fixes the
 // first ones and retries.
 const maxIssues = 20
 
-// checker walks a decoded JSON value against a plan and collects issues.
+// checker walks a decoded JSON value against a plan and collects issues,
+// and, when not strict, the unknown fields it ignores.
 type checker struct {
 	strict    bool
 	path      []any
 	issues    []Issue
 	truncated bool
+	ignored   []Issue // unknown fields of a lenient decode; Message is the hint
 }
 
 // moreIssues is the last issue when more than maxIssues were found.
@@ -199,7 +203,7 @@ func (c *checker) checkStruct(n *node, obj map[string]any) {
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
-	if !c.strict || len(obj) == 0 {
+	if len(obj) == 0 {
 		return
 	}
 	var unknown []string
@@ -210,8 +214,25 @@ func (c *checker) checkStruct(n *node, obj map[string]any) {
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		c.addAt(k, "Unknown field")
+		hint := ""
+		if s := suggest.Nearest(k, n.fieldNames()); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		if c.strict {
+			c.addAt(k, "Unknown field"+hint)
+		} else if len(c.ignored) < maxIssues {
+			c.ignored = append(c.ignored, Issue{Path: append(slices.Clone(c.path), k), Message: hint})
+		}
 	}
+}
+
+// fieldNames lists a struct node's JSON member names.
+func (n *node) fieldNames() []string {
+	names := make([]string, len(n.fields))
+	for i, f := range n.fields {
+		names[i] = f.name
+	}
+	return names
 }
 
 func (c *checker) checkNumber(n *node, num json.Number) {

@@ -107,13 +107,29 @@ func ExampleCatalog_Call() {
 	// {"error":"no session ses_9; list sessions with getSessions","code":"not_found"}
 }
 
-// Bad arguments give every issue at once, each with a JSON path.
+// Bad arguments give every issue at once, each with a JSON path: a
+// missing field, a wrong type, an unknown field with the nearest declared
+// one, and a value its validate tag refuses.
 func ExampleCatalog_Call_validationError() {
 	c := exampleCatalog()
-	_, err := c.Call(signedIn(), "rateCorner", json.RawMessage(`{"corner":"3","verdict":"meh","colour":"red"}`))
+	_, err := c.Call(signedIn(), "rateCorner", json.RawMessage(`{"corner":"3","verdict":"meh","session":"ses_1"}`))
 	printErr(err)
 	// Output:
-	// {"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["corner"],"message":"Expected number, got string"},{"path":["colour"],"message":"Unknown field"}]}
+	// {"error":"Validation failed","issues":[{"path":["sessionId"],"message":"Required field"},{"path":["corner"],"message":"Expected number, got string"},{"path":["session"],"message":"Unknown field (did you mean \"sessionId\"?)"},{"path":["verdict"],"message":"Must be one of: good, needs_work, critical"}]}
+}
+
+// A READ-ONLY function ignores members it does not declare, and says so:
+// the warning names the nearest declared field.
+func ExampleCatalog_CallWithWarnings() {
+	c := exampleCatalog()
+	out, warns, err := c.CallWithWarnings(signedIn(), "getLap", json.RawMessage(`{"sessionId":"ses_1","lap":3,"session":"ses_2"}`))
+	fmt.Println(string(out), err)
+	for _, w := range warns {
+		fmt.Println(w.Message)
+	}
+	// Output:
+	// {"lap":3,"timeMs":83456} <nil>
+	// getLap ignored unknown field "session" (did you mean "sessionId"?)
 }
 
 // A dry run checks arguments of a MUTATING or CREATIVE function without

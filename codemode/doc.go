@@ -96,10 +96,29 @@
 // ([RateLimiter], [FailureLimiter], [Cancellations]) so that replicas can
 // share them.
 //
+// # Approvals
+//
+// A function can require the user's approval of each call
+// (catalog.Func.Approval, or a tier default in [Options.Approvals]). Such a
+// call without an approval is validated as a dry run, nothing is written,
+// and the execution stops; the calls issued with it form one batch. The
+// server asks the user through MCP elicitation, naming the client, each
+// function, its tier and its validated arguments: on 2026-07-28 with an
+// input-required result whose request state is the batch, sealed and bound
+// to the principal, the tool, the code's hash and an expiry (nothing is
+// kept on the server); on earlier revisions with elicitation/create, which
+// needs a session (Options.Stateful or stdio). On accept the code runs again
+// from the start and only the approved calls (function and canonical
+// arguments) run; the first other call stops the run and asks again.
+// Declined, cancelled, unavailable and invalid approvals reach the model as
+// APPROVAL_DECLINED, APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and
+// APPROVAL_INVALID; nothing is written.
+//
 // # Audit
 //
 // Every execution produces structured audit events (see [AuditEvent]):
-// started, one per function call, then finished or failed, with a trace id,
+// started, one per function call (and one per call asked about, granted,
+// declined or diverged from an approval), then finished or failed, with a trace id,
 // the principal, the function, its tier, durations, result sizes and error
 // kinds. The code itself never appears, only its SHA-256; result data never
 // appears; argument values are reduced to keys and sizes unless

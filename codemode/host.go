@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -24,6 +25,10 @@ type execHost struct {
 	spec      *toolSpec               // the tool: what discovery may show
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
+	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
+	// requeue frees the execution's worker slot while wait runs and takes
+	// a slot again after; nil means there is none to free.
+	requeue func(wait func()) error
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.
@@ -63,6 +68,10 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		// Discovery needs no scope: it shows only what this tool binds.
 		return h.s.discoveryCall(h.spec, fn, args)
 	}
+	ap := h.ap.Load()
+	if ap != nil {
+		defer ap.exit()
+	}
 	fn, ok := strings.CutPrefix(name, h.ns+".")
 	tier, bound := h.tiers[fn]
 	if !ok || !bound {
@@ -70,6 +79,11 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
 	h.count(ctx, name)
+	if ap != nil {
+		if out, err, done := ap.intercept(h, fn, name, args); done {
+			return out, err
+		}
+	}
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
 	}

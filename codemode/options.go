@@ -95,6 +95,11 @@ type Options struct {
 	// can auto-approve queries while execute_code (and so every mutation)
 	// still asks the user. Off by default.
 	ReadOnlyTool bool
+	// Approvals says which calls wait for the user's approval (through
+	// MCP elicitation) before they run, and seals the approvals. The zero
+	// value asks for none, unless a catalog.Func requires it.
+	Approvals ApprovalOptions
+
 	// OpenWorld marks the tools with openWorldHint: true. Set it when the
 	// catalog's functions reach systems outside the host's own data (the
 	// web, third-party APIs); the default says the domain is closed.

@@ -39,7 +39,50 @@ type structured struct {
 	Logs      []string        `json:"logs"`
 	Calls     []callSummary   `json:"calls"`
 	Truncated bool            `json:"truncated,omitempty"`
+	Warnings  []warning       `json:"warnings,omitempty"`
 	Error     *execError      `json:"error,omitempty"`
+}
+
+// warning is one entry of structuredContent.warnings: a sandbox.Warning
+// (an unawaited host call, or what a function reported, such as an
+// ignored argument).
+type warning struct {
+	Kind     string `json:"kind"`
+	Function string `json:"function,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Outcome  string `json:"outcome,omitempty"`
+	Message  string `json:"message"`
+}
+
+// writeWarnings writes the warnings as a list, each with the position of
+// the call it concerns. Identical warnings for one position (a call in a
+// loop) are written once with their count; structuredContent keeps each.
+func writeWarnings(b *strings.Builder, ws []warning) {
+	if len(ws) == 0 {
+		return
+	}
+	b.WriteString("Warnings:\n")
+	for i := 0; i < len(ws); {
+		w, n := ws[i], 1
+		for i+n < len(ws) && ws[i+n] == w {
+			n++
+		}
+		i += n
+		b.WriteString("- ")
+		if w.Line > 0 {
+			fmt.Fprintf(b, "line %d, column %d", w.Line, w.Column)
+			if n > 1 {
+				fmt.Fprintf(b, " (%d calls)", n)
+			}
+			b.WriteString(": ")
+		} else if n > 1 {
+			fmt.Fprintf(b, "(%d times) ", n)
+		}
+		b.WriteString(w.Message)
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 }
 
 // successResult renders a finished execution: the logs, then the return
@@ -58,6 +101,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
+	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
 	b.Write(indentJSON(value))
@@ -93,6 +137,10 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
+	if len(st.Warnings) > 0 {
+		b.WriteString("\n")
+		writeWarnings(&b, st.Warnings)
+	}
 	writeLogs(&b, st.Logs, "\nLogs before the error:")
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(b.String(), "\n")}},
@@ -112,6 +160,9 @@ func summarize(res *sandbox.Result) structured {
 	}
 	for _, c := range res.Calls {
 		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error})
+	}
+	for _, w := range res.Warnings {
+		st.Warnings = append(st.Warnings, warning(w))
 	}
 	return st
 }

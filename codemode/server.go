@@ -46,6 +46,7 @@ type Server struct {
 	handler     http.Handler
 	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
 	queue       *fairQueue      // admits executions to the workers fairly between principals
+	approvals   *approver       // nil: no function needs approval
 
 	closeOnce sync.Once
 	closeErr  error
@@ -166,6 +167,10 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if s.sb.Mode() == sandbox.ModeWorker {
 		s.queue = newFairQueue(o.Workers)
 	}
+	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("codemode: %w", err)
+	}
 	if err := s.buildTools(); err != nil {
 		s.Close()
 		return nil, err
@@ -235,7 +240,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// callCatalog runs one catalog function; fn is unqualified.
+// callCatalog runs one catalog function; fn is unqualified. The call's
+// warnings (fields a READ-ONLY function ignored) go to the sandbox with
+// sandbox.Warn, which puts them in front of the model with the call's
+// position.
 func (s *Server) callCatalog(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
-	return s.cat.Call(ctx, fn, args)
+	out, warns, err := s.cat.CallWithWarnings(ctx, fn, args)
+	for _, w := range warns {
+		sandbox.Warn(ctx, w.Message)
+	}
+	return out, err
 }

@@ -91,14 +91,29 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	if err != nil {
 		return errorResult(&execError{Kind: string(sandbox.KindCancelled), Message: "cancelled while waiting for a free sandbox worker"}, nil)
 	}
-	defer release()
+	defer func() { release() }()
+	// While the user decides on an approval, the worker slot is free.
+	host.requeue = func(wait func()) error {
+		release()
+		release = func() {}
+		wait()
+		r, err := s.queue.acquire(ctx, queueKey)
+		if err != nil {
+			return err
+		}
+		release = r
+		return nil
+	}
 
 	start := time.Now()
 	ev := base
 	ev.Kind, ev.Time = ExecutionStarted, start
 	s.audit.Audit(ctx, ev)
 
-	res, err := s.sb.Run(ctx, code, host)
+	res, answered, err := s.runApproved(ctx, req, sp, code, host)
+	if answered != nil {
+		return answered
+	}
 
 	ev = base
 	ev.Time, ev.Duration = time.Now(), time.Since(start)

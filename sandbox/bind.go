@@ -122,9 +122,14 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			e.throwTypeError("%s takes one argument, an object; got %d arguments", name, len(call.Arguments))
 		}
 		args := json.RawMessage("{}")
+		var undef []string
 		if a := call.Argument(0); !goja.IsUndefined(a) {
+			undef = undefinedMembers(a)
 			s, err := e.stringify(goja.Undefined(), a)
 			if err != nil {
+				if hint := e.cycleHint(a, "arguments"); hint != "" {
+					e.throwTypeError("the arguments to %s have a circular reference: %s. Pass plain data: identifiers and filters", name, hint)
+				}
 				panic(err)
 			}
 			if goja.IsUndefined(s) {
@@ -157,19 +162,32 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			return vm.ToValue(promise)
 		}
 		e.made++
+		pv := vm.ToValue(promise)
+		if e.promiseFrom == nil {
+			e.promiseFrom = make(map[*goja.Object]string, 4)
+		}
+		e.promiseFrom[pv.(*goja.Object)] = name // at most MaxCalls entries
 		e.calls = append(e.calls, CallRecord{Name: name})
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: e.callSite()}
+		site := e.callSite()
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site}
+		if len(undef) > 0 {
+			e.warnUndefined(name, site, undef)
+		}
+		if e.mainDone {
+			// Nothing the script returned can depend on this call.
+			e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: site})
+		}
 		e.wg.Add(1)
 		if ah, ok := e.host.(asyncHost); ok {
 			start := time.Now()
-			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, err error) {
-				e.results <- callResult{id: id, out: out, err: err, dur: time.Since(start)} // buffered: never blocks
+			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, warnings []string, err error) {
+				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start), afterCancel: e.callCtx.Err() != nil} // buffered: never blocks
 				e.wg.Done()
 			})
 		} else {
 			go e.runCall(id, name, args)
 		}
-		return vm.ToValue(promise)
+		return pv
 	}
 }
 
@@ -216,6 +234,51 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 	}
 }
 
+// maxUndefinedNames bounds the members one undefined-argument warning
+// names.
+const maxUndefinedNames = 5
+
+// undefinedMembers lists the top-level members of an argument object whose
+// value is undefined: JSON.stringify drops them, so the host never sees
+// them, which is how { cornerIndex: c.cornerIndex } with a misspelled
+// source silently becomes a call without cornerIndex.
+func undefinedMembers(a goja.Value) []string {
+	o, ok := a.(*goja.Object)
+	if !ok || o.ClassName() == "Array" {
+		return nil
+	}
+	var names []string
+	for _, k := range o.Keys() {
+		if v := o.Get(k); v == nil || goja.IsUndefined(v) {
+			if names = append(names, k); len(names) == maxUndefinedNames {
+				break
+			}
+		}
+	}
+	return names
+}
+
+// warnUndefined tells the model which arguments of a call were undefined
+// and therefore not sent.
+func (e *execution) warnUndefined(name, site string, undef []string) {
+	if len(e.warnings) >= maxHostWarnings {
+		e.droppedWarnings++
+		return
+	}
+	line, col := e.sitePosition(site)
+	quoted := make([]string, len(undef))
+	for i, u := range undef {
+		quoted[i] = strconv.Quote(u)
+	}
+	verb, it := "was", "it"
+	if len(undef) > 1 {
+		verb, it = "were", "them"
+	}
+	list := strings.Join(quoted, ", ")
+	e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
+		Message: fmt.Sprintf("%s was called without %s: the value %s undefined and JSON has no undefined, so the host never received %s. If you meant to pass a value, check the expression it comes from (a misspelled field name?); otherwise leave it out.", name, list, verb, it)})
+}
+
 // maxCallArgsBytes bounds the JSON arguments of one host call, in both
 // modes. In worker mode the parent holds every call's arguments in its own
 // memory, so without a bound twenty concurrent calls with a large string
@@ -230,11 +293,12 @@ func callArgsTooLarge(name string, n int) string {
 
 // asyncHost is a Host that starts a call without needing a goroutine of
 // its own: a worker's relay, whose answers arrive on the protocol reader.
-// done must be called exactly once, from any goroutine, and must not
-// block; ctx ending must make it come soon.
+// done must be called exactly once, from any goroutine, with the host's
+// answer and the warnings it attached, and must not block. ctx ending asks
+// the host to stop; done still reports what the host then returned.
 type asyncHost interface {
 	Host
-	startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error))
+	startCall(ctx context.Context, name string, args json.RawMessage, done func(out json.RawMessage, warnings []string, err error))
 }
 
 // runCall runs one host call on its own goroutine and posts the result.
@@ -242,14 +306,17 @@ func (e *execution) runCall(id int, name string, args json.RawMessage) {
 	defer e.wg.Done()
 	start := time.Now()
 	r := callResult{id: id}
+	ctx, sink := withWarnings(e.callCtx)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
 				r.out, r.err = nil, hostCallPanic{name: name}
 			}
 		}()
-		r.out, r.err = e.host.Call(e.callCtx, name, args)
+		r.out, r.err = e.host.Call(ctx, name, args)
 	}()
+	r.warnings = sink.take()
+	r.afterCancel = e.callCtx.Err() != nil
 	r.dur = time.Since(start)
 	e.results <- r // buffered for MaxCalls results: never blocks
 }
@@ -264,26 +331,60 @@ func (p hostCallPanic) Error() string {
 // settle resolves or rejects the promise of a finished call on the loop
 // goroutine; goja runs the continuations inside resolve/reject.
 func (e *execution) settle(r callResult) error {
-	pc := e.pending[r.id]
-	delete(e.pending, r.id)
-	rec := &e.calls[r.id]
-	rec.Duration = r.dur
+	pc := e.record(r)
 	if r.err == nil {
 		v, err := e.parseJSON(r.out)
 		if err == nil {
-			rec.Outcome = OutcomeOK
 			return pc.resolve(v)
 		}
+		rec := &e.calls[r.id]
+		rec.Outcome, rec.Error = OutcomeError, err.Error()
 		r.err = err
 	}
-	rec.Outcome = OutcomeError
-	rec.Error = r.err.Error()
 	obj := e.hostError(r.err)
 	if pc.site != "" {
 		// Point the error at the call, since it was made on the loop.
 		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return pc.reject(obj)
+}
+
+// record takes a finished call off the pending list and records its
+// outcome and warnings, without running any JavaScript. An error returned
+// once the execution had cancelled the call's context is a cancellation:
+// the host stopped because it was asked to.
+func (e *execution) record(r callResult) pendingCall {
+	pc := e.pending[r.id]
+	delete(e.pending, r.id)
+	rec := &e.calls[r.id]
+	rec.Duration = r.dur
+	switch {
+	case r.err == nil:
+		rec.Outcome = OutcomeOK
+	case r.afterCancel:
+		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
+	default:
+		rec.Outcome, rec.Error = OutcomeError, r.err.Error()
+	}
+	if len(r.warnings) > 0 {
+		line, col := e.sitePosition(pc.site)
+		for _, m := range r.warnings {
+			if len(e.warnings) >= maxHostWarnings {
+				e.droppedWarnings++
+				continue
+			}
+			e.warnings = append(e.warnings, Warning{Kind: WarningHost, Function: rec.Name, Line: line, Column: col, Message: m})
+		}
+	}
+	return pc
+}
+
+// sitePosition is the TypeScript position of a call site from callSite.
+func (e *execution) sitePosition(site string) (line, col int) {
+	if site == "" {
+		return 0, 0
+	}
+	return firstPosition(e.prog.cleanStack(site))
 }
 
 // callSite is the script's stack at a host call, as goja formats it.

@@ -8,9 +8,26 @@
 //
 // Each function the Host lists is bound as namespace.function and returns a
 // Promise; host calls run concurrently on their own goroutines, and every
-// value crossing the boundary is a JSON copy. The execution ends when the
-// script's top-level promise settles; host calls still in flight are then
-// cancelled through their context.
+// value crossing the boundary is a JSON copy.
+//
+// The execution ends when the script's top-level promise has settled and
+// no host call is in flight. A call the script did not await (a write
+// inside forEach) is never abandoned: the execution waits for it, within
+// the time limit, and its continuations run as in Node. When the time
+// limit or the caller ends the execution first, the calls still in flight
+// have their context cancelled and are waited for a moment longer. Each
+// [CallRecord] reports what the host returned: ok or error; cancelled only
+// for an error returned after that cancellation; unknown only for a host
+// that did not return at all. Every call the script did not await is named
+// in [Result.Warnings] with its position and outcome, as is an argument
+// member whose value was undefined (JSON drops it, so the host never saw
+// it); a host may add warnings of its own to a call with [Warn].
+//
+// Errors a model makes often are answered with what to do: reading a
+// member of a Promise (a missing await) names the host function that
+// returned it, a circular return value names the path of the cycle, and
+// Node or browser globals (setTimeout, Buffer, process, require, fetch)
+// say what the sandbox offers instead.
 //
 // Every execution is bounded by [Limits]: wall-clock time, heap memory,
 // number of host calls, source size and output size. A breach ends the

@@ -107,3 +107,40 @@ func ExampleResult_truncated() {
 	// true "done"
 	// true
 }
+
+// warnHost is a Host whose getSessions ignores a member it does not know,
+// and says so with Warn.
+type warnHost struct{ lapHost }
+
+func (h warnHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if strings.Contains(string(args), `"track"`) {
+		sandbox.Warn(ctx, `getSessions ignored unknown field "track" (did you mean "trackName"?)`)
+	}
+	return h.lapHost.Call(ctx, name, args)
+}
+
+// A host attaches warnings to a call with Warn, and the sandbox reports
+// every call the script did not await; both come back in Result.Warnings
+// with the call's position. The unawaited call still ran to its end.
+func ExampleWarn() {
+	sb, err := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess})
+	if err != nil {
+		panic(err)
+	}
+	defer sb.Close()
+
+	res, err := sb.Run(context.Background(), `const all = await brakinglab.getSessions({ track: "Monza" });
+brakinglab.getLaps({ sessionId: all[0].id });
+return all.length;`, warnHost{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(res.Value))
+	for _, w := range res.Warnings {
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("%s %s %d:%d %s", w.Kind, w.Function, w.Line, w.Column, w.Outcome)))
+	}
+	// Output:
+	// 2
+	// HOST brakinglab.getSessions 1:30
+	// UNAWAITED_CALL brakinglab.getLaps 2:12 ok
+}

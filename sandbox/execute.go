@@ -45,10 +45,12 @@ import (
 // instead of a Go stack overflow that kills the process.
 const maxCallStackSize = 1000
 
-// hostGrace is how long an ended execution waits for host calls that were
-// cancelled to return, so their goroutines do not outlive it. A host that
-// ignores cancellation delays Run by at most this much.
-const hostGrace = 250 * time.Millisecond
+// hostGrace is how long an ended execution waits, after cancelling the
+// contexts of host calls still in flight, for them to return so their
+// outcome is known. A host that ignores cancellation delays Run by at most
+// this much, and its call is reported as OutcomeUnknown. It stays well
+// under hardDeadlineSlack, so a worker never dies waiting for its calls.
+const hostGrace = 500 * time.Millisecond
 
 // execHooks lets the caller of execute supply a prepared runtime and
 // observe and stop an execution.
@@ -71,10 +73,28 @@ type execHooks struct {
 
 // callResult is a finished host call, posted back to the loop goroutine.
 type callResult struct {
-	id  int
-	out json.RawMessage
-	err error
-	dur time.Duration
+	id       int
+	out      json.RawMessage
+	err      error
+	warnings []string // from Warn
+	dur      time.Duration
+	// afterCancel: the call's context had been cancelled when the host
+	// returned.
+	afterCancel bool
+}
+
+// unawaitedCall is a host call in flight when the script's main function
+// settled, or started after that.
+type unawaitedCall struct {
+	id   int
+	site string
+}
+
+// mainOutcome is how the script's main function settled: its return value
+// as JSON, or the error it failed with.
+type mainOutcome struct {
+	js  string
+	err *Error
 }
 
 // pendingCall is a host call in flight.
@@ -101,6 +121,18 @@ type execution struct {
 	callLimit  bool // a call was refused for the call limit
 
 	out output
+
+	// promiseFrom names the host function each host call's Promise came
+	// from, for the missing-await error (see preludeJS).
+	promiseFrom map[*goja.Object]string
+
+	// mainDone is set when the script's main function has settled; calls
+	// in flight then, or started later, are unawaited.
+	mainDone  bool
+	unawaited []unawaitedCall
+	warnings  []Warning // from Warn, at most maxHostWarnings
+	// droppedWarnings counts host warnings over maxHostWarnings.
+	droppedWarnings int
 
 	// unhandled holds promises rejected with no handler, in order; see
 	// warnUnhandled.
@@ -176,20 +208,37 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 	if !ok {
 		return e.result(start), &Error{Kind: KindInternal, Message: "the program did not produce a promise"}
 	}
+	// The loop runs until the main function has settled and no host call
+	// is in flight: a call the script did not await still runs to its end
+	// (and its continuations run, as in Node), within the time limit, so
+	// that every reported outcome is what the host did.
+	var main *mainOutcome
 	for {
-		switch p.State() {
-		case goja.PromiseStateFulfilled:
-			e.warnUnhandled(p)
-			return e.finishValue(start, p.Result())
-		case goja.PromiseStateRejected:
-			return e.result(start), e.rejection(p.Result())
+		if main == nil {
+			switch p.State() {
+			case goja.PromiseStateFulfilled:
+				main = e.mainValue(p.Result())
+			case goja.PromiseStateRejected:
+				main = &mainOutcome{err: e.rejection(p.Result())}
+			}
+			if main != nil {
+				e.markUnawaited()
+			}
+		}
+		if main != nil && len(e.pending) == 0 {
+			return e.complete(start, p, main)
 		}
 		select {
 		case <-e.stopped:
+			if main != nil && e.stopErr.Kind == KindTimeout {
+				// The script itself finished; only calls it left behind
+				// ran out of time, and their warnings say so.
+				return e.complete(start, p, main)
+			}
 			return e.result(start), e.failure(e.stopErr)
 		default:
 		}
-		if len(e.pending) == 0 {
+		if main == nil && len(e.pending) == 0 {
 			return e.result(start), e.failure(&Error{Kind: KindRuntime, Message: "the script is awaiting a promise that can never settle: no host call is in flight and there are no timers. Make sure every promise you create is resolved, and await host calls directly."})
 		}
 		if hooks.waiting != nil {
@@ -198,12 +247,69 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		select {
 		case r := <-e.results:
 			if err := e.settle(r); err != nil {
-				return e.result(start), e.scriptError(err)
+				se := e.scriptError(err)
+				select {
+				case <-e.stopped:
+					continue // the stop is reported above
+				default:
+				}
+				if main != nil {
+					continue // a continuation of an unawaited call failed
+				}
+				return e.result(start), se
 			}
 		case <-e.stopped:
-			return e.result(start), e.failure(e.stopErr)
 		}
 	}
+}
+
+// mainValue converts the value the main function returned to JSON, now:
+// continuations of unawaited calls may still change the objects.
+func (e *execution) mainValue(v goja.Value) *mainOutcome {
+	js, err := e.valueJSON(v)
+	if err != nil {
+		return &mainOutcome{err: err}
+	}
+	return &mainOutcome{js: js}
+}
+
+// markUnawaited records the calls in flight as the main function settles.
+func (e *execution) markUnawaited() {
+	e.mainDone = true
+	ids := make([]int, 0, len(e.pending))
+	for id := range e.pending {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: e.pending[id].site})
+	}
+}
+
+// complete ends an execution whose main function settled with main.
+func (e *execution) complete(start time.Time, top *goja.Promise, main *mainOutcome) (*Result, error) {
+	if main.err != nil {
+		err := *main.err
+		err.CallsUsed = e.callsMade()
+		return e.result(start), &err
+	}
+	e.warnUnhandled(top)
+	res := e.result(start)
+	res.Value = e.out.value(main.js)
+	res.Truncated = e.out.truncated
+	res.Logs = e.out.logs
+	return res, nil
+}
+
+// promiseOrigin is the prelude's promiseOrigin: the host function that
+// returned the Promise, or undefined.
+func (e *execution) promiseOrigin(call goja.FunctionCall) goja.Value {
+	if o, ok := call.Argument(0).(*goja.Object); ok {
+		if name, found := e.promiseFrom[o]; found {
+			return e.vm.ToValue(name)
+		}
+	}
+	return goja.Undefined()
 }
 
 // stop ends the execution with kind; see execHooks.started.
@@ -217,36 +323,74 @@ func (e *execution) stop(kind Kind, message string) {
 	})
 }
 
-// finish cancels host calls still in flight and waits briefly for them.
+// finish makes later stops no-ops and releases the calls' context.
+// result has already waited for the calls in flight.
 func (e *execution) finish() {
-	e.stop(KindCancelled, "the execution has ended") // makes later stops no-ops
+	e.stop(KindCancelled, "the execution has ended")
 	e.cancelCall()
+}
+
+// drain cancels the contexts of host calls still in flight and waits up
+// to hostGrace for them to return, recording each outcome without
+// running any JavaScript. A call started by the host is never reported
+// before the host has returned from it, unless it ignores cancellation
+// for longer than hostGrace.
+func (e *execution) drain() {
 	if len(e.pending) == 0 {
-		// Every call's result was received: their goroutines are at most
-		// returning. Nothing to wait for.
 		return
 	}
-	done := make(chan struct{})
-	go func() { e.wg.Wait(); close(done) }()
+	e.cancelCall()
 	t := time.NewTimer(hostGrace)
 	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
+	for len(e.pending) > 0 {
+		select {
+		case r := <-e.results:
+			e.record(r)
+		case <-t.C:
+			return
+		}
 	}
 }
 
-// result is the Result so far: logs and calls, no value.
+// result is the Result so far: logs, calls and warnings, no value. It
+// first waits for the calls still in flight (see drain).
 func (e *execution) result(start time.Time) *Result {
+	e.drain()
 	calls := make([]CallRecord, len(e.calls))
 	copy(calls, e.calls)
 	for i := range calls {
 		if calls[i].Outcome == "" {
-			calls[i].Outcome = OutcomeCancelled
-			calls[i].Error = "the execution ended before the call returned"
+			calls[i].Outcome = OutcomeUnknown
+			calls[i].Error = "the host had not returned when the execution ended, so whether the call took effect is unknown; check before repeating it"
 		}
 	}
-	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated}
+	warnings := append([]Warning(nil), e.warnings...)
+	if e.droppedWarnings > 0 {
+		warnings = append(warnings, Warning{Kind: WarningHost, Message: fmt.Sprintf("%d more warnings from host functions were left out; fix those above and run again", e.droppedWarnings)})
+	}
+	for _, u := range e.unawaited {
+		warnings = append(warnings, e.unawaitedWarning(u, calls[u.id]))
+	}
+	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated, Warnings: warnings}
+}
+
+// unawaitedWarning tells the model about a call its script did not await.
+func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
+	line, col := e.sitePosition(u.site)
+	var what string
+	switch rec.Outcome {
+	case OutcomeOK:
+		what = "it finished afterwards and succeeded"
+	case OutcomeError:
+		what = "it finished afterwards with an error: " + cut(rec.Error, 200)
+	case OutcomeCancelled:
+		what = "it was cancelled at the end of the execution and returned without effect: " + cut(rec.Error, 200)
+	default:
+		what = "it had not finished when the execution ended; whether it took effect is unknown"
+	}
+	return Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome,
+		Message: rec.Name + " was not awaited: the script ended before the call finished; " + what +
+			". Await it, or collect the promises and `await Promise.all(...)`."}
 }
 
 // failure completes err with the number of host calls made.
@@ -287,7 +431,7 @@ func newExecution() (e *execution, err error) {
 	if !ok {
 		return nil, errors.New("prelude is not a function")
 	}
-	if v, err = factory(goja.Undefined()); err != nil {
+	if v, err = factory(goja.Undefined(), vm.ToValue(e.promiseOrigin)); err != nil {
 		return nil, fmt.Errorf("prelude: %w", err)
 	}
 	h := v.ToObject(vm)
@@ -400,8 +544,36 @@ func (e *execution) rejection(reason goja.Value) *Error {
 	return e.failure(out)
 }
 
-// namespaceHint suggests a namespace for "ReferenceError: X is not
-// defined" when X is close to one the host binds.
+// missingGlobals says, for Node and browser globals the sandbox does not
+// have, what it offers instead and why.
+var missingGlobals = func() map[string]string {
+	timers := "the sandbox has no timers: a run is capped at {limit} and only waits for host calls, so there is nothing to wait for between them. Await host calls directly, or run several together with await Promise.all([...])"
+	modules := "the sandbox has no modules: everything a script can use is the host's namespace and the standard JavaScript built-ins (Array, Math, JSON, Date, Map, …)"
+	network := "the sandbox has no network access: data comes only from the host's functions"
+	browser := "the sandbox is not a browser: there is no page, window or DOM, only the host's functions and the standard JavaScript built-ins"
+	m := map[string]string{
+		"Buffer":  "the sandbox is not Node.js and has no Buffer: host functions send and return JSON, so work with strings, arrays and numbers (Uint8Array exists for bytes)",
+		"process": "the sandbox is not Node.js and has no process: there are no environment variables or arguments, and a script ends by returning a value. Get inputs from the host's functions",
+		"global":  "the sandbox is not Node.js: use globalThis",
+	}
+	for _, n := range []string{"setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate", "queueMicrotask", "requestAnimationFrame"} {
+		m[n] = timers
+	}
+	for _, n := range []string{"require", "module", "exports", "__dirname", "__filename"} {
+		m[n] = modules
+	}
+	for _, n := range []string{"fetch", "XMLHttpRequest", "WebSocket", "Request", "Response", "Headers"} {
+		m[n] = network
+	}
+	for _, n := range []string{"window", "document", "navigator", "localStorage", "sessionStorage", "location", "alert"} {
+		m[n] = browser
+	}
+	return m
+}()
+
+// namespaceHint explains "ReferenceError: X is not defined": what the
+// sandbox offers instead of a Node or browser global, or the namespace X
+// is close to.
 func (e *execution) namespaceHint(o *goja.Object) string {
 	if valueString(o.Get("name")) != "ReferenceError" {
 		return ""
@@ -409,6 +581,9 @@ func (e *execution) namespaceHint(o *goja.Object) string {
 	name, ok := strings.CutSuffix(valueString(o.Get("message")), " is not defined")
 	if !ok {
 		return ""
+	}
+	if why, known := missingGlobals[name]; known {
+		return ": " + strings.ReplaceAll(why, "{limit}", e.lim.Timeout.String()) + "."
 	}
 	var spaces []string
 	for ns := range e.host.Functions() {
@@ -445,34 +620,33 @@ func (e *execution) errorData(o *goja.Object) json.RawMessage {
 	return json.RawMessage(s.String())
 }
 
-// finishValue converts the script's return value to JSON and applies the
-// output cap.
-func (e *execution) finishValue(start time.Time, v goja.Value) (*Result, error) {
-	res := e.result(start)
+// valueJSON converts the script's return value to JSON text.
+func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		res.Value = json.RawMessage("null")
-		return res, nil
+		return "null", nil
 	}
 	if _, ok := goja.AssertFunction(v); ok {
-		return res, e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
+		return "", e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
 	}
 	s, err := e.stringify(goja.Undefined(), v)
 	if err != nil {
 		var ex *goja.Exception
+		if errors.As(err, &ex) && strings.Contains(errorMessage(ex.Value()), "circular") {
+			if hint := e.cycleHint(v, "return value"); hint != "" {
+				return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value has a circular reference: " + hint +
+					". JSON cannot hold a cycle: remove circular references, copying the fields you need (e.g. { lapMs: lap.lapMs }) instead of returning objects that point at each other."})
+			}
+		}
 		if errors.As(err, &ex) {
-			return res, e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
+			return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
 				strings.TrimSpace(errorMessage(ex.Value())) + "). Return plain data: objects, arrays, strings, numbers, booleans, null; convert BigInt with String(x) and remove circular references."})
 		}
-		return res, e.scriptError(err)
+		return "", e.scriptError(err)
 	}
 	if goja.IsUndefined(s) {
-		res.Value = json.RawMessage("null")
-		return res, nil
+		return "null", nil
 	}
-	res.Value = e.out.value(s.String())
-	res.Truncated = e.out.truncated
-	res.Logs = e.out.logs
-	return res, nil
+	return s.String(), nil
 }
 
 // maxUnhandledWarnings bounds the warnings about unhandled rejections.

@@ -276,29 +276,152 @@ func TestReturnValues(t *testing.T) {
 	})
 }
 
-// TestPendingCallsCancelled checks that calls still in flight when the
-// script finishes are cancelled and recorded as such.
-func TestPendingCallsCancelled(t *testing.T) {
+// TestUnawaitedCallsFinish checks that host calls still in flight when the
+// script returns run to their end, that each outcome is what the host
+// returned, and that each is named in a warning with its position and the
+// fix.
+func TestUnawaitedCallsFinish(t *testing.T) {
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
-		started := make(chan struct{})
-		var cancelled sync.WaitGroup
-		cancelled.Add(1)
+		var mu sync.Mutex
+		var stored []string
 		host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
-			"ns.block": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
-				close(started)
-				<-ctx.Done()
-				cancelled.Done()
-				return nil, ctx.Err()
-			},
-			"ns.sync": func(context.Context, json.RawMessage) (json.RawMessage, error) {
-				<-started // the blocking call is in the host before we return
-				return json.RawMessage(`1`), nil
+			"ns.write": func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+				if strings.Contains(string(args), "bad") {
+					return nil, errors.New("bad note")
+				}
+				mu.Lock()
+				stored = append(stored, string(args))
+				mu.Unlock()
+				return json.RawMessage(`{"id":1}`), nil
 			},
 		}}
-		res := mustRun(t, sb, "ns.block(); return await ns.sync()", host)
-		cancelled.Wait() // returns only if the host's context was cancelled
-		if string(res.Value) != "1" || len(res.Calls) != 2 || res.Calls[0].Outcome != OutcomeCancelled || res.Calls[1].Outcome != OutcomeOK {
-			t.Errorf("result = %s %+v", res.Value, res.Calls)
+		src := "const notes = ['a', 'bad', 'c'];\nnotes.forEach(async (n) => {\n  await ns.write({ n });\n});\nreturn 'done';"
+		res := mustRun(t, sb, src, host)
+		if string(res.Value) != `"done"` {
+			t.Errorf("value = %s", res.Value)
+		}
+		want := []string{OutcomeOK, OutcomeError, OutcomeOK}
+		if len(res.Calls) != 3 || len(stored) != 2 {
+			t.Fatalf("calls = %+v, stored = %v", res.Calls, stored)
+		}
+		for i, c := range res.Calls {
+			if c.Outcome != want[i] {
+				t.Errorf("call %d outcome = %s, want %s", i, c.Outcome, want[i])
+			}
+		}
+		if len(res.Warnings) != 3 {
+			t.Fatalf("warnings = %+v", res.Warnings)
+		}
+		for i, w := range res.Warnings {
+			if w.Kind != WarningUnawaited || w.Function != "ns.write" || w.Line != 3 || w.Column != 12 || w.Outcome != want[i] ||
+				!strings.Contains(w.Message, "ns.write was not awaited") || !strings.Contains(w.Message, "await Promise.all(...)") {
+				t.Errorf("warning %d = %+v", i, w)
+			}
+		}
+		if !strings.Contains(res.Warnings[1].Message, "bad note") {
+			t.Errorf("the failed call's warning does not carry its error: %s", res.Warnings[1].Message)
+		}
+	})
+}
+
+// TestUnawaitedContinuations checks that the continuations of an unawaited
+// call run after the script returns, as in Node, and that calls they start
+// are waited for and reported too.
+func TestUnawaitedContinuations(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		host := echoHost("ns.read", "ns.write")
+		res := mustRun(t, sb, "ns.read({}).then(() => ns.write({}));\nreturn 1", host)
+		if len(res.Calls) != 2 || res.Calls[1].Name != "ns.write" || res.Calls[1].Outcome != OutcomeOK {
+			t.Fatalf("calls = %+v", res.Calls)
+		}
+		if len(res.Warnings) != 2 || res.Warnings[1].Function != "ns.write" {
+			t.Errorf("warnings = %+v", res.Warnings)
+		}
+	})
+}
+
+// TestTimeoutWithCallsInFlight checks the outcomes of calls in flight when
+// the time limit ends an execution: a host that stops on cancellation is
+// reported cancelled, one that finishes anyway after the deadline is
+// reported as it finished, and one that never returns is unknown, never
+// cancelled.
+func TestTimeoutWithCallsInFlight(t *testing.T) {
+	forEachMode(t, Limits{Timeout: 300 * time.Millisecond}, func(t *testing.T, sb *Sandbox) {
+		release := make(chan struct{})
+		t.Cleanup(func() { close(release) })
+		host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+			"ns.stops": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+			"ns.finishes": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				<-ctx.Done() // past the deadline; then completes its write anyway
+				return json.RawMessage(`true`), nil
+			},
+			"ns.hangs": func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				<-release
+				return nil, nil
+			},
+		}}
+		res, se := runErr(t, sb, "await Promise.all([ns.stops(), ns.finishes(), ns.hangs()])", host)
+		if se.Kind != KindTimeout {
+			t.Fatalf("error = %v, want TIMEOUT", se)
+		}
+		want := []string{OutcomeCancelled, OutcomeOK, OutcomeUnknown}
+		for i, c := range res.Calls {
+			if c.Outcome != want[i] {
+				t.Errorf("%s outcome = %s, want %s", c.Name, c.Outcome, want[i])
+			}
+		}
+		if len(res.Warnings) != 0 {
+			t.Errorf("awaited calls got warnings: %+v", res.Warnings)
+		}
+	})
+}
+
+// TestUnawaitedPastTimeout checks that a script that returned keeps its
+// value when a call it did not await runs into the time limit, and the
+// warning says the call was cancelled.
+func TestUnawaitedPastTimeout(t *testing.T) {
+	forEachMode(t, Limits{Timeout: 300 * time.Millisecond}, func(t *testing.T, sb *Sandbox) {
+		host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+			"ns.slow": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+		}}
+		res := mustRun(t, sb, "ns.slow();\nreturn 7", host)
+		if string(res.Value) != "7" || len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeCancelled {
+			t.Fatalf("result = %s %+v", res.Value, res.Calls)
+		}
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "cancelled") || res.Warnings[0].Line != 1 {
+			t.Errorf("warnings = %+v", res.Warnings)
+		}
+	})
+}
+
+// TestHostWarnings checks the Warn seam: warnings a host attaches to a
+// call reach the result with the function and the call's position, in
+// both modes, and a context that is not a call's drops them.
+func TestHostWarnings(t *testing.T) {
+	Warn(context.Background(), "nobody listens") // must not panic
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+			"ns.get": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+				Warn(ctx, `get ignored unknown field "track" (did you mean "trackName"?)`)
+				for range 20 {
+					Warn(ctx, "more")
+				}
+				return json.RawMessage(`[]`), nil
+			},
+		}}
+		res := mustRun(t, sb, "const a = 1;\nreturn await ns.get({ track: 'Monza' })", host)
+		if len(res.Warnings) != maxCallWarnings {
+			t.Fatalf("warnings = %d, want %d", len(res.Warnings), maxCallWarnings)
+		}
+		w := res.Warnings[0]
+		if w.Kind != WarningHost || w.Function != "ns.get" || w.Line != 2 || w.Column != 17 || !strings.Contains(w.Message, `"trackName"`) {
+			t.Errorf("warning = %+v", w)
 		}
 	})
 }
@@ -353,3 +476,25 @@ type hostWithNames struct {
 }
 
 func (h hostWithNames) Functions() map[string][]string { return h.names }
+
+// TestUndefinedArguments checks that an argument member whose value is
+// undefined (and so never reaches the host) is reported with the call's
+// position, and that a call without such members gets no warning.
+func TestUndefinedArguments(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		host := echoHost("ns.addNote")
+		src := "const c: any = { index: 3 };\nconst r = await ns.addNote({ note: 'x', cornerIndex: c.cornerIndex });\nawait ns.addNote({ note: 'y' });\nreturn r.args;"
+		res := mustRun(t, sb, src, host)
+		if !jsonEqual(t, res.Value, `{"note":"x"}`) {
+			t.Errorf("value = %s", res.Value)
+		}
+		if len(res.Warnings) != 1 {
+			t.Fatalf("warnings = %+v", res.Warnings)
+		}
+		w := res.Warnings[0]
+		if w.Kind != WarningUndefinedArgument || w.Function != "ns.addNote" || w.Line != 2 || w.Column != 20 ||
+			!strings.HasPrefix(w.Message, `ns.addNote was called without "cornerIndex": the value was undefined`) {
+			t.Errorf("warning = %+v", w)
+		}
+	})
+}

@@ -21,8 +21,9 @@ import (
 const hardDeadlineSlack = time.Second
 
 // cancelGrace is how long a worker has to stop after a Cancel frame before
-// it is killed.
-const cancelGrace = 250 * time.Millisecond
+// it is killed: the engine's hostGrace for host calls to return after
+// their cancellation, and a margin.
+const cancelGrace = hostGrace + 250*time.Millisecond
 
 // errLostBeforeStart reports a worker that died before it received the
 // program; the pool retries such an execution once on a fresh worker, since
@@ -75,6 +76,11 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 	// "context canceled" before it is stopped.
 	callCtx, endCalls := context.WithCancel(context.WithoutCancel(ctx))
 	defer endCalls()
+	// The worker never abandons a started call: when it must stop one (the
+	// time limit, a cancelled execution) it sends CancelCall and waits for
+	// the Return frame, so the outcome it reports is what the host did.
+	var callsMu sync.Mutex
+	cancelCall := map[uint64]context.CancelFunc{}
 
 	finished := make(chan struct{})
 	var endMu sync.Mutex // orders a late Cancel frame before the end
@@ -129,7 +135,23 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 			started = true
 		case wire.Call:
 			p.bg.Add(1)
-			go w.relayCall(callCtx, p, host, f.ID, string(f.A), f.B)
+			cctx, cancel := context.WithCancel(callCtx)
+			callsMu.Lock()
+			cancelCall[f.ID] = cancel
+			callsMu.Unlock()
+			go func(id uint64, name string, args []byte) {
+				w.relayCall(cctx, p, host, id, name, args)
+				callsMu.Lock()
+				delete(cancelCall, id)
+				callsMu.Unlock()
+				cancel()
+			}(f.ID, string(f.A), f.B)
+		case wire.CancelCall:
+			callsMu.Lock()
+			if cancel := cancelCall[f.ID]; cancel != nil {
+				cancel()
+			}
+			callsMu.Unlock()
 		case wire.Done:
 			var d doneMsg
 			if jerr := json.Unmarshal(f.A, &d); jerr != nil {
@@ -162,7 +184,11 @@ func (w *worker) execute(ctx context.Context, p *pool, prog *compiled, host Host
 // relayCall runs one host call for the worker and sends back the result.
 func (w *worker) relayCall(ctx context.Context, p *pool, host Host, id uint64, name string, args []byte) {
 	defer p.bg.Done()
+	ctx, sink := withWarnings(ctx)
 	res, err := callHost(ctx, host, name, args)
+	for _, m := range sink.take() {
+		_ = w.w.Write(wire.Frame{Type: wire.Warn, ID: id, A: []byte(m)})
+	}
 	f := wire.Frame{Type: wire.Return, ID: id}
 	if err != nil {
 		f.B = encodeHostErr(err)

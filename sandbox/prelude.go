@@ -10,7 +10,7 @@ import (
 // returns helpers the engine keeps
 // out of the script's reach. It runs before the script, so the originals it
 // captures cannot have been replaced.
-const preludeJS = `(function () {
+const preludeJS = `(function (promiseOrigin) {
 "use strict";
 const g = globalThis;
 const OrigError = Error, TypeErr = TypeError, RangeErr = RangeError, stringify = JSON.stringify;
@@ -33,6 +33,26 @@ defineProperty(OrigError.prototype, "toJSON", { writable: true, enumerable: fals
 defineProperty(Promise.prototype, "toJSON", { writable: true, enumerable: false, configurable: true, value: function () {
 	return "[Promise: not awaited; add await before the call]";
 } });
+
+// Reading a property a Promise does not have (sessions.filter, rows[0],
+// for…of) is almost always a missing await. A proxy between
+// Promise.prototype and Object.prototype turns it into a TypeError that
+// names the host function the Promise came from; every real property
+// (then, catch, constructor, toString, …) is found before the proxy.
+// promiseOrigin (native) names the host function a Promise came from.
+// Neither Reflect, Symbol nor WeakMap is touched up front: instantiating
+// them costs every execution (see symbolsJS). Object.prototype's only
+// accessor is __proto__, hence the one special case.
+const objectProto = getPrototypeOf(Promise.prototype);
+Object.setPrototypeOf(Promise.prototype, new Proxy(objectProto, { get(t, k, r) {
+	if (k === "__proto__") return getPrototypeOf(r);
+	if ((typeof k === "symbol" && k !== Symbol.iterator) || k in t) return t[k];
+	const from = promiseOrigin(r);
+	const what = typeof k === "symbol" ? "iterate over" : "read '" + k + "' of";
+	throw new TypeErr(from
+		? "cannot " + what + " a Promise: this value is the Promise returned by " + from + ", not its result. Add await: const x = await " + from + "(...); for several calls, await Promise.all([...])."
+		: "cannot " + what + " a Promise, not its result: add await before the call that returned it (an async function returns a Promise).");
+} }));
 
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };

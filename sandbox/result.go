@@ -19,6 +19,41 @@ type Result struct {
 	// Truncated reports that output went over MaxOutputBytes and was cut;
 	// the last log entry then says so.
 	Truncated bool `json:"truncated,omitempty"`
+	// Warnings are problems that did not stop the execution but change
+	// what its result means: host calls the script did not await,
+	// arguments that were undefined and so never sent, and what host
+	// functions reported with [Warn] (an ignored argument, say).
+	// A caller showing the result to a model must show them too.
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning kinds in [Warning].
+const (
+	// WarningUnawaited: a host call was still in flight when the script's
+	// main function settled (or started after it). The execution waited
+	// for it; Outcome is what the host returned.
+	WarningUnawaited = "UNAWAITED_CALL"
+	// WarningHost: the host function reported a warning with [Warn].
+	WarningHost = "HOST"
+	// WarningUndefinedArgument: a member of a call's argument object was
+	// undefined, so it was not sent ({ cornerIndex: c.cornerIdx }).
+	WarningUndefinedArgument = "UNDEFINED_ARGUMENT"
+)
+
+// Warning is one problem reported alongside a result.
+type Warning struct {
+	// Kind is WarningUnawaited, WarningHost or WarningUndefinedArgument.
+	Kind string `json:"kind"`
+	// Function is the host call concerned, "namespace.function".
+	Function string `json:"function,omitempty"`
+	// Line and Column are the call's 1-based position in the submitted
+	// TypeScript; zero when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+	// Outcome is the call's outcome, for WarningUnawaited.
+	Outcome string `json:"outcome,omitempty"`
+	// Message says what happened and what to do, written for the model.
+	Message string `json:"message"`
 }
 
 // LogEntry is one console call.
@@ -36,6 +71,10 @@ const (
 	OutcomeError     = "error"
 	OutcomeCancelled = "cancelled"
 	OutcomeRejected  = "rejected" // refused by the sandbox (call limit, oversized arguments); the host never saw it
+	// OutcomeUnknown: the host had not returned when the execution ended,
+	// even after its context was cancelled and a grace period passed, so
+	// whether the call took effect is unknown.
+	OutcomeUnknown = "unknown"
 )
 
 // CallRecord is one host call.
@@ -44,7 +83,10 @@ type CallRecord struct {
 	Name string `json:"name"`
 	// Duration is how long the host took.
 	Duration time.Duration `json:"duration"`
-	// Outcome is one of the Outcome constants.
+	// Outcome is one of the Outcome constants: what the host returned
+	// (ok or error), cancelled when the execution cancelled the call's
+	// context and the host then returned an error, rejected when the host
+	// never saw it, unknown when the host never returned.
 	Outcome string `json:"outcome"`
 	// Error is the host's error message when Outcome is not "ok".
 	Error string `json:"error,omitempty"`

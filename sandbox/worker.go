@@ -102,6 +102,8 @@ func serveWorker(in *os.File, out *os.File) int {
 			}
 		case wire.Return:
 			wk.deliver(f)
+		case wire.Warn:
+			wk.warn(f)
 		case wire.Cancel:
 			wk.cancelRun()
 		default:
@@ -297,7 +299,7 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	for id, c := range l.pending {
 		delete(l.pending, id)
 		c.stop()
-		c.done(nil, context.Canceled)
+		c.done(nil, nil, context.Canceled)
 	}
 	l.mu.Unlock()
 	send(done)
@@ -379,6 +381,15 @@ func (l *workerLoop) deliver(f wire.Frame) {
 	}
 }
 
+// warn adds the warning in a Warn frame to the pending call it names.
+func (l *workerLoop) warn(f wire.Frame) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.pending[f.ID]; c != nil && len(c.warnings) < maxCallWarnings {
+		c.warnings = append(c.warnings, cut(string(f.A), maxWarningBytes))
+	}
+}
+
 // take removes and returns the pending call id, or nil.
 func (l *workerLoop) take(id uint64) *relayCall {
 	l.mu.Lock()
@@ -415,24 +426,26 @@ type relayHost struct {
 
 // relayCall is a host call waiting for the parent's answer.
 type relayCall struct {
-	name string
-	done func(json.RawMessage, error)
-	stop func() bool // unregisters the context watch
+	name     string
+	done     func(json.RawMessage, []string, error)
+	stop     func() bool // unregisters the context watch
+	warnings []string    // from Warn frames; guarded by the loop's mu
 }
 
 // answer completes the call from a Return frame. A panic in the parent's
-// Host.Call fails the call the way a panic in process does.
+// Host.Call fails the call the way a panic in process does. The call is
+// no longer pending, so its warnings are complete.
 func (c *relayCall) answer(f wire.Frame) {
 	if len(f.B) == 0 {
-		c.done(f.A, nil)
+		c.done(f.A, c.warnings, nil)
 		return
 	}
 	e, p := decodeHostErr(f.B)
 	if p != "" {
-		c.done(nil, hostCallPanic{name: c.name})
+		c.done(nil, c.warnings, hostCallPanic{name: c.name})
 		return
 	}
-	c.done(nil, e)
+	c.done(nil, c.warnings, e)
 }
 
 func (h *relayHost) Functions() map[string][]string { return h.funcs }
@@ -440,9 +453,12 @@ func (h *relayHost) Functions() map[string][]string { return h.funcs }
 // FreeNamespaces implements FreeHost with the parent host's list.
 func (h *relayHost) FreeNamespaces() []string { return h.free }
 
-// startCall sends the call to the parent; done runs once, with the answer
-// or with ctx's error if ctx ends first.
-func (h *relayHost) startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, error)) {
+// startCall sends the call to the parent; done runs once, with the
+// parent's answer. ctx ending sends CancelCall, which cancels the host
+// call's context in the parent; the answer that follows says what the
+// host did. Abandoning the call here instead would report a write as
+// cancelled that the host may still complete.
+func (h *relayHost) startCall(ctx context.Context, name string, args json.RawMessage, done func(json.RawMessage, []string, error)) {
 	l := h.loop
 	c := &relayCall{name: name, done: done}
 	l.mu.Lock()
@@ -450,8 +466,11 @@ func (h *relayHost) startCall(ctx context.Context, name string, args json.RawMes
 	id := l.nextID
 	l.pending[id] = c
 	c.stop = context.AfterFunc(ctx, func() {
-		if l.take(id) != nil {
-			done(nil, ctx.Err())
+		l.mu.Lock()
+		_, pending := l.pending[id]
+		l.mu.Unlock()
+		if pending {
+			_ = l.w.Write(wire.Frame{Type: wire.CancelCall, ID: id})
 		}
 	})
 	l.mu.Unlock()
@@ -469,7 +488,7 @@ func (h *relayHost) Call(ctx context.Context, name string, args json.RawMessage)
 		err error
 	}
 	ch := make(chan answer, 1)
-	h.startCall(ctx, name, args, func(out json.RawMessage, err error) { ch <- answer{out, err} })
+	h.startCall(ctx, name, args, func(out json.RawMessage, _ []string, err error) { ch <- answer{out, err} })
 	a := <-ch
 	return a.out, a.err
 }
@@ -481,3 +500,5 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+var _ asyncHost = (*relayHost)(nil)

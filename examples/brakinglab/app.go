@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -27,6 +28,8 @@ type app struct {
 	store *store.Store
 	cat   *catalog.Catalog
 	users []demoLogin // demo accounts to print; empty if none were seeded
+	// approvalKey seals pending approvals; nil means a random key per process.
+	approvalKey []byte
 }
 
 // demoLogin is a demo account shown in the start-up banner.
@@ -44,7 +47,17 @@ func openApp(ctx context.Context, cfg *config, log *slog.Logger) (*app, error) {
 		st.Close()
 		return nil, err
 	}
-	if a.cat, err = functions.New(st); err != nil {
+	if cfg.ApproveKey != "" {
+		if a.approvalKey, err = os.ReadFile(cfg.ApproveKey); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("-approval-key-file: %w", err)
+		}
+		if len(a.approvalKey) < 32 {
+			st.Close()
+			return nil, fmt.Errorf("-approval-key-file %s: %d bytes, want at least 32 random bytes (for example: head -c 32 /dev/urandom > key)", cfg.ApproveKey, len(a.approvalKey))
+		}
+	}
+	if a.cat, err = functions.NewWithOptions(st, &functions.Options{NoApprovals: cfg.NoApprove}); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("building the function catalog: %w", err)
 	}
@@ -99,6 +112,7 @@ func (a *app) codemodeOptions() *codemode.Options {
 		Logger:        a.log,
 		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
 		RatePerSecond: a.cfg.RatePerSecond,
+		Approvals:     codemode.ApprovalOptions{Key: a.approvalKey},
 	}
 }
 

@@ -27,6 +27,8 @@ type config struct {
 	PrintTypes bool          // write the TypeScript declarations to stdout and exit
 	NoDemo     bool          // do not seed demo data into an empty database
 	NoAuth     bool          // -insecure-no-auth: loopback only, every request acts as User
+	NoApprove  bool          // -no-approvals: deletions and strategy generation run without asking the user
+	ApproveKey string        // -approval-key-file: the key sealing approvals, shared by replicas
 	TokenTTL   time.Duration // hidden: access-token lifetime of the built-in server (0 = its default)
 	Fixtures   bool          // hidden: add the conformance suite's fixture resource (needs NoAuth)
 
@@ -60,6 +62,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.StringVar(&c.User, "user", "demo", "user `name` for -stdio and -insecure-no-auth")
 	fs.BoolVar(&c.PrintTypes, "print-types", false, "print the TypeScript declarations the model sees and exit")
 	fs.BoolVar(&c.NoDemo, "no-demo", false, "do not seed demo users and data into an empty database")
+	fs.BoolVar(&c.NoApprove, "no-approvals", false, "let deletions and race-strategy generation run without asking the user to approve each call")
+	fs.StringVar(&c.ApproveKey, "approval-key-file", "", "`file` holding the key (at least 32 random bytes) that seals pending approvals; give every replica the same one (default: a random key per process)")
 	fs.BoolVar(&c.NoAuth, "insecure-no-auth", false, "turn authentication off and act as -user (loopback addresses only; for test suites)")
 	fs.DurationVar(&c.TokenTTL, "access-token-ttl", 0, "")
 	fs.BoolVar(&c.Fixtures, "conformance-fixtures", false, "")

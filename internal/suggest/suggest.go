@@ -1,5 +1,6 @@
 // Package suggest finds the name a caller most likely meant, so an error
-// about a misspelled function can say "Did you mean getSessions?".
+// about a misspelled function can say "Did you mean getSessions?" and a
+// warning about an unknown field can name the declared one.
 package suggest
 
 import "strings"
@@ -39,4 +40,32 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Nearest is Closest, and failing that the name that shortens or extends s
+// (case-insensitively): "track" → "trackName", "car" → "carName",
+// "sessionIdentifier" → "sessionId". Among those it picks the name nearest
+// in length, ties going to the name that sorts first. Parts shorter than
+// three letters never match, so "id" does not suggest every "…Id".
+func Nearest(s string, names []string) string {
+	if best := Closest(s, names); best != "" {
+		return best
+	}
+	ls := strings.ToLower(s)
+	best, bestD := "", -1
+	for _, n := range names {
+		ln := strings.ToLower(n)
+		short, long := ls, ln
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if len(short) < 3 || !strings.HasPrefix(long, short) && !strings.HasSuffix(long, short) {
+			continue
+		}
+		d := len(long) - len(short)
+		if bestD < 0 || d < bestD || (d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	return best
 }

@@ -40,3 +40,20 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestNearest(t *testing.T) {
+	fields := []string{"trackName", "carName", "sessionId", "limit", "since", "id"}
+	tests := []struct{ in, want string }{
+		{"track", "trackName"}, // too many edits for Closest: a prefix
+		{"car", "carName"},     // a prefix
+		{"limt", "limit"},      // Closest still wins
+		{"name", "carName"},    // a suffix of two names, equally far: the first sorted
+		{"sessionIdentifier", "sessionId"},
+		{"whatever", ""},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.in, fields); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -23,7 +23,12 @@ func TestReadmeScripts(t *testing.T) {
 	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, nil)
+	// The race plan generates a strategy, which asks the user: accept.
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		},
+	})
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)

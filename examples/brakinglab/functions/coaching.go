@@ -137,6 +137,7 @@ func registerCoaching(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[StrategyArgs, Strategy]{
 			Name: "generateRaceStrategy", Tier: catalog.Creative,
+			Approval:    a.approval,
 			Description: "Plans fuel, stints and pit laps for a race from your own valid laps at the track (median pace, mean fuel per lap) and saves the plan. Refuses races that cannot be run, with the reason.",
 			Handler:     a.generateRaceStrategy,
 			Validate: func(ctx context.Context, in StrategyArgs) error {

@@ -166,6 +166,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[RaceEventArgs, Deleted]{
 			Name: "deleteRaceEvent", Tier: catalog.Mutating,
+			Approval:    a.approval,
 			Description: "Deletes one of your race events (restoreRaceEvent undoes it).",
 			Handler: func(ctx context.Context, in RaceEventArgs) (Deleted, error) {
 				uid, err := a.userID(ctx)

@@ -36,13 +36,29 @@ const (
 	ScopeWrite = "brakinglab:write"
 )
 
-// New returns the BrakingLab catalog backed by st.
-func New(st *store.Store) (*catalog.Catalog, error) {
+// Options configures the catalog NewWithOptions builds.
+type Options struct {
+	// NoApprovals lets deletions and race-strategy generation run without
+	// the user's approval. By default they are catalog.ApprovalRequired:
+	// the code-mode server shows the user each validated call and runs only
+	// the calls the user approved.
+	NoApprovals bool
+}
+
+// New returns the BrakingLab catalog backed by st, with the default
+// Options.
+func New(st *store.Store) (*catalog.Catalog, error) { return NewWithOptions(st, nil) }
+
+// NewWithOptions returns the BrakingLab catalog backed by st. opts may be nil.
+func NewWithOptions(st *store.Store, opts *Options) (*catalog.Catalog, error) {
 	c, err := catalog.New(Namespace, nil)
 	if err != nil {
 		return nil, err
 	}
-	a := &api{st: st, corners: newCornerCache()}
+	a := &api{st: st, corners: newCornerCache(), approval: catalog.ApprovalRequired}
+	if opts != nil && opts.NoApprovals {
+		a.approval = catalog.ApprovalDefault
+	}
 	for _, register := range []func(*catalog.Catalog, *api) error{
 		registerSessions, registerAnalysis, registerEvents, registerNotes, registerCoaching,
 	} {
@@ -55,8 +71,9 @@ func New(st *store.Store) (*catalog.Catalog, error) {
 
 // api holds what the handlers share.
 type api struct {
-	st      *store.Store
-	corners *cornerCache // measured corners of each session's valid laps
+	st       *store.Store
+	corners  *cornerCache     // measured corners of each session's valid laps
+	approval catalog.Approval // of deletions and race-strategy generation
 }
 
 // add registers one function with the scope its tier requires.

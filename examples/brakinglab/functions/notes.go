@@ -155,6 +155,7 @@ func registerNotes(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[NotepadArgs, Deleted]{
 			Name: "deleteNotepad", Tier: catalog.Mutating,
+			Approval:    a.approval,
 			Description: "Deletes one of your notepads (restoreNotepad undoes it).",
 			Validate: func(ctx context.Context, in NotepadArgs) error {
 				uid, err := a.userID(ctx)
@@ -250,6 +251,7 @@ func registerNotes(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[TrackNoteArgs, Deleted]{
 			Name: "deleteTrackNote", Tier: catalog.Mutating,
+			Approval:    a.approval,
 			Description: "Deletes one of your track notes (restoreTrackNote undoes it).",
 			Validate: func(ctx context.Context, in TrackNoteArgs) error {
 				return a.liveTrackNote(ctx, in.TrackNoteID)

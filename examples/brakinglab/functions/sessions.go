@@ -52,10 +52,10 @@ type TrackInfo struct {
 
 // CornerInfo is one named corner.
 type CornerInfo struct {
-	Index     int     `json:"index" jsonschema:"cornerIndex used by the other functions"`
-	Name      string  `json:"name"`
-	ApexM     float64 `json:"apexM" jsonschema:"Apex distance from the start line in metres"`
-	Direction string  `json:"direction" validate:"oneof=left right"`
+	CornerIndex int     `json:"cornerIndex" jsonschema:"What the other functions call cornerIndex"`
+	Name        string  `json:"name"`
+	ApexM       float64 `json:"apexM" jsonschema:"Apex distance from the start line in metres"`
+	Direction   string  `json:"direction" validate:"oneof=left right"`
 }
 
 // SessionsArgs filter getSessions.
@@ -75,7 +75,7 @@ type SessionRow struct {
 	CarName       string    `json:"carName"`
 	Sim           string    `json:"sim"`
 	Type          string    `json:"type" validate:"oneof=practice qualifying race"`
-	BestLapMs     int       `json:"bestLapMs" jsonschema:"Fastest valid lap in milliseconds; 0 without a valid lap"`
+	BestLapMs     int       `json:"bestLapMs,omitempty" jsonschema:"Fastest valid lap in milliseconds; absent without a valid lap"`
 	LapCount      int       `json:"lapCount"`
 	ValidLapCount int       `json:"validLapCount"`
 	StartedAt     time.Time `json:"startedAt"`
@@ -261,7 +261,7 @@ func (a *api) getTracks(ctx context.Context, _ NoArgs) ([]TrackInfo, error) {
 func cornerInfos(t tracks.Track) []CornerInfo {
 	out := make([]CornerInfo, len(t.Corners))
 	for i, c := range t.Corners {
-		out[i] = CornerInfo{Index: c.Index, Name: c.Name, ApexM: c.ApexM, Direction: string(c.Direction)}
+		out[i] = CornerInfo{CornerIndex: c.Index, Name: c.Name, ApexM: c.ApexM, Direction: string(c.Direction)}
 	}
 	return out
 }

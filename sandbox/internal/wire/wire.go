@@ -48,6 +48,12 @@ const (
 	// Started (worker → parent): the Exec frame arrived and the execution
 	// begins; a worker that dies before sending it ran nothing.
 	Started
+	// Warn (→ worker): ID is a pending call's id, A one warning the host
+	// attached to it; sent before the call's Return frame.
+	Warn
+	// CancelCall (worker → parent): ID is a pending call's id; cancel the
+	// host call's context. Its Return frame still follows.
+	CancelCall
 )
 
 // String returns the frame type's name, for logs.
@@ -69,6 +75,10 @@ func (t Type) String() string {
 		return "done"
 	case Started:
 		return "started"
+	case Warn:
+		return "warn"
+	case CancelCall:
+		return "cancel-call"
 	}
 	return fmt.Sprintf("type(%d)", uint8(t))
 }

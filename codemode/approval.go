@@ -1,0 +1,220 @@
+package codemode
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+// ApprovalOptions says which calls wait for the user's approval and how
+// approvals are sealed. See the README section "Writes the user approves".
+//
+// A call that needs approval is first validated as a dry run (decoding,
+// validation, the Validate hook, scopes); nothing is written and the
+// execution stops. The server asks the user through MCP elicitation to
+// approve the validated calls; on accept it runs the code again from the
+// start, and each call that needs approval proceeds only if its function
+// and canonical arguments match an approved call.
+type ApprovalOptions struct {
+	// Tiers lists the tiers whose functions need approval unless their
+	// catalog.Func says otherwise (catalog.ApprovalRequired,
+	// catalog.ApprovalNotRequired). catalog.ReadOnly is refused: a read
+	// has no dry run to show the user.
+	Tiers []catalog.Tier
+	// Key seals the approvals that travel in an input-required result's
+	// request state (2026-07-28): they are encrypted and authenticated, so
+	// a client can neither read nor alter them. It must be at least 32
+	// random bytes and the same on every replica behind a load balancer.
+	// Nil means a random key per Server: right for a single replica, and
+	// pending approvals do not survive a restart.
+	Key []byte
+	// TTL is how long an approval stays valid; default
+	// DefaultApprovalTTL.
+	TTL time.Duration
+	// Fallback says what happens when a call needs approval and the
+	// client cannot ask the user. The default refuses the call.
+	Fallback ApprovalFallback
+}
+
+// DefaultApprovalTTL is how long an approval stays valid by default.
+const DefaultApprovalTTL = 10 * time.Minute
+
+// minApprovalKey is the shortest Key accepted, in bytes.
+const minApprovalKey = 32
+
+// maxApprovalRounds bounds the approvals one tools/call may ask for when
+// the approved run keeps diverging.
+const maxApprovalRounds = 3
+
+// ApprovalFallback is what happens to a call that needs approval when the
+// client cannot ask the user.
+type ApprovalFallback int
+
+const (
+	// ApprovalRefuse (the default) validates the call, writes nothing and
+	// tells the model which call needed approval and that the client
+	// cannot ask the user.
+	ApprovalRefuse ApprovalFallback = iota
+	// ApprovalAllow runs calls that need approval without asking when the
+	// client cannot ask. Choose it only where the client itself confirms
+	// every tool call with the user.
+	ApprovalAllow
+)
+
+// The approval audit events. Each names one call (Function, Tier, Args).
+const (
+	// ApprovalRequested: a call was validated and the user is asked.
+	ApprovalRequested AuditKind = "approval.requested"
+	// ApprovalGranted: the user accepted the call.
+	ApprovalGranted AuditKind = "approval.granted"
+	// ApprovalDeclined: the user declined or dismissed the request, or the
+	// client could not ask (ErrorKind says which).
+	ApprovalDeclined AuditKind = "approval.declined"
+	// ApprovalDiverged: in a run after an approval, the code made a call
+	// that was not approved; it was not run.
+	ApprovalDiverged AuditKind = "approval.diverged"
+)
+
+// approver holds the approval policy and the sealing key of a Server.
+type approver struct {
+	required map[string]catalog.Tier // unqualified name → tier, for functions that need approval
+	aead     cipher.AEAD
+	ttl      time.Duration
+	fallback ApprovalFallback
+	now      func() time.Time
+}
+
+// newApprover returns nil when no function of cat needs approval.
+func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
+	for _, t := range o.Tiers {
+		if !t.Strict() {
+			return nil, fmt.Errorf("ApprovalOptions.Tiers: %s functions cannot require approval: a read has no dry run to show the user", t)
+		}
+	}
+	if o.Key != nil && len(o.Key) < minApprovalKey {
+		return nil, fmt.Errorf("ApprovalOptions.Key: %d bytes, want at least %d random bytes", len(o.Key), minApprovalKey)
+	}
+	if o.TTL < 0 {
+		return nil, errors.New("ApprovalOptions.TTL: negative")
+	}
+	if o.Fallback != ApprovalRefuse && o.Fallback != ApprovalAllow {
+		return nil, fmt.Errorf("ApprovalOptions.Fallback: unknown value %d", int(o.Fallback))
+	}
+	a := &approver{required: map[string]catalog.Tier{}, ttl: o.TTL, fallback: o.Fallback, now: time.Now}
+	if a.ttl == 0 {
+		a.ttl = DefaultApprovalTTL
+	}
+	for _, f := range cat.Functions() {
+		need := slices.Contains(o.Tiers, f.Tier)
+		switch f.Approval {
+		case catalog.ApprovalRequired:
+			need = true
+		case catalog.ApprovalNotRequired:
+			need = false
+		}
+		if need {
+			a.required[f.Name] = f.Tier
+		}
+	}
+	if len(a.required) == 0 {
+		return nil, nil
+	}
+	key := o.Key
+	if key == nil {
+		key = make([]byte, minApprovalKey)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("approval key: %w", err)
+		}
+	}
+	// A derived key keeps the sealing key apart from any other use of Key.
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("codemode approval sealing v1"))
+	block, err := aes.NewCipher(mac.Sum(nil))
+	if err != nil {
+		return nil, fmt.Errorf("approval key: %w", err)
+	}
+	if a.aead, err = cipher.NewGCM(block); err != nil {
+		return nil, fmt.Errorf("approval key: %w", err)
+	}
+	return a, nil
+}
+
+// approvedCall is one call the user sees and approves: the function
+// (unqualified) and its canonical arguments.
+type approvedCall struct {
+	Fn   string          `json:"fn"`
+	Args json.RawMessage `json:"args"`
+}
+
+// approvalState is what an input-required result's request state carries,
+// sealed: the calls the user is asked to approve and what the approval is
+// bound to.
+type approvalState struct {
+	V       int            `json:"v"`
+	Subject string         `json:"sub"`
+	Client  string         `json:"cid"`
+	Tool    string         `json:"tool"`
+	Code    string         `json:"code"` // hex SHA-256 of the code
+	Calls   []approvedCall `json:"calls"`
+	Round   int            `json:"round"`
+	Expires int64          `json:"exp"` // Unix seconds
+}
+
+// sealAD is the additional data of every sealed state: a state sealed for
+// another purpose with the same key cannot be opened as an approval.
+var sealAD = []byte("codemode approval state v1")
+
+// seal encrypts and authenticates st for the request state.
+func (a *approver) seal(st *approvalState) (string, error) {
+	st.V = 1
+	plain, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, a.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(a.aead.Seal(nonce, nonce, plain, sealAD)), nil
+}
+
+// errApprovalInvalid is why a request state is refused.
+var errApprovalInvalid = errors.New("approval state invalid")
+
+// approvalInvalidMessage is what the model reads for a refused state.
+const approvalInvalidMessage = "the approval sent with this call is not valid for it (altered, expired, or issued for other code, another user or another tool); nothing was written. Run the code again to ask the user again."
+
+// open authenticates and decrypts a request state and checks what it is
+// bound to.
+func (a *approver) open(token string, want *approvalState) (*approvalState, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) < a.aead.NonceSize() {
+		return nil, errApprovalInvalid
+	}
+	n := a.aead.NonceSize()
+	plain, err := a.aead.Open(nil, raw[:n], raw[n:], sealAD)
+	if err != nil {
+		return nil, errApprovalInvalid
+	}
+	var st approvalState
+	if err := json.Unmarshal(plain, &st); err != nil || st.V != 1 {
+		return nil, errApprovalInvalid
+	}
+	if st.Subject != want.Subject || st.Client != want.Client || st.Tool != want.Tool || st.Code != want.Code {
+		return nil, errApprovalInvalid
+	}
+	if a.now().Unix() >= st.Expires {
+		return nil, errApprovalInvalid
+	}
+	return &st, nil
+}

@@ -1,0 +1,6 @@
+package codemode
+
+import "time"
+
+// SetApprovalClock replaces the clock approvals expire by.
+func SetApprovalClock(s *Server, now func() time.Time) { s.approvals.now = now }
