@@ -7,7 +7,8 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 //go:embed description.tmpl
@@ -28,25 +29,48 @@ type descriptionData struct {
 	MaxOutput    string
 	Example      string
 	Declarations string
+	Index        string // index mode: the one-line list of functions
+	Discovery    string // index mode: the discovery namespace's declarations
+	Count        int    // index mode: how many functions
 }
 
-// describe renders the tool description: how to write code, the limits,
-// then the declarations.
-func describe(ns string, readOnly bool, sibling string, hasMutations bool, lim sandbox.Limits, example, decls string) (string, error) {
-	var b strings.Builder
-	err := descriptionTmpl.Execute(&b, descriptionData{
-		Namespace:    ns,
+// describeTool renders a tool's description in the discovery mode the
+// options ask for: the full declarations, or (DiscoveryIndex, or
+// DiscoveryAuto over the budget) the rules and an index of fns.
+func (s *Server) describeTool(readOnly bool, sibling string, hasMutations bool, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
+	d := descriptionData{
+		Namespace:    s.cat.Namespace(),
 		ReadOnly:     readOnly,
 		Sibling:      sibling,
 		HasMutations: hasMutations,
-		Timeout:      formatDuration(lim.Timeout),
-		Memory:       formatBytes(lim.MemoryBytes),
-		MaxCalls:     lim.MaxCalls,
-		MaxCode:      formatBytes(int64(lim.MaxCodeBytes)),
-		MaxOutput:    formatBytes(int64(lim.MaxOutputBytes)),
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
-	})
+	}
+	lim := s.sb.Limits()
+	d.Timeout, d.Memory, d.MaxCalls = formatDuration(lim.Timeout), formatBytes(lim.MemoryBytes), lim.MaxCalls
+	d.MaxCode, d.MaxOutput = formatBytes(int64(lim.MaxCodeBytes)), formatBytes(int64(lim.MaxOutputBytes))
+	mode := s.opts.Discovery
+	if mode != DiscoveryIndex {
+		full, err := render(d)
+		if err != nil || mode == DiscoveryFull || tokens(full) <= s.opts.DiscoveryBudget {
+			return full, DiscoveryFull, err
+		}
+	}
+	// The index keeps the rules the full declarations open with.
+	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns))
+	d.Index = s.index(fns)
+	d.Discovery = discoveryDeclarations(s.cat.Namespace())
+	d.Count = len(fns)
+	out, err := render(d)
+	return out, DiscoveryIndex, err
+}
+
+// tokens estimates the tokens text costs a model: characters / 4.
+func tokens(text string) int { return (len(text) + 3) / 4 }
+
+func render(d descriptionData) (string, error) {
+	var b strings.Builder
+	err := descriptionTmpl.Execute(&b, d)
 	return b.String(), err
 }
 

@@ -35,7 +35,25 @@
 // to write code (top-level await, a final return, console.log, the limits,
 // _validateOnly dry runs, what errors look like) and ends with the
 // catalog's complete TypeScript declarations, which are also served as the
-// resource codemode://types/<namespace>.d.ts. Its annotations follow the
+// resource codemode://types/<namespace>.d.ts.
+//
+// # Discovery
+//
+// A large catalog does not fit a description. [Options.Discovery] chooses
+// between the full declarations ([DiscoveryFull]) and an index
+// ([DiscoveryIndex]: the rules once and one line per function); the
+// default, [DiscoveryAuto], is full while the description costs at most
+// [Options.DiscoveryBudget] tokens and the index above. In every mode a
+// script can look functions up and then call them in the same execution:
+//
+//	const hits = await codemode.search("braking consistency", { limit: 5 });
+//	console.log(await codemode.describe([hits[0].name]));
+//
+// search ranks functions by name, summary and field names and docs
+// (BM25F); describe returns their exact TypeScript declarations. These
+// lookups are free (not host calls, no scope needed) and show only what
+// the tool can call. Each function's declarations are also a resource,
+// codemode://functions/<namespace>/{name}.d.ts. Its annotations follow the
 // catalog's tiers: readOnlyHint only when every function is READ-ONLY,
 // destructiveHint when any is MUTATING. [Options.ReadOnlyTool] adds a second
 // tool, execute_readonly_code, bound to the READ-ONLY functions only and

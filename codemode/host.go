@@ -21,6 +21,7 @@ type execHost struct {
 	names     []string                // bound function names, unqualified
 	tiers     map[string]catalog.Tier // unqualified name → tier
 	principal *catalog.Principal      // nil: anonymous
+	spec      *toolSpec               // the tool: what discovery may show
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
@@ -50,13 +51,22 @@ func (h *execHost) count(ctx context.Context, name string) {
 	}
 }
 
-// Functions implements sandbox.Host.
+// Functions implements sandbox.Host: the tool's functions, and the
+// discovery functions in their own namespace.
 func (h *execHost) Functions() map[string][]string {
-	return map[string][]string{h.ns: h.names}
+	return map[string][]string{h.ns: h.names, DiscoveryNamespace: {"describe", "search"}}
 }
+
+// FreeNamespaces implements sandbox.FreeHost: discovery calls are neither
+// counted against the call limit nor listed as calls.
+func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespace} }
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
+		// Discovery needs no scope: it shows only what this tool binds.
+		return h.s.discoveryCall(h.spec, fn, args)
+	}
 	ap := h.ap.Load()
 	if ap != nil {
 		defer ap.exit()

@@ -63,6 +63,18 @@ type Options struct {
 	// SandboxMode, WorkerPath and Workers. Close does not close it.
 	Sandbox *sandbox.Sandbox
 
+	// Discovery chooses how the tools present the catalog: every
+	// declaration in the description (DiscoveryFull), the rules and a
+	// one-line index with declarations looked up from code
+	// (DiscoveryIndex), or full while it fits DiscoveryBudget and index
+	// above it (DiscoveryAuto, the default). codemode.search and
+	// codemode.describe are available to scripts in every mode.
+	Discovery Discovery
+	// DiscoveryBudget is the most tokens (characters / 4) a full
+	// description may cost under DiscoveryAuto; zero means
+	// DefaultDiscoveryBudget (4,000).
+	DiscoveryBudget int
+
 	// CompactDeclarations leaves field documentation and constraint tags
 	// out of the declarations, keeping function documentation: a shorter
 	// description for small context windows, at the cost of the model

@@ -40,6 +40,7 @@ type Server struct {
 	// What the tools expose, computed once: a catalog registers functions
 	// before it is served.
 	all, readOnly toolSpec
+	disc          *discovery // search index over the catalog's functions
 
 	handlerOnce sync.Once
 	handler     http.Handler
@@ -59,6 +60,7 @@ type toolSpec struct {
 	tiers        map[string]catalog.Tier
 	declarations string
 	description  string
+	mode         Discovery // DiscoveryFull or DiscoveryIndex, as chosen
 	annotations  *mcp.ToolAnnotations
 }
 
@@ -75,11 +77,20 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if cat == nil {
 		return nil, errors.New("codemode: nil catalog")
 	}
+	if cat.Namespace() == DiscoveryNamespace {
+		return nil, fmt.Errorf("codemode: the namespace %q is reserved for discovery (codemode.search, codemode.describe); choose another", DiscoveryNamespace)
+	}
 	s := &Server{cat: cat, cancels: httpmw.NewCancels()}
 	if opts != nil {
 		s.opts = *opts
 	}
 	o := &s.opts
+	if o.Discovery < DiscoveryAuto || o.Discovery > DiscoveryIndex {
+		return nil, fmt.Errorf("codemode: unknown Discovery %d", int(o.Discovery))
+	}
+	if o.DiscoveryBudget <= 0 {
+		o.DiscoveryBudget = DefaultDiscoveryBudget
+	}
 	if o.Name == "" {
 		o.Name = cat.Namespace()
 	}
@@ -190,7 +201,7 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 
 	instr := o.Instructions
 	if instr == "" {
-		instr = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description declares every function.", ToolName, cat.Namespace())
+		instr = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description lists every function.", ToolName, cat.Namespace())
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: instr,
@@ -225,6 +236,7 @@ func (s *Server) AddTo(srv *mcp.Server) {
 	if s.opts.ReadOnlyTool && len(s.readOnly.names) > 0 {
 		s.addTool(srv, &s.readOnly)
 	}
+	s.addFunctionResources(srv)
 	uri := "codemode://types/" + s.cat.Namespace() + ".d.ts"
 	decls := s.all.declarations
 	srv.AddResource(&mcp.Resource{

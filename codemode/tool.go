@@ -63,7 +63,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
 
-	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, base: base}
+	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, spec: sp, base: base}
 	if hasP {
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)

@@ -14,6 +14,7 @@ func (s *Server) buildTools() error {
 	if len(fns) == 0 {
 		return ErrNoFunctions
 	}
+	s.disc = newDiscovery(fns)
 	var ro []catalog.FuncInfo
 	for _, f := range fns {
 		if f.Tier == catalog.ReadOnly {
@@ -61,7 +62,7 @@ func (s *Server) spec(name string, fns []catalog.FuncInfo, readOnlyTool bool) (t
 	case s.opts.ReadOnlyTool && anyWrite && !allRead && hasReadOnly(fns):
 		sibling = ReadOnlyToolName
 	}
-	sp.description, err = describe(s.cat.Namespace(), readOnlyTool, sibling, anyWrite, s.sb.Limits(), example, decls)
+	sp.description, sp.mode, err = s.describeTool(readOnlyTool, sibling, anyWrite, example, fns, decls)
 	if err != nil {
 		return sp, fmt.Errorf("codemode: description: %w", err)
 	}

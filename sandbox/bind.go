@@ -20,6 +20,7 @@ import (
 // Each namespace is a proxy so a misspelled function fails with a hint.
 func (e *execution) bindHost() error {
 	vm := e.vm
+	free := freeNamespaces(e.host)
 	for ns, names := range e.host.Functions() {
 		if !jsident.Valid(ns) {
 			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q is not a JavaScript identifier", ns)}
@@ -32,7 +33,11 @@ func (e *execution) bindHost() error {
 		sort.Strings(sorted)
 		sorted = slices.Compact(sorted)
 		for _, name := range sorted {
-			fn := vm.ToValue(e.hostFunc(ns + "." + name)).ToObject(vm)
+			native := e.hostFunc
+			if free[ns] {
+				native = e.freeFunc
+			}
+			fn := vm.ToValue(native(ns + "." + name)).ToObject(vm)
 			if err := nameFunction(vm, fn, name); err != nil {
 				return err
 			}
@@ -156,6 +161,49 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			go e.runCall(id, name, args)
 		}
 		return pv
+	}
+}
+
+// freeFunc returns the native function bound as name ("ns.fn") in a free
+// namespace (see FreeHost): it sends its arguments as a JSON array, calls
+// the host while the script waits and returns a settled Promise, without
+// counting or recording the call.
+func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		vm := e.vm
+		vals := make([]any, len(call.Arguments))
+		for i, a := range call.Arguments {
+			vals[i] = a
+		}
+		s, err := e.stringify(goja.Undefined(), vm.NewArray(vals...))
+		if err != nil {
+			panic(err)
+		}
+		promise, resolve, reject := vm.NewPromise()
+		args := json.RawMessage(s.String())
+		if len(args) > maxCallArgsBytes {
+			if rerr := reject(e.newJSError(e.errorCtor, callArgsTooLarge(name, len(args)))); rerr != nil {
+				panic(rerr)
+			}
+			return vm.ToValue(promise)
+		}
+		out, err := callHost(e.callCtx, e.host, name, args)
+		var v goja.Value
+		if err == nil {
+			v, err = e.parseJSON(out)
+		}
+		if err != nil {
+			if _, ok := err.(*hostPanic); ok {
+				err = hostCallPanic{name: name}
+			}
+			err = reject(e.hostError(err))
+		} else {
+			err = resolve(v)
+		}
+		if err != nil {
+			panic(err)
+		}
+		return vm.ToValue(promise)
 	}
 }
 

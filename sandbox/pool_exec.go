@@ -42,7 +42,11 @@ const (
 // enough to serve another execution.
 func (w *worker) execute(ctx context.Context, p *pool, src source, host Host, lim Limits) (res *Result, err error, reuse bool) {
 	start := time.Now()
-	req, merr := json.Marshal(execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions()})
+	msg := execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions()}
+	if fh, ok := host.(FreeHost); ok {
+		msg.Free = fh.FreeNamespaces()
+	}
+	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
 	}

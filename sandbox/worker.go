@@ -352,7 +352,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 		return doneMsg{Error: e, Dirty: breached}
 	}
 	hooks.spent = time.Since(start)
-	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions}, m.Limits, hooks)
+	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -444,6 +444,7 @@ func maxParentFrame(maxOutput int) int {
 type relayHost struct {
 	loop  *workerLoop
 	funcs map[string][]string
+	free  []string
 }
 
 // relayCall is a host call waiting for the parent's answer.
@@ -471,6 +472,9 @@ func (c *relayCall) answer(f wire.Frame) {
 }
 
 func (h *relayHost) Functions() map[string][]string { return h.funcs }
+
+// FreeNamespaces implements FreeHost with the parent host's list.
+func (h *relayHost) FreeNamespaces() []string { return h.free }
 
 // startCall sends the call to the parent; done runs once, with the
 // parent's answer. ctx ending sends CancelCall, which cancels the host

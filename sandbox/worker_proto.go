@@ -42,6 +42,7 @@ type execMsg struct {
 	Key       []byte              `json:"key"`
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
+	Free      []string            `json:"free,omitempty"` // free namespaces (FreeHost)
 }
 
 // doneMsg ends one execution.

@@ -38,25 +38,17 @@ func ExampleGenerate() {
 	fmt.Print(decls)
 	// Output:
 	// declare namespace brakinglab {
-	//   /**
-	//    * Stores a verdict for one corner.
-	//    *
-	//    * MUTATING.
-	//    * Requires scope: reports:write.
-	//    */
-	//   function rateCorner(args: RateCornerArgs & { _validateOnly: true }): Promise<{ valid: true }>;
-	//   function rateCorner(args: RateCornerArgs): Promise<RateCornerResult>;
-	//
+	//   // MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.
+	//   // MUTATING functions require scope reports:write.
+	//   interface Write<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }
+	//   /** Stores a verdict for one corner. MUTATING. */
+	//   const rateCorner: Write<RateCornerArgs, Rating>;
 	//   interface RateCornerArgs {
 	//     sessionId: string;
 	//     corner: integer;
 	//     verdict: "good" | "needs_work" | "critical";
 	//     advice?: string;
-	//     _validateOnly?: boolean;
 	//   }
-	//
-	//   type RateCornerResult = Rating;
-	//
 	//   interface Rating {
 	//     id: string;
 	//   }

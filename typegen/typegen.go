@@ -5,13 +5,21 @@
 // Most services start with package codemode, which builds on this one (see
 // its documentation); use this package directly for finer control.
 //
-// The output is one `declare namespace <ns> { … }` block holding one
-// function per catalog entry,
+// The output is one `declare namespace <ns> { … }` block. It opens with
+// what every function shares, said once: the tiers' rules, the scopes each
+// tier needs, and the Write<Args, Result> call signature of MUTATING and
+// CREATIVE functions (a `_validateOnly: true` overload resolving to
+// `{ valid: true }`). Then one declaration per catalog entry,
 //
-//	function getSessions(args?: GetSessionsArgs): Promise<GetSessionsResult>;
+//	/** Lists your sessions, newest first. READ-ONLY. */
+//	function getSessions(args?: GetSessionsArgs): Promise<SessionRow[]>;
+//	/** Deletes one of your notepads. MUTATING. */
+//	const deleteNotepad: Write<DeleteNotepadArgs, Deleted>;
 //
-// with JSDoc from the description, the tier and required scopes, and an
-// interface for every Go struct reached from the arguments and results.
+// and an interface for every Go struct reached from the arguments and
+// results, one member per line, with its documentation and constraints
+// (@minimum, @maxLength, …) at the end of the line. A function lists its
+// scopes only when they differ from its tier's.
 // Optionality follows the catalog's decoding rules exactly (see package
 // catalog): a field is optional when it is a pointer, an interface, a
 // json.RawMessage, or tagged omitempty/omitzero, unless tagged
@@ -60,6 +68,18 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 	return newGen(opts).generate(namespace, funcs)
 }
 
+// Preamble returns what the declarations of funcs open with, without the
+// functions: the namespace block holding the tiers' rules, the scopes each
+// tier needs and the Write call signatures. A host that lists functions
+// without declaring them (an index) shows it so the rules are still said.
+func Preamble(namespace string, funcs []catalog.FuncInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
+	header(&b, funcs)
+	b.WriteString("}\n")
+	return b.String()
+}
+
 func newGen(opts *Options) *gen {
 	g := &gen{names: map[reflect.Type]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
 	if opts != nil {
@@ -82,33 +102,32 @@ type gen struct {
 	// usedInteger records that some member is a Go integer, declared as
 	// the integer alias so the model sees it must be whole.
 	usedInteger bool
+	// tierScopes holds the scopes the header states for each tier.
+	tierScopes map[catalog.Tier]string
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declare namespace %s {\n", ns)
 	// Reserve every Args/Result name first so Go type names never take them.
+	g.taken[writeType], g.taken[writeOptType] = true, true
 	for _, f := range funcs {
 		g.taken[pascal(f.Name)+"Args"] = true
 		g.taken[pascal(f.Name)+"Result"] = true
 	}
+	g.tierScopes = header(&b, funcs)
 	var types strings.Builder
-	for i, f := range funcs {
+	for _, f := range funcs {
 		if f.In == nil || f.In.Kind() != reflect.Struct {
 			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 		}
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		g.function(&b, f)
 		g.argsDecl(&types, f)
-		g.resultDecl(&types, f)
+		g.function(&b, f, g.resultDecl(&types, f))
 	}
 	for len(g.pending) > 0 {
 		t := g.pending[0]
 		g.pending = g.pending[1:]
-		types.WriteString("\n")
-		g.interfaceDecl(&types, g.names[t], t, false)
+		g.interfaceDecl(&types, g.names[t], t)
 	}
 	if types.Len() > 0 {
 		b.WriteString(types.String())
@@ -120,30 +139,30 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	return b.String(), nil
 }
 
-func (g *gen) function(b *strings.Builder, f catalog.FuncInfo) {
+// function writes one function's documentation and signature. The tier's
+// rules and the scopes shared by a tier are in the header, once; a
+// function says only its tier, and its scopes when they differ.
+func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 	name := pascal(f.Name)
 	var doc []string
 	if d := strings.TrimSpace(f.Description); d != "" {
-		doc = append(doc, strings.Split(d, "\n")...)
-		doc = append(doc, "")
+		doc = strings.Split(d, "\n")
 	}
-	// The compact form leaves the tier's rules to the signatures: the
-	// overload already shows what _validateOnly does.
 	tier := f.Tier.String() + "."
-	switch {
-	case g.opts.Compact:
-	case f.Tier.Strict():
-		tier += " Unknown fields are rejected. `_validateOnly: true` checks the arguments without changing anything and resolves to `{ valid: true }`."
-	default:
-		tier += " Unknown fields are ignored."
+	if len(doc) > 0 {
+		doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + tier
+	} else {
+		doc = []string{tier}
 	}
-	doc = append(doc, tier)
-	switch len(f.Scopes) {
-	case 0:
-	case 1:
-		doc = append(doc, "Requires scope: "+f.Scopes[0]+".")
-	default:
-		doc = append(doc, "Requires scopes: "+strings.Join(f.Scopes, ", ")+".")
+	if scopes := strings.Join(f.Scopes, ", "); scopes != g.tierScopes[f.Tier] {
+		switch len(f.Scopes) {
+		case 0:
+			doc = append(doc, "Requires no scope.")
+		case 1:
+			doc = append(doc, "Requires scope: "+scopes+".")
+		default:
+			doc = append(doc, "Requires scopes: "+scopes+".")
+		}
 	}
 	writeDoc(b, "  ", doc)
 	opt := ""
@@ -151,52 +170,151 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo) {
 		opt = "?"
 	}
 	if f.Tier.Strict() {
-		fmt.Fprintf(b, "  function %s(args%s: %sArgs & { _validateOnly: true }): Promise<{ valid: true }>;\n", f.Name, opt, name)
+		helper := writeType
+		if opt != "" {
+			helper = writeOptType
+		}
+		fmt.Fprintf(b, "  const %s: %s<%sArgs, %s>;\n", f.Name, helper, name, result)
+		return
 	}
-	fmt.Fprintf(b, "  function %s(args%s: %sArgs): Promise<%sResult>;\n", f.Name, opt, name, name)
+	fmt.Fprintf(b, "  function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
+}
+
+// writeType and writeOptType are the call signatures of a strict
+// function, declared once in the header: the dry-run overload and the real
+// call, with required or optional arguments.
+const (
+	writeType    = "Write"
+	writeOptType = "WriteOpt"
+)
+
+// header states once what every function shares: the tiers' rules, the
+// dry-run marker when a strict function is present, and each tier's
+// scopes when all its functions need the same ones. It returns those
+// scopes by tier ("" for none or when the functions differ: they then
+// state their own).
+func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]string {
+	scopes := map[catalog.Tier]string{}
+	seen := map[catalog.Tier]bool{}
+	differ := map[catalog.Tier]bool{}
+	var strict, read bool
+	for _, f := range funcs {
+		s := strings.Join(f.Scopes, ", ")
+		if seen[f.Tier] && scopes[f.Tier] != s {
+			differ[f.Tier] = true
+		}
+		seen[f.Tier] = true
+		scopes[f.Tier] = s
+		strict = strict || f.Tier.Strict()
+		read = read || !f.Tier.Strict()
+	}
+	for t := range differ {
+		scopes[t] = ""
+	}
+	var lines []string
+	if read {
+		lines = append(lines, "READ-ONLY functions only read; an unknown argument field is ignored and reported as a warning.")
+	}
+	if strict {
+		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.")
+	}
+	// One sentence per distinct scope list, naming the tiers that need it.
+	var order []string
+	byScope := map[string][]string{}
+	for _, t := range []catalog.Tier{catalog.ReadOnly, catalog.Mutating, catalog.Creative} {
+		s := scopes[t]
+		if !seen[t] || s == "" {
+			continue
+		}
+		if byScope[s] == nil {
+			order = append(order, s)
+		}
+		byScope[s] = append(byScope[s], t.String())
+	}
+	for _, s := range order {
+		word := "scope"
+		if strings.Contains(s, ", ") {
+			word = "scopes"
+		}
+		lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+word+" "+s+".")
+	}
+	for _, l := range lines {
+		b.WriteString("  // " + l + "\n") // line comments: about the namespace, not the next function
+	}
+	var req, opt bool
+	for _, f := range funcs {
+		if f.Tier.Strict() {
+			if jsontype.EmptyArgsAccepted(f.In) {
+				opt = true
+			} else {
+				req = true
+			}
+		}
+	}
+	if req {
+		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
+	}
+	if opt {
+		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
+	}
+	return scopes
 }
 
 func (g *gen) argsDecl(b *strings.Builder, f catalog.FuncInfo) {
-	b.WriteString("\n")
-	g.interfaceDecl(b, pascal(f.Name)+"Args", f.In, f.Tier.Strict())
+	g.interfaceDecl(b, pascal(f.Name)+"Args", f.In)
 }
 
-func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) {
+// resultDecl declares the result type when it needs a name of its own
+// (an anonymous struct, or a Go type already called <Name>Result) and
+// returns the type expression the signature resolves to.
+func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) string {
 	name := pascal(f.Name) + "Result"
-	b.WriteString("\n")
 	t := f.Out
 	_, declared := g.names[t]
 	switch {
 	case t.Kind() == reflect.Struct && t.Name() == "":
-		g.interfaceDecl(b, name, t, false)
-		return
+		g.interfaceDecl(b, name, t)
+		return name
 	case t.Kind() == reflect.Struct && !declared && pascal(goName(t)) == name:
-		// The Go type already carries the result's name: declare it once.
 		g.names[t] = name
-		g.interfaceDecl(b, name, t, false)
-		return
+		g.interfaceDecl(b, name, t)
+		return name
 	}
 	expr := g.typeExpr(t, "")
 	if t.Kind() == reflect.Pointer {
 		expr += " | null" // a nil pointer result is null
 	}
-	fmt.Fprintf(b, "  type %s = %s;\n", name, expr)
+	return expr
 }
 
-// interfaceDecl writes an interface for struct t; validateOnly adds the
-// dry-run member to argument interfaces of strict tiers.
-func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type, validateOnly bool) {
-	if len(jsontype.Fields(t)) == 0 && !validateOnly {
+// interfaceDecl writes an interface for struct t, one member per line,
+// a member's documentation at the end of its line when it fits on one.
+func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
+	const indent = "    "
+	fields := jsontype.Fields(t)
+	if len(fields) == 0 {
 		fmt.Fprintf(b, "  interface %s {}\n", name)
 		return
 	}
 	fmt.Fprintf(b, "  interface %s {\n", name)
-	g.members(b, t, "    ")
-	if validateOnly {
-		if !g.opts.Compact {
-			writeDoc(b, "    ", []string{"Dry run: validate only; nothing is changed."})
+	for _, f := range fields {
+		opt := "?"
+		if f.Required {
+			opt = ""
 		}
-		b.WriteString("    _validateOnly?: boolean;\n")
+		var doc []string
+		if !g.opts.Compact {
+			doc = fieldDoc(t, f)
+		}
+		one, short := oneLine(doc)
+		if !short {
+			writeDoc(b, indent, doc) // too long for the end of a line
+		}
+		fmt.Fprintf(b, "%s%s%s: %s;", indent, propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+		if short && one != "" {
+			b.WriteString(" // " + one)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("  }\n")
 }

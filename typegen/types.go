@@ -14,20 +14,6 @@ import (
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// members writes one line per JSON member of struct t.
-func (g *gen) members(b *strings.Builder, t reflect.Type, indent string) {
-	for _, f := range jsontype.Fields(t) {
-		if !g.opts.Compact {
-			writeDoc(b, indent, fieldDoc(t, f))
-		}
-		opt := "?"
-		if f.Required {
-			opt = ""
-		}
-		fmt.Fprintf(b, "%s%s%s: %s;\n", indent, propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
-	}
-}
-
 // typeExpr returns the TypeScript type for t; tag is the validate tag that
 // applies to t (its oneof rule becomes a union of literals, and the part
 // after "dive" applies to elements).
@@ -196,8 +182,8 @@ func writeDoc(b *strings.Builder, indent string, lines []string) {
 	if len(lines) == 0 {
 		return
 	}
-	if len(lines) == 1 {
-		fmt.Fprintf(b, "%s/** %s */\n", indent, safeComment(lines[0]))
+	if one, ok := oneLine(lines); ok {
+		fmt.Fprintf(b, "%s/** %s */\n", indent, safeComment(one))
 		return
 	}
 	fmt.Fprintf(b, "%s/**\n", indent)
@@ -209,6 +195,32 @@ func writeDoc(b *strings.Builder, indent string, lines []string) {
 		fmt.Fprintf(b, "%s * %s\n", indent, safeComment(l))
 	}
 	fmt.Fprintf(b, "%s */\n", indent)
+}
+
+// oneLine joins a comment's lines into one sentence-separated line, the
+// cheapest form for a reader paying per token, unless the comment has
+// paragraphs or would be long.
+func oneLine(lines []string) (string, bool) {
+	const maxOneLine = 240
+	n := 0
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			return "", false
+		}
+		n += len(l) + 2
+	}
+	if n > maxOneLine {
+		return "", false
+	}
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if i < len(lines)-1 && !strings.HasPrefix(l, "@") && !strings.HasSuffix(l, ".") && !strings.HasSuffix(l, "?") && !strings.HasSuffix(l, "!") {
+			l += "."
+		}
+		parts[i] = l
+	}
+	return strings.Join(parts, " "), true
 }
 
 // safeComment keeps text from closing the comment early.

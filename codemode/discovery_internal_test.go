@@ -1,0 +1,32 @@
+package codemode
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+)
+
+// BenchmarkDiscoverySearch is codemode.search's own work on the
+// generated GitHub catalog, without the sandbox around it.
+func BenchmarkDiscoverySearch(b *testing.B) {
+	cat, err := ghcatalog.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fns := cat.Functions()
+	d := newDiscovery(fns)
+	s := &Server{cat: cat, disc: d}
+	sp := &toolSpec{tiers: map[string]catalog.Tier{}}
+	for _, f := range fns {
+		sp.tiers[f.Name] = f.Tier
+	}
+	args := []json.RawMessage{json.RawMessage(`"add a reaction emoji to an issue"`), json.RawMessage(`{"limit":5}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.search(sp, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
