@@ -34,7 +34,7 @@ func BenchmarkNewLargeCatalog(b *testing.B) {
 	defer sb.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := codemode.New(cat, &codemode.Options{Sandbox: sb, Logger: slog.New(slog.DiscardHandler)})
+		s, err := codemode.New(cat, &codemode.Options{Sandbox: sb, Principal: &catalog.Principal{Subject: "bench"}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 
 func descriptionFor(t *testing.T, d codemode.Discovery, budget int) string {
 	t.Helper()
-	s, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: d, DiscoveryBudget: budget})
+	s, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess, Discovery: d, DiscoveryBudget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +71,11 @@ func TestDiscoveryReservedNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog.MustAdd(cat, catalog.Func[struct{}, int]{Name: "count", Handler: func(context.Context, struct{}) (int, error) { return 1, nil }})
-	if _, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess}); err == nil || !strings.Contains(err.Error(), "reserved") {
+	catalog.MustAdd(cat, catalog.Func[struct{}, int]{Name: "count", Tier: catalog.ReadOnly, Handler: func(context.Context, struct{}) (int, error) { return 1, nil }})
+	if _, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess}); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("New with namespace %q: err = %v, want a reserved-namespace error", codemode.DiscoveryNamespace, err)
 	}
-	if _, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: 7}); err == nil {
+	if _, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess, Discovery: 7}); err == nil {
 		t.Fatal("New accepted an unknown Discovery")
 	}
 }
@@ -219,7 +219,7 @@ func TestFunctionResourceTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Contents[0].Text
-	for _, w := range []string{"function getWeakCorners(args: GetWeakCornersArgs): Promise<WeakCorner[]>;", "interface WeakCorner {", "limit?: number; // @minimum 1 @maximum 20"} {
+	for _, w := range []string{"function getWeakCorners(args: GetWeakCornersArgs): Promise<WeakCorner[]>;", "interface WeakCorner {", "limit?: integer; // @minimum 1 @maximum 20", "type integer = number;"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("resource lacks %q:\n%s", w, got)
 		}

@@ -111,7 +111,7 @@ func TestTypeMapping(t *testing.T) {
 		`    "odd-name": integer;` + "\n",
 		"    email: string; // @format email\n",
 		"    gt: number; // @exclusiveMinimum 0 @exclusiveMaximum 1\n",
-		"    text: string; // Free text; may contain *\\/ safely\n",
+		"    text: string; // Free text; may contain */ safely\n",
 		"  interface Note {\n    body: string;\n  }\n",
 		"  interface Note2 {\n",
 	} {

@@ -19,11 +19,11 @@ func TestArgumentsOptionalOnlyWhenEmptyCallSucceeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(dts, "function generateRaceStrategy(args: GenerateRaceStrategyArgs)") {
+	if !strings.Contains(dts, "const generateRaceStrategy: Write<GenerateRaceStrategyArgs,") {
 		t.Error("generateRaceStrategy is not declared with required args")
 	}
 	for _, f := range cat.Functions() {
-		optional := strings.Contains(dts, "function "+f.Name+"(args?:")
+		optional := strings.Contains(dts, "function "+f.Name+"(args?:") || strings.Contains(dts, "const "+f.Name+": WriteOpt<")
 		// _validateOnly runs decoding and validation only, for every tier
 		// that has it; READ-ONLY functions are checked by decoding through
 		// their own validation issue.

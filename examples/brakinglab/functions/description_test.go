@@ -20,7 +20,7 @@ import (
 // description declares every function while saying the tier rules, the
 // dry-run overload and the scopes once, not once per function.
 func TestDescriptionStatesSharedRulesOnce(t *testing.T) {
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: codemode.DiscoveryFull})
+	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: codemode.DiscoveryFull, Principal: &catalog.Principal{Subject: "tester"}})
 	if err != nil {
 		t.Fatal(err)
 	}
