@@ -54,7 +54,9 @@ type Cancellations interface {
 	// such call is registered: an unknown id (the call has ended) or an
 	// ambiguous one (two sessions of one client whose request counters
 	// met) cancels nothing, so no run the client did not mean is stopped.
-	// An error is logged.
+	// A call of key with the same id that ended within the last minute
+	// also makes the id ambiguous: the notification may be a late one for
+	// that call. An error is logged.
 	Cancel(ctx context.Context, key, id string) error
 }
 

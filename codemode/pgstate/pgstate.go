@@ -101,6 +101,7 @@ CREATE TABLE IF NOT EXISTS codemode_calls (
 	expires timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS codemode_calls_key_id ON codemode_calls (key, id);
+ALTER TABLE codemode_calls ADD COLUMN IF NOT EXISTS ended boolean NOT NULL DEFAULT false;
 `
 
 // migrationLock serialises New's CREATE statements between replicas that
@@ -291,20 +292,29 @@ func (c *Cancellations) Register(ctx context.Context, key, id string, cancel fun
 	}
 	return func() {
 		forget()
-		// The request may be over: delete with a context of its own.
+		// The row stays, marked ended, for endedCallMemory: a late
+		// cancellation for this call must not stop another session's call
+		// with the same id. The request may be over: update with a
+		// context of its own.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if _, err := s.pool.Exec(dctx, "DELETE FROM codemode_calls WHERE token = $1", token); err != nil {
+		if _, err := s.pool.Exec(dctx, "UPDATE codemode_calls SET ended = true, expires = now() + make_interval(secs => $2) WHERE token = $1",
+			token, endedCallMemory.Seconds()); err != nil {
 			s.logger.Warn("pgstate: releasing a call; its row expires on its own", "err", err)
 		}
 	}, nil
 }
 
+// endedCallMemory is how long an ended call's row is kept: the same
+// memory as the in-process registry's.
+const endedCallMemory = httpmw.EndedCallMemory
+
 // Cancel notifies the replica running the call id of key, if exactly one
-// live call matches.
+// live call matches and no call of key with that id ended within the last
+// minute (the cancellation may be a late one for it).
 func (c *Cancellations) Cancel(ctx context.Context, key, id string) error {
 	_, err := c.s.pool.Exec(ctx, `SELECT pg_notify($3, min(token)) FROM codemode_calls
-		WHERE key = $1 AND id = $2 AND expires > now() HAVING count(*) = 1`, key, id, channel)
+		WHERE key = $1 AND id = $2 AND expires > now() HAVING count(*) = 1 AND NOT bool_or(ended)`, key, id, channel)
 	if err != nil {
 		return fmt.Errorf("pgstate: sending a cancellation: %w", err)
 	}

@@ -204,13 +204,28 @@ func TestAmbiguousCancellationAcrossReplicas(t *testing.T) {
 	if code, _ := post(t, b.URL, cancelBody("9")); code != http.StatusAccepted {
 		t.Fatalf("cancellation: status %d", code)
 	}
-	// A cancellation that matched would have been committed before the
-	// POST was answered, and each replica's listener receives
-	// notifications in commit order. So once a later, unambiguous
-	// cancellation has reached each replica, the ambiguous one had its
-	// chance.
-	for i, r := range []*replica{a, b} {
-		id := []string{"10", "11"}[i]
+	settle(t, []string{"10", "11"}, a, b)
+	if ctxA.Err() != nil || ctxB.Err() != nil {
+		t.Fatalf("an ambiguous cancellation stopped a call: A %v, B %v", ctxA.Err(), ctxB.Err())
+	}
+	close(release)
+	for range 2 {
+		if body := <-answers; strings.Contains(body, "cancel") {
+			t.Fatalf("released call reports a cancellation: %s", body)
+		}
+	}
+}
+
+// settle returns once every cancellation sent before it had its chance to
+// arrive. A cancellation that matched would have been committed before its
+// POST was answered, and each replica's listener receives notifications in
+// commit order: so once a later, unambiguous cancellation (one marker call
+// per replica, with the given unused ids) has reached each replica, the
+// earlier ones have too.
+func settle(t *testing.T, ids []string, replicas ...*replica) {
+	t.Helper()
+	for i, r := range replicas {
+		id := ids[i]
 		done := make(chan struct{})
 		go func() {
 			post(t, r.URL, callBody(id, "return await slow.wait({})"))
@@ -223,14 +238,54 @@ func TestAmbiguousCancellationAcrossReplicas(t *testing.T) {
 		<-marker.Done()
 		<-done
 	}
-	if ctxA.Err() != nil || ctxB.Err() != nil {
-		t.Fatalf("an ambiguous cancellation stopped a call: A %v, B %v", ctxA.Err(), ctxB.Err())
+}
+
+// A late cancellation for a call that has just ended on one replica must
+// not stop another session's call with the same id on the other replica
+// (same principal and client, counters that met): the ended call's row
+// keeps the id ambiguous for a minute. Once it expires, the id names one
+// call again.
+func TestLateCancellationAfterSameIDEnded(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	a, b := startReplica(t, db, release, nil), startReplica(t, db, release, nil)
+
+	if code, body := post(t, a.URL, callBody("5", "return 1")); code != http.StatusOK || !strings.Contains(body, `"result":1`) {
+		t.Fatalf("first call: %d %s", code, body)
 	}
-	close(release)
-	for range 2 {
-		if body := <-answers; strings.Contains(body, "cancel") {
-			t.Fatalf("released call reports a cancellation: %s", body)
-		}
+	answer := make(chan string, 1)
+	go func() {
+		_, body := post(t, b.URL, callBody("5", "return await slow.wait({})"))
+		answer <- body
+	}()
+	ctxB := <-b.running
+	if code, _ := post(t, a.URL, cancelBody("5")); code != http.StatusAccepted {
+		t.Fatalf("late cancellation: status %d", code)
+	}
+	settle(t, []string{"20", "21"}, a, b)
+	if ctxB.Err() != nil {
+		t.Fatal("a late cancellation for an ended call stopped the other session's call")
+	}
+
+	// Past the memory of ended calls, the same cancellation is unambiguous.
+	pool, err := pgxpool.New(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(context.Background(), "UPDATE codemode_calls SET expires = now() - interval '1 second' WHERE ended"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := post(t, a.URL, cancelBody("5")); code != http.StatusAccepted {
+		t.Fatalf("cancellation: status %d", code)
+	}
+	select {
+	case <-ctxB.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancellation did not stop the call once the ended id was forgotten")
+	}
+	if body := <-answer; !strings.Contains(body, "cancel") {
+		t.Fatalf("cancelled call answered: %s", body)
 	}
 }
 

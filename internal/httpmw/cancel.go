@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrCancelledByClient is the cause of a context cancelled by a
@@ -28,10 +29,23 @@ type CallRegistry interface {
 	// cancellation names exactly this call.
 	Register(ctx context.Context, key, id string, cancel func()) (release func(), err error)
 	// Cancel cancels the call id of key if exactly one such call is
-	// registered: an unknown id (the call already ended) and an ambiguous
-	// one cancel nothing.
+	// registered and no other call of key with that id ended within
+	// [EndedCallMemory]: an unknown id (the call already ended) and an
+	// ambiguous one cancel nothing.
 	Cancel(ctx context.Context, key, id string) error
 }
+
+// EndedCallMemory is how long a registry remembers the id of a call that
+// has ended. A cancellation races the end of the call it names: if the
+// call has just ended and another session of the same principal and client
+// has a call with the same id in flight, the late notification must not
+// stop that other call, so a remembered id makes the cancellation
+// ambiguous and it cancels nothing.
+const EndedCallMemory = time.Minute
+
+// maxEndedCalls bounds the ids Cancels remembers; past it the oldest are
+// forgotten early (about 80 bytes each).
+const maxEndedCalls = 1 << 16
 
 // Cancels is the in-process [CallRegistry]. In stateless mode every POST is
 // served by a fresh server session, so the session that receives the
@@ -41,13 +55,24 @@ type CallRegistry interface {
 // A call is keyed by (principal key, JSON-RPC request id): a notification
 // only cancels calls of the principal that sent it. Entries live exactly as
 // long as the HTTP request that carries the call, so the registry holds at
-// most one entry per request in flight. Cancelling is synchronous: when
-// Cancel returns, the call's cancel function has run. It is safe for
+// most one entry per request in flight, plus the ids of calls that ended
+// within [EndedCallMemory] (at most 65,536). Cancelling is synchronous:
+// when Cancel returns, the call's cancel function has run. It is safe for
 // concurrent use.
 type Cancels struct {
 	mu        sync.Mutex
 	calls     map[callKey][]*entry
+	ended     map[callKey]int // calls that ended recently, per key
+	endedLog  []endedCall     // the same, oldest first, from endedHead on
+	endedHead int
+	now       func() time.Time
 	cancelled atomic.Int64
+}
+
+// endedCall is one remembered end of a call.
+type endedCall struct {
+	key callKey
+	at  time.Time
 }
 
 // callKey names one in-flight call.
@@ -60,7 +85,7 @@ type entry struct{ cancel func() }
 
 // NewCancels returns an empty registry.
 func NewCancels() *Cancels {
-	return &Cancels{calls: map[callKey][]*entry{}}
+	return &Cancels{calls: map[callKey][]*entry{}, ended: map[callKey]int{}, now: time.Now}
 }
 
 // Len returns the number of calls in flight.
@@ -101,17 +126,51 @@ func (c *Cancels) remove(k callKey, e *entry) {
 	} else {
 		c.calls[k] = list
 	}
+	c.forgetEnded()
+	if len(c.endedLog)-c.endedHead >= maxEndedCalls {
+		c.dropOldestEnded()
+	}
+	c.endedLog = append(c.endedLog, endedCall{k, c.now()})
+	c.ended[k]++
+}
+
+// forgetEnded drops the ends older than EndedCallMemory. c.mu is held.
+func (c *Cancels) forgetEnded() {
+	cutoff := c.now().Add(-EndedCallMemory)
+	for c.endedHead < len(c.endedLog) && c.endedLog[c.endedHead].at.Before(cutoff) {
+		c.dropOldestEnded()
+	}
+}
+
+// dropOldestEnded forgets the oldest remembered end. c.mu is held.
+func (c *Cancels) dropOldestEnded() {
+	k := c.endedLog[c.endedHead].key
+	c.endedLog[c.endedHead] = endedCall{}
+	c.endedHead++
+	if c.ended[k]--; c.ended[k] <= 0 {
+		delete(c.ended, k)
+	}
+	// Reuse the slice once most of it is dead.
+	if c.endedHead > 64 && c.endedHead*2 > len(c.endedLog) {
+		n := copy(c.endedLog, c.endedLog[c.endedHead:])
+		clear(c.endedLog[n:])
+		c.endedLog, c.endedHead = c.endedLog[:n], 0
+	}
 }
 
 // Cancel implements [CallRegistry]. Two requests of the same principal
 // using the same id (two client sessions whose counters met) make the id
-// ambiguous: it cancels neither, so a run the client did not mean is never
-// stopped. It never fails.
+// ambiguous, and so does a call with that id that ended within
+// [EndedCallMemory] (the notification may be a late one for it): it
+// cancels nothing, so a run the client did not mean is never stopped. It
+// never fails.
 func (c *Cancels) Cancel(_ context.Context, key, id string) error {
+	k := callKey{key, id}
 	c.mu.Lock()
-	list := c.calls[callKey{key, id}]
+	c.forgetEnded()
+	list := c.calls[k]
 	var e *entry
-	if len(list) == 1 {
+	if len(list) == 1 && c.ended[k] == 0 {
 		e = list[0]
 	}
 	c.mu.Unlock()

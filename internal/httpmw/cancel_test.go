@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestNormalizeID(t *testing.T) {
@@ -211,5 +213,69 @@ func BenchmarkCancellation(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// A late cancellation for a call that has just ended must not stop another
+// session's call that uses the same id: the ended id makes it ambiguous
+// until EndedCallMemory has passed.
+func TestCancelAfterSameIDEnded(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1000, 0)
+	reg := NewCancels()
+	reg.now = func() time.Time { return now }
+
+	releaseA, _ := reg.Register(ctx, "alice", "n:5", func() { t.Error("the ended call was cancelled") })
+	releaseA()
+	cancelledB := false
+	releaseB, _ := reg.Register(ctx, "alice", "n:5", func() { cancelledB = true })
+	defer releaseB()
+
+	_ = reg.Cancel(ctx, "alice", "n:5")
+	if cancelledB {
+		t.Fatal("a cancellation that may name the ended call stopped the other session's call")
+	}
+	// Another principal's ended call with the same id does not count.
+	releaseC, _ := reg.Register(ctx, "bob", "n:6", func() {})
+	releaseC()
+	cancelledD := false
+	releaseD, _ := reg.Register(ctx, "alice", "n:6", func() { cancelledD = true })
+	defer releaseD()
+	_ = reg.Cancel(ctx, "alice", "n:6")
+	if !cancelledD {
+		t.Fatal("bob's ended call made alice's id ambiguous")
+	}
+
+	now = now.Add(EndedCallMemory + time.Second)
+	_ = reg.Cancel(ctx, "alice", "n:5")
+	if !cancelledB {
+		t.Fatal("the id stayed ambiguous after EndedCallMemory")
+	}
+	if n := reg.Cancelled(); n != 2 {
+		t.Fatalf("Cancelled = %d, want 2", n)
+	}
+}
+
+// The memory of ended calls is bounded: past maxEndedCalls the oldest are
+// forgotten, and expired ones are dropped as time passes.
+func TestEndedCallsBounded(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1000, 0)
+	reg := NewCancels()
+	reg.now = func() time.Time { return now }
+	for i := range maxEndedCalls + 10 {
+		release, _ := reg.Register(ctx, "k", strconv.Itoa(i), func() {})
+		release()
+	}
+	if n := len(reg.ended); n != maxEndedCalls {
+		t.Fatalf("%d ended ids remembered, want %d", n, maxEndedCalls)
+	}
+	if reg.ended[callKey{"k", "0"}] != 0 || reg.ended[callKey{"k", strconv.Itoa(maxEndedCalls + 9)}] != 1 {
+		t.Fatal("the oldest ends were not the ones forgotten")
+	}
+	now = now.Add(EndedCallMemory + time.Second)
+	_ = reg.Cancel(ctx, "k", "x")
+	if n, live := len(reg.ended), len(reg.endedLog)-reg.endedHead; n != 0 || live != 0 {
+		t.Fatalf("after expiry: %d ids, %d log entries remembered", n, live)
 	}
 }
