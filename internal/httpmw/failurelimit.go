@@ -33,13 +33,7 @@ func FailureLimit(l FailureCounter, guard func(http.Handler) http.Handler, logge
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			k := "ip:" + RemoteIP(r)
 			d, err := l.Blocked(r.Context(), k)
-			if err != nil {
-				logger.Error("codemode: failed-authentication limiter failed; request refused", "err", err)
-				unavailable(w, "authentication limit unavailable")
-				return
-			}
-			if d > 0 {
-				tooMany(w, "too many failed authentication attempts", d)
+			if refused(w, logger, "failed-authentication", d, err, "too many failed authentication attempts") {
 				return
 			}
 			passed := false

@@ -186,18 +186,28 @@ func RateLimitCost(l Limiter, key func(*http.Request) string, cost func(*http.Re
 				k = "ip:" + RemoteIP(r)
 			}
 			d, err := l.Take(r.Context(), k, n)
-			if err != nil {
-				logger.Error("codemode: rate limiter failed; request refused", "err", err)
-				unavailable(w, "rate limit unavailable")
-				return
-			}
-			if d > 0 {
-				tooMany(w, "rate limit exceeded", d)
+			if refused(w, logger, "rate", d, err, "rate limit exceeded") {
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// refused answers a request the limiter named what refused (wait d > 0:
+// 429 with msg) or could not judge (err: logged, 503); it reports whether
+// it answered.
+func refused(w http.ResponseWriter, logger *slog.Logger, what string, d time.Duration, err error, msg string) bool {
+	switch {
+	case err != nil:
+		logger.Error("codemode: "+what+" limiter failed; request refused", "err", err)
+		unavailable(w, what+" limit unavailable")
+		return true
+	case d > 0:
+		tooMany(w, msg, d)
+		return true
+	}
+	return false
 }
 
 // unavailable answers 503 with a short Retry-After.
