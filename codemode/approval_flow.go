@@ -160,9 +160,6 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 				}
 				return res, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res), nil
 			}
-			if errors.Is(err, errQueueFull) {
-				return res, s.approvalFailed(ctx, host, string(sandbox.KindCancelled), "not run after the approval: too many of your executions are waiting for a sandbox worker; wait for them to finish", res), nil
-			}
 			s.logger.Warn("codemode: asking the user for approval failed", "err", err)
 			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res), nil
 		}
@@ -188,13 +185,7 @@ func (s *Server) elicit(ctx context.Context, host *execHost, req *mcp.CallToolRe
 			err = context.DeadlineExceeded
 		}
 	}
-	if host.requeue == nil {
-		ask()
-		return answer, err
-	}
-	if qerr := host.requeue(ask); qerr != nil && err == nil {
-		return nil, qerr
-	}
+	ask()
 	return answer, err
 }
 

@@ -567,7 +567,7 @@ func TestApprovalOptionsRefused(t *testing.T) {
 		"short key":      {Tiers: []catalog.Tier{catalog.Mutating}, Key: []byte("short")},
 		"fallback":       {Tiers: []catalog.Tier{catalog.Mutating}, Fallback: 7},
 	} {
-		if _, err := codemode.New(b.cat, &codemode.Options{Approvals: o, Workers: 1, Principal: &catalog.Principal{Subject: "dev"}}); err == nil {
+		if _, err := codemode.New(b.cat, &codemode.Options{Approvals: o, Principal: &catalog.Principal{Subject: "dev"}}); err == nil {
 			t.Errorf("%s: New accepted %+v", name, o)
 		}
 	}
@@ -660,7 +660,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 func TestApprovalFreesWorker(t *testing.T) {
 	ts, b := startApprovals(t, func(o *codemode.Options) {
 		o.Stateful = true
-		o.Workers = 1
+		withPool(t, o, 1)
 	})
 	id := b.add("alice", "Monza", "cancelled")
 	bobDone, asking := make(chan struct{}), make(chan struct{})

@@ -19,8 +19,8 @@ func TestExecute(t *testing.T) {
 func testExecute(t *testing.T, mode sandbox.Mode) {
 	ts := startServer(t, func(o *codemode.Options) {
 		o.SandboxMode = mode
-		o.Workers = 1
 		o.Limits = sandbox.Limits{Timeout: 3 * time.Second} // short, yet ample for a loaded CI machine
+		withPool(t, o, 1)
 	})
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 

@@ -1,4 +1,4 @@
 package codemode
 
 // QueuedExecutions reports how many executions wait for a sandbox worker.
-func QueuedExecutions(s *Server) int { return s.queue.waiters() }
+func QueuedExecutions(s *Server) int { return s.sb.Stats().Waiting }

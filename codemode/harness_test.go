@@ -17,6 +17,7 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // testServer is a codemode server on a loopback port with a test issuer.
@@ -53,7 +54,6 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	}
 	opts := &codemode.Options{
 		Version: "1.0.0",
-		Workers: 2,
 		Audit:   ts.audit,
 		Auth: &codemode.Auth{
 			Verifier:             v,
@@ -63,6 +63,9 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	}
 	if configure != nil {
 		configure(opts)
+	}
+	if opts.Sandbox == nil {
+		withPool(t, opts, 2)
 	}
 	ts.Server, err = codemode.New(cat, opts)
 	if err != nil {
@@ -225,7 +228,9 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	if opts != nil {
 		o = *opts
 	}
-	o.Workers = 1
+	if o.Sandbox == nil {
+		withPool(t, &o, 1)
+	}
 	if o.Auth == nil && o.Principal == nil {
 		// These servers are driven over in-memory and stdio transports,
 		// which carry their own principal; New wants one for HTTP.
@@ -244,4 +249,16 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// withPool gives o a sandbox of n workers (with o's limits and mode), closed
+// when the test ends: the pool size is the sandbox's to choose.
+func withPool(t *testing.T, o *codemode.Options, n int) {
+	t.Helper()
+	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	o.Sandbox = sb
 }

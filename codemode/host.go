@@ -25,9 +25,6 @@ type execHost struct {
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
-	// requeue frees the execution's worker slot while wait runs and takes
-	// a slot again after; nil means there is none to free.
-	requeue func(wait func()) error
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.

@@ -54,13 +54,11 @@ type Options struct {
 	// separate binary that imports the sandbox package (and not that
 	// initialiser) and name it here, or move the side effect into main.
 	WorkerPath string
-	// Workers is the worker-pool size; zero means GOMAXPROCS. When workers
-	// are busy, a free one goes to the waiting principal with the fewest
-	// executions running, so one user cannot hold them all while others
-	// wait. With Sandbox set, give its pool size here.
-	Workers int
 	// Sandbox, if set, is used instead of one built from Limits,
-	// SandboxMode, WorkerPath and Workers. Close does not close it.
+	// SandboxMode and WorkerPath (a pool of GOMAXPROCS workers). Build one
+	// to choose the pool size (sandbox.Options.PoolSize). Close does not
+	// close it. Either way the sandbox shares its workers out fairly
+	// between principals (see sandbox.RunOptions.Partition).
 	Sandbox *sandbox.Sandbox
 
 	// Discovery chooses how the tools present the catalog: every

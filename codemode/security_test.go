@@ -152,7 +152,7 @@ func TestWaitingExecutionsBoundedPerPrincipal(t *testing.T) {
 	}
 	go call()
 	refused := <-results
-	if refused == nil || !refused.IsError || !strings.Contains(text(refused), "too many of your executions are already waiting") {
+	if refused == nil || !refused.IsError || !strings.Contains(text(refused), "BUSY") || !strings.Contains(text(refused), "8 of your executions are already waiting") {
 		t.Fatalf("ninth waiting execution: %+v", refused)
 	}
 	// Bob is not affected by alice's full queue.

@@ -45,7 +45,6 @@ type Server struct {
 	handlerOnce sync.Once
 	handler     http.Handler
 	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
-	queue       *fairQueue      // admits executions to the workers fairly between principals
 	approvals   *approver       // nil: no function needs approval
 
 	closeOnce sync.Once
@@ -177,7 +176,7 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if o.Sandbox != nil {
 		s.sb = o.Sandbox
 	} else {
-		s.sb, err = sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: o.Workers, WorkerPath: o.WorkerPath, Logger: s.logger})
+		s.sb, err = sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, WorkerPath: o.WorkerPath, Logger: s.logger})
 		if err != nil {
 			return nil, fmt.Errorf("codemode: sandbox: %w", err)
 		}
@@ -186,9 +185,6 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if err := checkWorker(s.sb); err != nil {
 		s.Close()
 		return nil, err
-	}
-	if s.sb.Mode() == sandbox.ModeWorker {
-		s.queue = newFairQueue(o.Workers)
 	}
 	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
 		s.Close()

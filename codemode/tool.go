@@ -81,31 +81,6 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		}
 	}
 
-	queueKey := "" // anonymous callers share one place in the queue
-	if hasP {
-		queueKey = "sub:" + p.Subject
-	}
-	release, err := s.queue.acquire(ctx, queueKey)
-	if errors.Is(err, errQueueFull) {
-		return errorResult(newExecError(sandbox.KindCancelled, "not run: too many of your executions are already waiting for a sandbox worker; wait for them to finish"), nil)
-	}
-	if err != nil {
-		return errorResult(newExecError(sandbox.KindCancelled, "cancelled while waiting for a free sandbox worker"), nil)
-	}
-	defer func() { release() }()
-	// While the user decides on an approval, the worker slot is free.
-	host.requeue = func(wait func()) error {
-		release()
-		release = func() {}
-		wait()
-		r, err := s.queue.acquire(ctx, queueKey)
-		if err != nil {
-			return err
-		}
-		release = r
-		return nil
-	}
-
 	start := time.Now()
 	ev := base
 	ev.Kind, ev.Time = ExecutionStarted, start
@@ -134,9 +109,10 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	return out
 }
 
-// runSandbox runs code in the sandbox for host's principal. The compile
-// cache is partitioned by caller, so the speed of a cache hit tells nobody
-// what another caller ran.
+// runSandbox runs code in the sandbox for host's principal. The principal
+// is the sandbox's partition: the compile cache is partitioned by caller,
+// so the speed of a cache hit tells nobody what another caller ran, and
+// busy workers are shared out fairly between callers.
 func (s *Server) runSandbox(ctx context.Context, code string, host *execHost) (*sandbox.Result, error) {
 	partition := "" // anonymous callers share one partition
 	if host.principal != nil {

@@ -36,7 +36,7 @@ func TestWarningsReachTheModel(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			ts := startServer(t, func(o *codemode.Options) {
 				o.SandboxMode = mode
-				o.Workers = 1
+				withPool(t, o, 1)
 			})
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 

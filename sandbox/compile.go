@@ -74,8 +74,9 @@ func (c *compiled) sourceMap() *sourcemap.Consumer {
 
 // source is a program to run: the model's TypeScript and its cache key.
 type source struct {
-	key [32]byte
-	ts  string
+	key       [32]byte
+	ts        string
+	partition string // the caller (RunOptions.Partition), for admission
 }
 
 // sourceKey is the cache key of ts run in partition: runs in different

@@ -126,11 +126,11 @@ func TestCompileBombCloseDuringCompile(t *testing.T) {
 			errs <- err
 		}()
 	}
-	// Wait until one holds the worker.
+	// Wait until one holds the worker and the other waits for it.
 	p := sb.exec.(*pool)
 	for {
 		live, idle := p.stats()
-		if live == 1 && idle == 0 && p.slotsUsed() == 1 {
+		if s := sb.Stats(); live == 1 && idle == 0 && s.Running == 1 && s.Waiting == 1 {
 			break
 		}
 		time.Sleep(time.Millisecond)

@@ -85,6 +85,14 @@
 // stay idle until the process exits. Close waits for running executions
 // no longer than their hard deadline (timeout + 1 s).
 //
+// The pool is the one owner of admission to its workers: when every worker
+// is busy, a freed worker goes to the waiting caller ([RunOptions.Partition])
+// with the fewest executions running, so one caller starting many long
+// scripts cannot hold every worker while others wait. A caller with
+// max(2 × PoolSize, 8) executions already waiting is refused at once with
+// [KindBusy]. [Sandbox.Stats] reports the pool size and how many
+// executions run and wait.
+//
 // One output limit, [Limits.MaxOutputBytes], covers every byte of an
 // execution's outcome: value, logs, call records' errors and a failure's
 // message, stack and data. Parts that do not fit are cut with a visible

@@ -27,6 +27,9 @@ const (
 	KindCodeTooLarge Kind = "CODE_TOO_LARGE"
 	// KindCancelled: the caller's context ended before the script did.
 	KindCancelled Kind = "CANCELLED"
+	// KindBusy: every worker was busy and the caller already had as many
+	// executions waiting as it may; nothing ran. Retry once some finish.
+	KindBusy Kind = "BUSY"
 	// KindInternal: the sandbox itself failed; the script may be fine.
 	KindInternal Kind = "INTERNAL"
 )

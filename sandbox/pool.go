@@ -27,7 +27,7 @@ type pool struct {
 	memory   int64 // the sandbox's maximum memory limit
 	logger   *slog.Logger
 
-	slots chan struct{}   // one per worker that may be busy
+	admit *admission      // who gets the next free worker
 	quit  <-chan struct{} // closed when the sandbox starts closing
 
 	mu       sync.Mutex
@@ -63,7 +63,7 @@ func newPool(o *Options, ceiling Limits, quit <-chan struct{}) (*pool, error) {
 		headroom: dataHeadroom(ceiling.MemoryBytes),
 		memory:   ceiling.MemoryBytes,
 		logger:   logger,
-		slots:    make(chan struct{}, max1(o.PoolSize)),
+		admit:    newAdmission(max1(o.PoolSize)),
 		quit:     quit,
 		live:     map[*worker]struct{}{},
 		changed:  make(chan struct{}),
@@ -80,16 +80,14 @@ func max1(n int) int {
 }
 
 // run compiles and executes src on a worker, waiting for a free one (or
-// ctx, or the sandbox closing).
+// ctx, or the sandbox closing); admission shares the workers out fairly
+// between src's partitions.
 func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Result, error) {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, cancelledError(ctx)
-	case <-p.quit:
-		return nil, ErrClosed
+	release, err := p.admit.acquire(ctx, src.partition, p.quit)
+	if err != nil {
+		return nil, err
 	}
-	defer func() { <-p.slots }()
+	defer release()
 
 	for attempt := 0; ; attempt++ {
 		w, err := p.get(ctx)
@@ -295,7 +293,3 @@ func selfExecutable() (string, error) {
 	}
 	return os.Executable()
 }
-
-// slotsUsed reports how many executions hold or wait for a worker (for
-// tests).
-func (p *pool) slotsUsed() int { return len(p.slots) }

@@ -66,11 +66,15 @@ type RunOptions struct {
 	// Limits lower the sandbox's limits for this execution; zero fields and
 	// values above the sandbox's maximum keep the sandbox's value.
 	Limits Limits
-	// Partition separates compile caches: executions in different
-	// partitions never share a cached compilation, so the speed of a
-	// cache hit cannot tell one partition what another ran. Servers set it
-	// to the caller's identity (codemode uses the principal's subject); ""
-	// is a partition like any other.
+	// Partition names the caller. Servers set it to the caller's identity
+	// (codemode uses the principal's subject); "" is a partition like any
+	// other. It separates compile caches: executions in different
+	// partitions never share a cached compilation, so the speed of a cache
+	// hit cannot tell one partition what another ran. In worker mode it is
+	// also the unit of fair admission: when every worker is busy, a freed
+	// worker goes to the waiting partition with the fewest executions
+	// running, and a partition with too many executions waiting (twice the
+	// pool size, at least 8) is refused with a BUSY error.
 	Partition string
 }
 
@@ -135,6 +139,28 @@ func New(opts *Options) (*Sandbox, error) {
 // Limits returns the sandbox's maximum limits with defaults applied.
 func (s *Sandbox) Limits() Limits { return s.limits }
 
+// Stats is a snapshot of a sandbox's admission to its workers.
+type Stats struct {
+	// Workers is the pool size: how many executions run at once. Zero in
+	// process, where executions do not wait for a worker.
+	Workers int
+	// Running is how many executions hold a worker.
+	Running int
+	// Waiting is how many executions wait for one.
+	Waiting int
+}
+
+// Stats reports the sandbox's workers and the executions running on and
+// waiting for them.
+func (s *Sandbox) Stats() Stats {
+	p, ok := s.exec.(*pool)
+	if !ok {
+		return Stats{}
+	}
+	running, waiting := p.admit.counts()
+	return Stats{Workers: p.size, Running: running, Waiting: waiting}
+}
+
 // Mode returns the mode the sandbox runs in.
 func (s *Sandbox) Mode() Mode { return s.mode }
 
@@ -174,7 +200,7 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 	}
 	// Transpiling and compiling happen in the executor, under the
 	// execution's deadline: their cost is not bounded by the source size.
-	res, err := s.exec.run(ctx, source{key: sourceKey(partition, ts), ts: ts}, host, lim)
+	res, err := s.exec.run(ctx, source{key: sourceKey(partition, ts), ts: ts, partition: partition}, host, lim)
 	var se *Error
 	if errors.As(err, &se) && se.Kind == KindInternal {
 		s.logger.Error("sandbox: internal failure", "mode", s.mode.String(), "err", se.Message)

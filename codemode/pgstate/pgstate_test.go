@@ -63,7 +63,6 @@ func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(
 	})
 	opts := &codemode.Options{
 		SandboxMode:   sandbox.ModeInProcess,
-		Workers:       4,
 		Principal:     &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Cancellations: st.Cancellations(),
 		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
