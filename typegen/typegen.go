@@ -102,6 +102,9 @@ type gen struct {
 	// usedInteger records that some member is a Go integer, declared as
 	// the integer alias so the model sees it must be whole.
 	usedInteger bool
+	// usedDateTime records that some member is a time.Time, declared as
+	// the datetime alias so its format is said once.
+	usedDateTime bool
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
 }
@@ -133,7 +136,10 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		b.WriteString(types.String())
 	}
 	if g.usedInteger {
-		b.WriteString("\n  /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\n  type integer = number;\n")
+		b.WriteString("/** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\ntype integer = number;\n")
+	}
+	if g.usedDateTime {
+		b.WriteString("/** An ISO 8601 date-time string, e.g. \"2026-03-01T14:30:00Z\". */\ntype datetime = string;\n")
 	}
 	b.WriteString("}\n")
 	return b.String(), nil
@@ -164,7 +170,7 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 			doc = append(doc, "Requires scopes: "+scopes+".")
 		}
 	}
-	writeDoc(b, "  ", doc)
+	writeDoc(b, "", doc)
 	opt := ""
 	if jsontype.EmptyArgsAccepted(f.In) {
 		opt = "?"
@@ -174,10 +180,10 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 		if opt != "" {
 			helper = writeOptType
 		}
-		fmt.Fprintf(b, "  const %s: %s<%sArgs, %s>;\n", f.Name, helper, name, result)
+		fmt.Fprintf(b, "const %s: %s<%sArgs, %s>;\n", f.Name, helper, name, result)
 		return
 	}
-	fmt.Fprintf(b, "  function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
+	fmt.Fprintf(b, "function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
 }
 
 // writeType and writeOptType are the call signatures of a strict
@@ -239,7 +245,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 		lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+word+" "+s+".")
 	}
 	for _, l := range lines {
-		b.WriteString("  // " + l + "\n") // line comments: about the namespace, not the next function
+		b.WriteString("// " + l + "\n") // line comments: about the namespace, not the next function
 	}
 	var req, opt bool
 	for _, f := range funcs {
@@ -252,10 +258,10 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 		}
 	}
 	if req {
-		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
+		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
 	}
 	if opt {
-		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
+		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
 	}
 	return scopes
 }
@@ -290,13 +296,17 @@ func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) string {
 // interfaceDecl writes an interface for struct t, one member per line,
 // a member's documentation at the end of its line when it fits on one.
 func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
-	const indent = "    "
-	fields := jsontype.Fields(t)
+	const indent = "  "
+	fields, bases := g.extends(t)
+	ext := ""
+	if len(bases) > 0 {
+		ext = " extends " + strings.Join(bases, ", ")
+	}
 	if len(fields) == 0 {
-		fmt.Fprintf(b, "  interface %s {}\n", name)
+		fmt.Fprintf(b, "interface %s%s {}\n", name, ext)
 		return
 	}
-	fmt.Fprintf(b, "  interface %s {\n", name)
+	fmt.Fprintf(b, "interface %s%s {\n", name, ext)
 	for _, f := range fields {
 		opt := "?"
 		if f.Required {
@@ -316,5 +326,52 @@ func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("  }\n")
+	b.WriteString("}\n")
+}
+
+// extends splits the members of struct t into those of the named structs
+// it embeds whole (declared once and extended, rather than repeated) and
+// its own. Only a struct declared anyway is extended (a base of its own
+// would cost more than it saves); one embedded by pointer, or whose
+// members t shadows, is not: its members are listed.
+func (g *gen) extends(t reflect.Type) ([]jsontype.Field, []string) {
+	fields := jsontype.Fields(t)
+	var bases []string
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		e := sf.Type
+		if !sf.Anonymous || e.Kind() != reflect.Struct || e.Name() == "" || !sf.IsExported() {
+			continue
+		}
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != "" {
+			continue // a named member, not promoted fields
+		}
+		if _, declared := g.names[e]; !declared {
+			continue
+		}
+		var own, inherited []jsontype.Field
+		for _, f := range fields {
+			if len(f.Index) > 1 && f.Index[0] == i {
+				inherited = append(inherited, f)
+			} else {
+				own = append(own, f)
+			}
+		}
+		base := jsontype.Fields(e)
+		if len(base) == 0 || len(inherited) != len(base) {
+			continue // some member shadowed: list them all
+		}
+		same := true
+		for j, f := range base {
+			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Type != f.Type {
+				same = false
+			}
+		}
+		if !same {
+			continue
+		}
+		bases = append(bases, g.named(e))
+		fields = own
+	}
+	return fields, bases
 }

@@ -20,7 +20,10 @@ var durationType = reflect.TypeFor[time.Duration]()
 func (g *gen) typeExpr(t reflect.Type, tag string) string {
 	rules, elemTag := jsontype.SplitValidate(tag)
 	switch sh := jsontype.ShapeOf(t, false); sh {
-	case jsontype.Time, jsontype.Text, jsontype.Bytes:
+	case jsontype.Time:
+		g.usedDateTime = true
+		return "datetime"
+	case jsontype.Text, jsontype.Bytes:
 		return "string"
 	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
 		return "unknown"
@@ -157,8 +160,6 @@ func fieldDoc(parent reflect.Type, f jsontype.Field) []string {
 		t = t.Elem()
 	}
 	switch jsontype.ShapeOf(t, false) {
-	case jsontype.Time:
-		doc = append(doc, "ISO 8601 date-time.")
 	case jsontype.Bytes:
 		doc = append(doc, "Base64-encoded bytes.")
 	}
