@@ -57,7 +57,7 @@ func (s *Server) describeTool(readOnly bool, sibling string, hasMutations bool, 
 		}
 	}
 	// The index keeps the rules the full declarations open with.
-	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns))
+	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns, s.typegenOptions()))
 	d.Index = s.index(fns)
 	d.Discovery = discoveryDeclarations(s.cat.Namespace())
 	d.Count = len(fns)

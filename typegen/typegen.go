@@ -47,6 +47,19 @@ type Options struct {
 	// explanation of each tier's rules, keeping function descriptions,
 	// tiers and scopes. It shortens the output for small contexts.
 	Compact bool
+	// Approval reports whether calls of f wait for the user's approval;
+	// such functions are tagged @approval and the rule is stated once in
+	// the header. Nil means f.Approval == catalog.ApprovalRequired (a
+	// host whose tier defaults also require approval says so here).
+	Approval func(f catalog.FuncInfo) bool
+}
+
+// needsApproval applies o.Approval, or the catalog's own setting.
+func (o *Options) needsApproval(f catalog.FuncInfo) bool {
+	if o != nil && o.Approval != nil {
+		return o.Approval(f)
+	}
+	return f.Approval == catalog.ApprovalRequired
 }
 
 // ErrNilCatalog is returned by Generate when given a nil catalog.
@@ -72,10 +85,10 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 // functions: the namespace block holding the tiers' rules, the scopes each
 // tier needs and the Write call signatures. A host that lists functions
 // without declaring them (an index) shows it so the rules are still said.
-func Preamble(namespace string, funcs []catalog.FuncInfo) string {
+func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
-	header(&b, funcs)
+	header(&b, funcs, opts)
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -118,7 +131,7 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		g.taken[pascal(f.Name)+"Args"] = true
 		g.taken[pascal(f.Name)+"Result"] = true
 	}
-	g.tierScopes = header(&b, funcs)
+	g.tierScopes = header(&b, funcs, &g.opts)
 	var types strings.Builder
 	for _, f := range funcs {
 		if f.In == nil || f.In.Kind() != reflect.Struct {
@@ -155,6 +168,9 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 		doc = strings.Split(d, "\n")
 	}
 	tier := f.Tier.String() + "."
+	if g.opts.needsApproval(f) {
+		tier += " " + ApprovalTag
+	}
 	if len(doc) > 0 {
 		doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + tier
 	} else {
@@ -186,6 +202,10 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 	fmt.Fprintf(b, "function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
 }
 
+// ApprovalTag marks a function whose calls wait for the user's approval,
+// in its JSDoc and in a host's index of functions.
+const ApprovalTag = "@approval"
+
 // writeType and writeOptType are the call signatures of a strict
 // function, declared once in the header: the dry-run overload and the real
 // call, with required or optional arguments.
@@ -199,12 +219,13 @@ const (
 // scopes when all its functions need the same ones. It returns those
 // scopes by tier ("" for none or when the functions differ: they then
 // state their own).
-func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]string {
+func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[catalog.Tier]string {
 	scopes := map[catalog.Tier]string{}
 	seen := map[catalog.Tier]bool{}
 	differ := map[catalog.Tier]bool{}
-	var strict, read bool
+	var strict, read, approval bool
 	for _, f := range funcs {
+		approval = approval || opts.needsApproval(f)
 		s := strings.Join(f.Scopes, ", ")
 		if seen[f.Tier] && scopes[f.Tier] != s {
 			differ[f.Tier] = true
@@ -223,6 +244,9 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 	}
 	if strict {
 		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.")
+	}
+	if approval {
+		lines = append(lines, "Functions tagged "+ApprovalTag+" ask the user first: the run stops at the call, and once the user approves it runs again from the start; declined, it fails with APPROVAL_DECLINED and nothing is written.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
