@@ -118,6 +118,9 @@ type gen struct {
 	// usedDateTime records that some member is a time.Time, declared as
 	// the datetime alias so its format is said once.
 	usedDateTime bool
+	// shared counts the functions taking each argument type: a type
+	// several take is declared once, by name; others are written inline.
+	shared map[reflect.Type]int
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
 }
@@ -127,9 +130,11 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	fmt.Fprintf(&b, "declare namespace %s {\n", ns)
 	// Reserve every Args/Result name first so Go type names never take them.
 	g.taken[writeType], g.taken[writeOptType] = true, true
+	g.shared = map[reflect.Type]int{}
 	for _, f := range funcs {
 		g.taken[pascal(f.Name)+"Args"] = true
 		g.taken[pascal(f.Name)+"Result"] = true
+		g.shared[f.In]++
 	}
 	g.tierScopes = header(&b, funcs, &g.opts)
 	var types strings.Builder
@@ -137,8 +142,7 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		if f.In == nil || f.In.Kind() != reflect.Struct {
 			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 		}
-		g.argsDecl(&types, f)
-		g.function(&b, f, g.resultDecl(&types, f))
+		g.function(&b, f, g.argsExpr(f), g.resultDecl(&types, f))
 	}
 	for len(g.pending) > 0 {
 		t := g.pending[0]
@@ -161,8 +165,7 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 // function writes one function's documentation and signature. The tier's
 // rules and the scopes shared by a tier are in the header, once; a
 // function says only its tier, and its scopes when they differ.
-func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
-	name := pascal(f.Name)
+func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result string) {
 	var doc []string
 	if d := strings.TrimSpace(f.Description); d != "" {
 		doc = strings.Split(d, "\n")
@@ -196,10 +199,10 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 		if opt != "" {
 			helper = writeOptType
 		}
-		fmt.Fprintf(b, "const %s: %s<%sArgs, %s>;\n", f.Name, helper, name, result)
+		fmt.Fprintf(b, "const %s: %s<%s, %s>;\n", f.Name, helper, args, result)
 		return
 	}
-	fmt.Fprintf(b, "function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
+	fmt.Fprintf(b, "function %s(args%s: %s): Promise<%s>;\n", f.Name, opt, args, result)
 }
 
 // ApprovalTag marks a function whose calls wait for the user's approval,
@@ -290,8 +293,25 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[cat
 	return scopes
 }
 
-func (g *gen) argsDecl(b *strings.Builder, f catalog.FuncInfo) {
-	g.interfaceDecl(b, pascal(f.Name)+"Args", f.In)
+// argsExpr returns the argument type of f's signature: the name of a
+// struct several functions take, declared once, or else its members
+// inline, next to the function they belong to.
+func (g *gen) argsExpr(f catalog.FuncInfo) string {
+	if g.shared[f.In] > 1 {
+		return g.named(f.In)
+	}
+	fields, bases := g.extends(f.In)
+	var b strings.Builder
+	if len(fields) > 0 || len(bases) == 0 {
+		g.members(&b, f.In, fields)
+	}
+	if len(bases) > 0 {
+		if b.Len() == 0 {
+			return strings.Join(bases, " & ")
+		}
+		return strings.Join(bases, " & ") + " & " + b.String()
+	}
+	return b.String()
 }
 
 // resultDecl declares the result type when it needs a name of its own
@@ -320,37 +340,67 @@ func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) string {
 // interfaceDecl writes an interface for struct t, one member per line,
 // a member's documentation at the end of its line when it fits on one.
 func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
-	const indent = "  "
 	fields, bases := g.extends(t)
 	ext := ""
 	if len(bases) > 0 {
 		ext = " extends " + strings.Join(bases, ", ")
 	}
+	fmt.Fprintf(b, "interface %s%s ", name, ext)
+	g.members(b, t, fields)
+	b.WriteString("\n")
+}
+
+// members writes an object type's members of struct t between braces:
+// on one line when none has documentation and they fit, else one member
+// per line, a
+// member's documentation at the end of its line when it fits on one.
+func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Field) {
+	const indent = "  "
+	docs := make([][]string, len(fields))
+	documented := false
+	for i, f := range fields {
+		if !g.opts.Compact {
+			docs[i] = fieldDoc(t, f)
+		}
+		documented = documented || len(docs[i]) > 0
+	}
 	if len(fields) == 0 {
-		fmt.Fprintf(b, "interface %s%s {}\n", name, ext)
+		b.WriteString("{}")
 		return
 	}
-	fmt.Fprintf(b, "interface %s%s {\n", name, ext)
-	for _, f := range fields {
-		opt := "?"
-		if f.Required {
-			opt = ""
+	if !documented {
+		one := make([]string, len(fields))
+		for i, f := range fields {
+			one[i] = g.member(f) + ";"
 		}
-		var doc []string
-		if !g.opts.Compact {
-			doc = fieldDoc(t, f)
+		if line := "{ " + strings.Join(one, " ") + " }"; len(line) <= maxOneLine {
+			b.WriteString(line)
+			return
 		}
+	}
+	b.WriteString("{\n")
+	for i, f := range fields {
+		doc := docs[i]
 		one, short := oneLine(doc)
 		if !short {
 			writeDoc(b, indent, doc) // too long for the end of a line
 		}
-		fmt.Fprintf(b, "%s%s%s: %s;", indent, propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+		fmt.Fprintf(b, "%s%s;", indent, g.member(f))
 		if short && one != "" {
 			b.WriteString(" // " + one)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("}\n")
+	b.WriteString("}")
+}
+
+// member is one member's name, optionality and type.
+func (g *gen) member(f jsontype.Field) string {
+	opt := "?"
+	if f.Required {
+		opt = ""
+	}
+	return propName(f.Name) + opt + ": " + g.typeExpr(f.Type, f.Validate)
 }
 
 // extends splits the members of struct t into those of the named structs

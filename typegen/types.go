@@ -198,11 +198,13 @@ func writeDoc(b *strings.Builder, indent string, lines []string) {
 	fmt.Fprintf(b, "%s */\n", indent)
 }
 
+// maxOneLine is the longest comment or member list written on one line.
+const maxOneLine = 240
+
 // oneLine joins a comment's lines into one sentence-separated line, the
 // cheapest form for a reader paying per token, unless the comment has
 // paragraphs or would be long.
 func oneLine(lines []string) (string, bool) {
-	const maxOneLine = 240
 	n := 0
 	for _, l := range lines {
 		if strings.TrimSpace(l) == "" {
