@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -138,7 +139,13 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	}
 	g.tierScopes = header(&b, funcs, &g.opts)
 	var types strings.Builder
-	for _, f := range funcs {
+	// Functions grouped by tier, the tier said once per group.
+	funcs = slices.Clone(funcs)
+	slices.SortStableFunc(funcs, func(a, b catalog.FuncInfo) int { return tierOrder(a.Tier) - tierOrder(b.Tier) })
+	for i, f := range funcs {
+		if i == 0 || funcs[i-1].Tier != f.Tier {
+			fmt.Fprintf(&b, "// %s functions\n", f.Tier)
+		}
 		if f.In == nil || f.In.Kind() != reflect.Struct {
 			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 		}
@@ -163,21 +170,20 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 }
 
 // function writes one function's documentation and signature. The tier's
-// rules and the scopes shared by a tier are in the header, once; a
-// function says only its tier, and its scopes when they differ.
+// rules and the scopes shared by a tier are in the header, once, and the
+// tier heads its group of functions; a function says its scopes only when
+// they differ.
 func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result string) {
 	var doc []string
 	if d := strings.TrimSpace(f.Description); d != "" {
 		doc = strings.Split(d, "\n")
 	}
-	tier := f.Tier.String() + "."
 	if g.opts.needsApproval(f) {
-		tier += " " + ApprovalTag
-	}
-	if len(doc) > 0 {
-		doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + tier
-	} else {
-		doc = []string{tier}
+		if len(doc) > 0 {
+			doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + ApprovalTag
+		} else {
+			doc = []string{ApprovalTag}
+		}
 	}
 	if scopes := strings.Join(f.Scopes, ", "); scopes != g.tierScopes[f.Tier] {
 		switch len(f.Scopes) {
@@ -203,6 +209,17 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result stri
 		return
 	}
 	fmt.Fprintf(b, "function %s(args%s: %s): Promise<%s>;\n", f.Name, opt, args, result)
+}
+
+// tierOrder orders the groups of functions: reads first.
+func tierOrder(t catalog.Tier) int {
+	switch t {
+	case catalog.ReadOnly:
+		return 0
+	case catalog.Mutating:
+		return 1
+	}
+	return 2
 }
 
 // ApprovalTag marks a function whose calls wait for the user's approval,
