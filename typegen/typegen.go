@@ -396,20 +396,46 @@ func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Fiel
 		}
 	}
 	b.WriteString("{\n")
+	run := 0 // length of the line of undocumented members being written
 	for i, f := range fields {
+		m := g.member(f) + ";"
 		doc := docs[i]
+		if len(doc) == 0 {
+			if run > 0 && run+1+len(m) <= maxPackedLine {
+				b.WriteString(" " + m)
+				run += 1 + len(m)
+				continue
+			}
+			if run > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(indent + m)
+			run = len(indent) + len(m)
+			continue
+		}
+		if run > 0 {
+			b.WriteString("\n")
+			run = 0
+		}
 		one, short := oneLine(doc)
 		if !short {
 			writeDoc(b, indent, doc) // too long for the end of a line
 		}
-		fmt.Fprintf(b, "%s%s;", indent, g.member(f))
+		b.WriteString(indent + m)
 		if short && one != "" {
 			b.WriteString(" // " + one)
 		}
 		b.WriteString("\n")
 	}
+	if run > 0 {
+		b.WriteString("\n")
+	}
 	b.WriteString("}")
 }
+
+// maxPackedLine is the longest line of undocumented members written
+// together inside a multi-line object type.
+const maxPackedLine = 120
 
 // member is one member's name, optionality and type.
 func (g *gen) member(f jsontype.Field) string {
