@@ -26,7 +26,7 @@
 // validate:"required". The arguments are declared optional (args?) only
 // when {} passes validation: no required field, and no required_without,
 // required_without_all or required_unless rule. Go integers are declared
-// as integer, an alias of number the output defines; each validate rule is
+// as int, an alias of number the output defines, and times as datetime; each validate rule is
 // documented from the same table the catalog's messages and InputSchema's
 // keywords come from.
 package typegen
@@ -114,7 +114,7 @@ type gen struct {
 	pkgTaken map[string]bool
 	pending  []reflect.Type // named structs still to declare, in first-use order
 	// usedInteger records that some member is a Go integer, declared as
-	// the integer alias so the model sees it must be whole.
+	// the int alias so the model sees it must be whole.
 	usedInteger bool
 	// usedDateTime records that some member is a time.Time, declared as
 	// the datetime alias so its format is said once.
@@ -160,10 +160,10 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		b.WriteString(types.String())
 	}
 	if g.usedInteger {
-		b.WriteString("/** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\ntype integer = number;\n")
+		b.WriteString("/** A whole number: 139617, not 139617.25. */\ntype int = number;\n")
 	}
 	if g.usedDateTime {
-		b.WriteString("/** An ISO 8601 date-time string, e.g. \"2026-03-01T14:30:00Z\". */\ntype datetime = string;\n")
+		b.WriteString("/** ISO 8601, e.g. \"2026-03-01T14:30:00Z\". */\ntype datetime = string;\n")
 	}
 	b.WriteString("}\n")
 	return b.String(), nil
@@ -314,6 +314,9 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[cat
 // struct several functions take, declared once, or else its members
 // inline, next to the function they belong to.
 func (g *gen) argsExpr(f catalog.FuncInfo) string {
+	if len(jsontype.Fields(f.In)) == 0 {
+		return "{}"
+	}
 	if g.shared[f.In] > 1 {
 		return g.named(f.In)
 	}
@@ -390,7 +393,7 @@ func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Fiel
 		for i, f := range fields {
 			one[i] = g.member(f) + ";"
 		}
-		if line := "{ " + strings.Join(one, " ") + " }"; len(line) <= maxOneLine {
+		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine {
 			b.WriteString(line)
 			return
 		}

@@ -35,7 +35,7 @@ func (g *gen) typeExpr(t reflect.Type, tag string) string {
 		}
 		if sh.Integer() {
 			g.usedInteger = true
-			return "integer"
+			return "int"
 		}
 		return "number"
 	case jsontype.String:
