@@ -263,10 +263,10 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[cat
 		lines = append(lines, "READ-ONLY functions only read; an unknown argument field is ignored and reported as a warning.")
 	}
 	if strict {
-		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.")
+		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. With `_validateOnly: true` in its arguments a call only checks them, changes nothing and resolves to `{ valid: true }`.")
 	}
 	if approval {
-		lines = append(lines, "Functions tagged "+ApprovalTag+" ask the user first: the run stops at the call, and once the user approves it runs again from the start; declined, it fails with APPROVAL_DECLINED and nothing is written.")
+		lines = append(lines, ApprovalTag+": the call asks the user first. The run stops there and, once approved, runs again from the start; declined, it fails with APPROVAL_DECLINED and nothing is written.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
@@ -375,7 +375,7 @@ func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
 // per line, a
 // member's documentation at the end of its line when it fits on one.
 func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Field) {
-	const indent = "  "
+	const indent = "" // the braces delimit; indentation would cost a tenth of the text
 	docs := make([][]string, len(fields))
 	documented := false
 	for i, f := range fields {
