@@ -89,7 +89,7 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
-	header(&b, funcs, opts)
+	header(&b, funcs, opts, true)
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -137,14 +137,18 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		g.taken[pascal(f.Name)+"Result"] = true
 		g.shared[f.In]++
 	}
-	g.tierScopes = header(&b, funcs, &g.opts)
+	g.tierScopes = header(&b, funcs, &g.opts, false)
 	var types strings.Builder
 	// Functions grouped by tier, the tier said once per group.
 	funcs = slices.Clone(funcs)
 	slices.SortStableFunc(funcs, func(a, b catalog.FuncInfo) int { return tierOrder(a.Tier) - tierOrder(b.Tier) })
 	for i, f := range funcs {
 		if i == 0 || funcs[i-1].Tier != f.Tier {
-			fmt.Fprintf(&b, "// %s functions\n", f.Tier)
+			fmt.Fprintf(&b, "// %s functions", f.Tier)
+			if sc := g.tierScopes[f.Tier]; sc != "" {
+				fmt.Fprintf(&b, " (%s %s)", scopeWord(sc), sc)
+			}
+			b.WriteString("\n")
 		}
 		if f.In == nil || f.In.Kind() != reflect.Struct {
 			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
@@ -195,7 +199,11 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result stri
 			doc = append(doc, "Requires scopes: "+scopes+".")
 		}
 	}
-	writeDoc(b, "", doc)
+	if one, ok := joinLines(doc); ok && one != "" {
+		fmt.Fprintf(b, "/** %s */\n", safeComment(one)) // one line, however long: a signature follows
+	} else {
+		writeDoc(b, "", doc)
+	}
 	opt := ""
 	if jsontype.EmptyArgsAccepted(f.In) {
 		opt = "?"
@@ -209,6 +217,14 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result stri
 		return
 	}
 	fmt.Fprintf(b, "function %s(args%s: %s): Promise<%s>;\n", f.Name, opt, args, result)
+}
+
+// scopeWord is "scope" or "scopes" for a comma-separated list.
+func scopeWord(list string) string {
+	if strings.Contains(list, ", ") {
+		return "scopes"
+	}
+	return "scope"
 }
 
 // tierOrder orders the groups of functions: reads first.
@@ -235,11 +251,12 @@ const (
 )
 
 // header states once what every function shares: the tiers' rules, the
-// dry-run marker when a strict function is present, and each tier's
-// scopes when all its functions need the same ones. It returns those
+// dry-run marker when a strict function is present, and (scopeLines: no
+// group headers follow to say them) each tier's scopes when all its
+// functions need the same ones. It returns those
 // scopes by tier ("" for none or when the functions differ: they then
 // state their own).
-func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[catalog.Tier]string {
+func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, scopeLines bool) map[catalog.Tier]string {
 	scopes := map[catalog.Tier]string{}
 	seen := map[catalog.Tier]bool{}
 	differ := map[catalog.Tier]bool{}
@@ -263,7 +280,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[cat
 		lines = append(lines, "READ-ONLY functions only read; an unknown argument field is ignored and reported as a warning.")
 	}
 	if strict {
-		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. With `_validateOnly: true` in its arguments a call only checks them, changes nothing and resolves to `{ valid: true }`.")
+		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. `_validateOnly: true` in the arguments only checks them: nothing changes and the call resolves to `{ valid: true }`.")
 	}
 	if approval {
 		lines = append(lines, ApprovalTag+": the call asks the user first. The run stops there and, once approved, runs again from the start; declined, it fails with APPROVAL_DECLINED and nothing is written.")
@@ -282,11 +299,9 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options) map[cat
 		byScope[s] = append(byScope[s], t.String())
 	}
 	for _, s := range order {
-		word := "scope"
-		if strings.Contains(s, ", ") {
-			word = "scopes"
+		if scopeLines {
+			lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+scopeWord(s)+" "+s+".")
 		}
-		lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+word+" "+s+".")
 	}
 	for _, l := range lines {
 		b.WriteString("// " + l + "\n") // line comments: about the namespace, not the next function

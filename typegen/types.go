@@ -207,13 +207,20 @@ const maxOneLine = 240
 func oneLine(lines []string) (string, bool) {
 	n := 0
 	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			return "", false
-		}
 		n += len(l) + 2
 	}
 	if n > maxOneLine {
 		return "", false
+	}
+	return joinLines(lines)
+}
+
+// joinLines is oneLine without the length limit.
+func joinLines(lines []string) (string, bool) {
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			return "", false
+		}
 	}
 	parts := make([]string, len(lines))
 	for i, l := range lines {
