@@ -76,9 +76,8 @@ func render(d descriptionData) (string, error) {
 
 // defaultExample is a short program in the model's own terms.
 func defaultExample(ns, fn string) string {
-	return fmt.Sprintf(`const data = await %s.%s({ /* arguments as declared */ });
-console.log("fetched", Array.isArray(data) ? data.length : 1);
-return data;`, ns, fn)
+	return fmt.Sprintf(`const result = await %s.%s({ /* arguments as declared */ });
+return result;`, ns, fn)
 }
 
 func formatDuration(d time.Duration) string {

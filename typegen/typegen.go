@@ -89,7 +89,7 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
-	header(&b, funcs, opts, true)
+	header(&b, funcs, opts, false)
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -137,7 +137,7 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		g.taken[pascal(f.Name)+"Result"] = true
 		g.shared[f.In]++
 	}
-	g.tierScopes = header(&b, funcs, &g.opts, false)
+	g.tierScopes = header(&b, funcs, &g.opts, true)
 	var types strings.Builder
 	// Functions grouped by tier, the tier said once per group.
 	funcs = slices.Clone(funcs)
@@ -147,6 +147,9 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 			fmt.Fprintf(&b, "// %s functions", f.Tier)
 			if sc := g.tierScopes[f.Tier]; sc != "" {
 				fmt.Fprintf(&b, " (%s %s)", scopeWord(sc), sc)
+			}
+			if f.Tier == catalog.ReadOnly {
+				b.WriteString(" " + readRule)
 			}
 			b.WriteString("\n")
 		}
@@ -227,6 +230,9 @@ func scopeWord(list string) string {
 	return "scope"
 }
 
+// readRule is what READ-ONLY functions share.
+const readRule = "only read; an unknown argument field is ignored and reported as a warning."
+
 // tierOrder orders the groups of functions: reads first.
 func tierOrder(t catalog.Tier) int {
 	switch t {
@@ -251,12 +257,13 @@ const (
 )
 
 // header states once what every function shares: the tiers' rules, the
-// dry-run marker when a strict function is present, and (scopeLines: no
-// group headers follow to say them) each tier's scopes when all its
-// functions need the same ones. It returns those
+// dry-run marker when a strict function is present, and each tier's
+// scopes when all its functions need the same ones. When grouped, the
+// functions follow in tier groups whose headers say the scopes and the
+// READ-ONLY rule. It returns those
 // scopes by tier ("" for none or when the functions differ: they then
 // state their own).
-func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, scopeLines bool) map[catalog.Tier]string {
+func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped bool) map[catalog.Tier]string {
 	scopes := map[catalog.Tier]string{}
 	seen := map[catalog.Tier]bool{}
 	differ := map[catalog.Tier]bool{}
@@ -276,14 +283,14 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, scopeLi
 		scopes[t] = ""
 	}
 	var lines []string
-	if read {
-		lines = append(lines, "READ-ONLY functions only read; an unknown argument field is ignored and reported as a warning.")
+	if read && !grouped {
+		lines = append(lines, "READ-ONLY functions "+readRule)
 	}
 	if strict {
-		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. `_validateOnly: true` in the arguments only checks them: nothing changes and the call resolves to `{ valid: true }`.")
+		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.")
 	}
 	if approval {
-		lines = append(lines, ApprovalTag+": the call asks the user first. The run stops there and, once approved, runs again from the start; declined, it fails with APPROVAL_DECLINED and nothing is written.")
+		lines = append(lines, ApprovalTag+": the call asks the user first; the run stops there and, once approved, reruns from the start. Declined: APPROVAL_DECLINED, nothing written.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
@@ -299,7 +306,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, scopeLi
 		byScope[s] = append(byScope[s], t.String())
 	}
 	for _, s := range order {
-		if scopeLines {
+		if !grouped {
 			lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+scopeWord(s)+" "+s+".")
 		}
 	}
