@@ -21,7 +21,6 @@ type descriptionData struct {
 	Namespace    string
 	ReadOnly     bool   // the read-only tool: only READ-ONLY functions bound
 	Sibling      string // the other code tool, when both are registered
-	HasMutations bool
 	Timeout      string
 	Memory       string
 	MaxCalls     int
@@ -37,12 +36,11 @@ type descriptionData struct {
 // describeTool renders a tool's description in the discovery mode the
 // options ask for: the full declarations, or (DiscoveryIndex, or
 // DiscoveryAuto over the budget) the rules and an index of fns.
-func (s *Server) describeTool(readOnly bool, sibling string, hasMutations bool, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
+func (s *Server) describeTool(readOnly bool, sibling string, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
 	d := descriptionData{
 		Namespace:    s.cat.Namespace(),
 		ReadOnly:     readOnly,
 		Sibling:      sibling,
-		HasMutations: hasMutations,
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
 	}

@@ -6,29 +6,38 @@
 // its documentation); use this package directly for finer control.
 //
 // The output is one `declare namespace <ns> { … }` block. It opens with
-// what every function shares, said once: the tiers' rules, the scopes each
-// tier needs, and the Write<Args, Result> call signature of MUTATING and
-// CREATIVE functions (a `_validateOnly: true` overload resolving to
-// `{ valid: true }`). Then one declaration per catalog entry,
+// what every function shares, said once: the strict tiers' rule, the
+// approval rule when a function waits for the user's approval (tagged
+// @approval, see [Options.Approval]), and the Write<Args, Result> call
+// signature of MUTATING and CREATIVE functions (a `_validateOnly: true`
+// overload resolving to `{ valid: true }`). Then the functions, grouped
+// by tier under one line naming the tier, its scopes and (READ-ONLY) its
+// rule, each with its arguments inline:
 //
-//	/** Lists your sessions, newest first. READ-ONLY. */
-//	function getSessions(args?: GetSessionsArgs): Promise<SessionRow[]>;
-//	/** Deletes one of your notepads. MUTATING. */
-//	const deleteNotepad: Write<DeleteNotepadArgs, Deleted>;
+//	// READ-ONLY functions (scope sessions:read) only read; …
+//	/** Lists your sessions, newest first. */
+//	function getSessions(args?: { trackName?: string; limit?: int }): Promise<SessionRow[]>;
+//	// MUTATING functions (scope sessions:write)
+//	/** Deletes one of your notepads. @approval */
+//	const deleteNotepad: Write<NotepadArgs, Deleted>;
 //
-// and an interface for every Go struct reached from the arguments and
-// results, one member per line, with its documentation and constraints
-// (@minimum, @maxLength, …) at the end of the line. A function lists its
-// scopes only when they differ from its tier's.
+// An argument struct several functions take is declared once, by name.
+// Then an interface for every Go struct reached from the arguments and
+// results (one extending a named struct it embeds, when that is declared
+// anyway), a documented member per line with its documentation and
+// constraints (@minimum, @maxLength, …) at the end of the line. Members
+// are not indented: the braces delimit them, and indentation would cost a
+// tenth of the text. A function lists its scopes only when they differ
+// from its tier's.
 // Optionality follows the catalog's decoding rules exactly (see package
 // catalog): a field is optional when it is a pointer, an interface, a
 // json.RawMessage, or tagged omitempty/omitzero, unless tagged
 // validate:"required". The arguments are declared optional (args?) only
 // when {} passes validation: no required field, and no required_without,
 // required_without_all or required_unless rule. Go integers are declared
-// as int, an alias of number the output defines, and times as datetime; each validate rule is
-// documented from the same table the catalog's messages and InputSchema's
-// keywords come from.
+// as int, an alias of number the output defines, and times as datetime,
+// an alias of string; each validate rule is documented from the same table
+// the catalog's messages and InputSchema's keywords come from.
 package typegen
 
 import (

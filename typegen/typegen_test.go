@@ -62,8 +62,6 @@ func TestOptionalityMatchesDecoding(t *testing.T) {
 	}
 }
 
-func pascalName(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
-
 type Note struct {
 	Text string `json:"text" jsonschema:"Free text; may contain */ safely"`
 }
