@@ -197,7 +197,7 @@ func (ts *testServer) connectAt(t *testing.T, token, version string, opts *mcp.C
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:   ts.URL,
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient: &http.Client{Transport: withToken{token, http.DefaultTransport}},
 	}
 	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {

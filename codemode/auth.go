@@ -6,16 +6,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // Auth configures OAuth bearer-token authentication of the HTTP endpoint:
-// the token check (oauthmeta.RequireBearer: RFC 6750 challenges, go-sdk
+// the token check (bearer.RequireBearer: RFC 6750 challenges, go-sdk
 // TokenInfo plumbing) and the RFC 9728 protected-resource metadata clients
 // use to find the authorization server.
 type Auth struct {
-	// Verifier checks access tokens, e.g. oauthmeta.NewJWTVerifier(issuer,
+	// Verifier checks access tokens, e.g. bearer.NewJWTVerifier(issuer,
 	// Resource, nil). Required.
-	Verifier oauthmeta.Verifier
+	Verifier bearer.Verifier
 	// Resource is the canonical URI of the MCP endpoint as clients reach
 	// it, e.g. "https://coach.example/mcp": the audience tokens must carry.
 	// Its path is normally Options.MCPPath (unless a proxy strips a

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -18,7 +18,7 @@ func countingServer(t *testing.T, perSecond float64, burst int) (*testServer, *a
 	var calls atomic.Int64
 	ts := startServer(t, func(o *codemode.Options) {
 		v := o.Auth.Verifier
-		o.Auth.Verifier = oauthmeta.VerifierFunc(func(ctx context.Context, tok string) (*oauthmeta.Token, error) {
+		o.Auth.Verifier = bearer.VerifierFunc(func(ctx context.Context, tok string) (*bearer.Token, error) {
 			calls.Add(1)
 			return v.Verify(ctx, tok)
 		})

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -54,7 +54,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 	var token string
 	if jwt {
 		iss := oauthmetatest.NewIssuer(b, nil)
-		v, err := oauthmeta.NewJWTVerifier(iss.URL, endpoint, &oauthmeta.JWTOptions{JWKSURL: iss.JWKSURL})
+		v, err := bearer.NewJWTVerifier(iss.URL, endpoint, &bearer.JWTOptions{JWKSURL: iss.JWKSURL})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 	sessions := make([]*mcp.ClientSession, clients)
 	for i := range sessions {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token, transport}}}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: withToken{token, transport}}}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

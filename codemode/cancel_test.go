@@ -94,7 +94,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 			c := mcp.NewClient(&mcp.Implementation{Name: "old-client", Version: "1"}, nil)
 			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 				Endpoint:   ts.URL,
-				HTTPClient: &http.Client{Transport: bearer{ts.token("alice"), http.DefaultTransport}},
+				HTTPClient: &http.Client{Transport: withToken{ts.token("alice"), http.DefaultTransport}},
 			}, &mcp.ClientSessionOptions{ProtocolVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -130,7 +130,7 @@ func Example_error() {
 func ExampleServer_Handler() {
 	const issuer = "https://auth.example.com"
 	const resource = "https://coach.example.com/mcp"
-	verifier, err := oauthmeta.NewJWTVerifier(issuer, resource, nil)
+	verifier, err := bearer.NewJWTVerifier(issuer, resource, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func Example_developmentMode() {
 func Example_externalIssuer() {
 	const issuer = "https://login.example.com/realms/garage" // Keycloak-style, no trailing slash
 	const resource = "https://garage.example.com/mcp"
-	verifier, err := oauthmeta.NewJWTVerifier(issuer, resource, &oauthmeta.JWTOptions{
+	verifier, err := bearer.NewJWTVerifier(issuer, resource, &bearer.JWTOptions{
 		AcceptJWTType: true, // the provider sends typ "JWT", not "at+jwt"
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -47,7 +47,7 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	ts.http = httptest.NewUnstartedServer(nil)
 	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
 	ts.Resource = ts.URL
-	v, err := oauthmeta.NewJWTVerifier(ts.issuer.URL, ts.Resource, &oauthmeta.JWTOptions{JWKSURL: ts.issuer.JWKSURL})
+	v, err := bearer.NewJWTVerifier(ts.issuer.URL, ts.Resource, &bearer.JWTOptions{JWKSURL: ts.issuer.JWKSURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +84,13 @@ func (ts *testServer) token(sub string, scopes ...string) string {
 	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
 }
 
-// bearer adds an Authorization header to every request.
-type bearer struct {
+// withToken adds an Authorization header to every request.
+type withToken struct {
 	token string
 	base  http.RoundTripper
 }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b withToken) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	if b.token != "" {
 		r.Header.Set("Authorization", "Bearer "+b.token)
@@ -104,7 +104,7 @@ func (ts *testServer) connect(t *testing.T, token string, opts *mcp.ClientOption
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:   ts.URL,
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient: &http.Client{Transport: withToken{token, http.DefaultTransport}},
 	}
 	cs, err := c.Connect(context.Background(), tr, nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // Handler returns the HTTP handler of the whole server. From the outside
@@ -68,7 +69,7 @@ func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {
 		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
-		bearer := oauthmeta.RequireBearer(a.Verifier, &oauthmeta.BearerOptions{
+		bearer := bearer.RequireBearer(a.Verifier, &bearer.BearerOptions{
 			ResourceMetadataURL: prmURL,
 			Scopes:              a.Scopes,
 			SuggestedScopes:     s.scopesSupported(),

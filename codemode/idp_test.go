@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // TestOIDCProvider runs the server against a real, OpenID-certified
@@ -80,9 +80,9 @@ func TestOIDCProvider(t *testing.T) {
 	}
 	issuer := started.Issuer
 
-	serve := func(hs *httptest.Server, claims oauthmeta.ClaimNames) {
+	serve := func(hs *httptest.Server, claims bearer.ClaimNames) {
 		// No JWKSURL: the verifier finds the keys through discovery.
-		v, err := oauthmeta.NewJWTVerifier(issuer, resource, &oauthmeta.JWTOptions{Claims: claims})
+		v, err := bearer.NewJWTVerifier(issuer, resource, &bearer.JWTOptions{Claims: claims})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +94,8 @@ func TestOIDCProvider(t *testing.T) {
 		hs.Start()
 		t.Cleanup(hs.Close)
 	}
-	serve(standard, oauthmeta.ClaimNames{})
-	serve(custom, oauthmeta.ClaimNames{Scopes: []string{"scope", "permissions"}})
+	serve(standard, bearer.ClaimNames{})
+	serve(custom, bearer.ClaimNames{Scopes: []string{"scope", "permissions"}})
 
 	token := func(client, secret, audience, scope string) string {
 		form := url.Values{"grant_type": {"client_credentials"}, "resource": {audience}}
@@ -123,7 +123,7 @@ func TestOIDCProvider(t *testing.T) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "idp-client", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
 			Endpoint:   hs.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{tok, http.DefaultTransport}},
+			HTTPClient: &http.Client{Transport: withToken{tok, http.DefaultTransport}},
 		}, nil)
 		if err == nil {
 			t.Cleanup(func() { cs.Close() })

@@ -10,14 +10,14 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 func TestNewRejectsBadConfiguration(t *testing.T) {
 	empty, _ := catalog.New("empty", nil)
 	cat := newTestCatalog(t).Catalog
-	v, _ := oauthmeta.NewJWTVerifier("https://auth.example", "https://api.example/mcp", nil)
+	v, _ := bearer.NewJWTVerifier("https://auth.example", "https://api.example/mcp", nil)
 	tests := []struct {
 		name string
 		cat  *catalog.Catalog

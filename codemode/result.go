@@ -10,6 +10,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/jsonnull"
+	"github.com/brakinglab/codemode-go/internal/jsonscan"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -213,36 +214,15 @@ func indentJSON(v json.RawMessage) []byte {
 // two-space indent, without building it: every element and member starts
 // a line indented by its depth.
 func indentedSize(v []byte) int {
-	n, depth := 0, 0
-	inString := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		n++
-		if inString {
-			switch c {
-			case '\\':
-				i++
-				n++
-			case '"':
-				inString = false
-			}
-			continue
-		}
+	n := len(v)
+	jsonscan.Structural(v, func(c byte, depth int) {
 		switch c {
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-			n += 1 + 2*depth
-		case ']', '}':
-			depth--
-			n += 1 + 2*depth
-		case ',':
-			n += 1 + 2*depth
 		case ':':
-			n++
+			n++ // the space after it
+		default: // a newline and the indent of the next line
+			n += 1 + 2*depth
 		}
-	}
+	})
 	return n
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -29,8 +29,8 @@ import (
 func TestStartupRefusals(t *testing.T) {
 	cat := newTestCatalog(t).Catalog
 	dev := &catalog.Principal{Subject: "dev"}
-	verifier := func(issuer, resource string) oauthmeta.Verifier {
-		v, err := oauthmeta.NewJWTVerifier(issuer, resource, nil)
+	verifier := func(issuer, resource string) bearer.Verifier {
+		v, err := bearer.NewJWTVerifier(issuer, resource, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,33 +2,30 @@ package oauthmeta
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
-// maxDocumentBytes bounds metadata and JWKS responses.
-const maxDocumentBytes = 1 << 20
-
-// defaultHTTPClient is used when no client is configured: unlike
-// http.DefaultClient it cannot hang a request forever.
-var defaultHTTPClient = &http.Client{Timeout: 10 * time.Second}
+// ErrUnavailable is wrapped by errors caused by the server's side rather
+// than by a token or a request: the issuer's metadata or key set cannot be
+// fetched. Verifiers in oauthmeta/bearer wrap it too, so a caller can tell
+// "try again later" from "this token is bad".
+var ErrUnavailable = errors.New("token verification temporarily unavailable")
 
 // MetadataURLs lists where an issuer's metadata may live, in the order
 // [FetchIssuerMetadata] tries them: RFC 8414 (with path insertion for an
 // issuer with a path), then OpenID Connect discovery (path insertion, then
 // path appending).
 func MetadataURLs(issuer string) ([]string, error) {
-	u, err := checkIssuer(issuer)
+	u, err := fetch.CheckIssuer(issuer)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +61,12 @@ func FetchIssuerMetadata(ctx context.Context, issuer string, client *http.Client
 		return nil, err
 	}
 	if client == nil {
-		client = defaultHTTPClient
+		client = fetch.DefaultHTTPClient
 	}
 	var errs []error
 	for _, u := range urls {
 		var meta oauthex.AuthServerMeta
-		status, err := getJSON(ctx, client, u, &meta)
+		status, err := fetch.GetJSON(ctx, client, u, &meta)
 		if err != nil {
 			if status >= 400 && status < 500 {
 				continue // not served here; try the next location
@@ -81,7 +78,7 @@ func FetchIssuerMetadata(ctx context.Context, issuer string, client *http.Client
 			return nil, fmt.Errorf("metadata at %s names issuer %q, want %q", u, meta.Issuer, issuer)
 		}
 		if meta.JWKSURI != "" {
-			if err := checkHTTPSOrLoopback(meta.JWKSURI); err != nil {
+			if err := fetch.CheckHTTPSOrLoopback(meta.JWKSURI); err != nil {
 				return nil, fmt.Errorf("metadata at %s: jwks_uri: %w", u, err)
 			}
 		}
@@ -91,79 +88,6 @@ func FetchIssuerMetadata(ctx context.Context, issuer string, client *http.Client
 		return nil, fmt.Errorf("%w: issuer %s: %w", ErrUnavailable, issuer, errors.Join(errs...))
 	}
 	return nil, fmt.Errorf("%w: issuer %s serves no RFC 8414 or OpenID metadata", ErrUnavailable, issuer)
-}
-
-// getJSON GETs u into v. On a non-200 answer it returns the status code
-// with an error.
-func getJSON(ctx context.Context, client *http.Client, u string, v any) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDocumentBytes))
-		return resp.StatusCode, fmt.Errorf("GET %s: %s", u, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes+1))
-	if err != nil {
-		return resp.StatusCode, fmt.Errorf("GET %s: %w", u, err)
-	}
-	if len(body) > maxDocumentBytes {
-		return resp.StatusCode, fmt.Errorf("GET %s: document larger than %d bytes", u, maxDocumentBytes)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return resp.StatusCode, fmt.Errorf("GET %s: %w", u, err)
-	}
-	return resp.StatusCode, nil
-}
-
-// checkIssuer parses an issuer identifier: https (or http on loopback),
-// no query or fragment (RFC 8414 §2).
-func checkIssuer(issuer string) (*url.URL, error) {
-	if err := checkHTTPSOrLoopback(issuer); err != nil {
-		return nil, fmt.Errorf("issuer: %w", err)
-	}
-	u, _ := url.Parse(issuer)
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("issuer %q must not have a query or fragment", issuer)
-	}
-	return u, nil
-}
-
-// checkHTTPSOrLoopback accepts an absolute https URL, or http for a
-// loopback host (development and tests).
-func checkHTTPSOrLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("%q is not a URL: %w", raw, err)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("%q is not an absolute URL", raw)
-	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		if isLoopback(u.Hostname()) {
-			return nil
-		}
-		return fmt.Errorf("%q must use https (http is allowed only on loopback)", raw)
-	}
-	return fmt.Errorf("%q must use https", raw)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // MetadataCacheOptions configures a [MetadataCache]. Zero values mean the
@@ -204,7 +128,7 @@ func NewMetadataCache(opts *MetadataCacheOptions) *MetadataCache {
 		o = *opts
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = defaultHTTPClient
+		o.HTTPClient = fetch.DefaultHTTPClient
 	}
 	if o.TTL <= 0 {
 		o.TTL = time.Hour

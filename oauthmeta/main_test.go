@@ -8,6 +8,9 @@ import (
 
 // No verifier, cache or middleware may leave goroutines behind. Idle
 // keep-alive connections of HTTP clients are not leaks.
+// testResource is the canonical URI of the MCP endpoint in these tests.
+const testResource = "https://coach.example.com/mcp"
+
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m,
 		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // Well-known path prefixes (RFC 9728 §3, RFC 8414 §3, OpenID Discovery §4).
@@ -55,19 +57,19 @@ func checkResourceMetadata(prm *oauthex.ProtectedResourceMetadata) error {
 	if prm == nil {
 		return errors.New("protected resource metadata is nil")
 	}
-	if err := checkResource(prm.Resource); err != nil {
+	if err := fetch.CheckResource(prm.Resource); err != nil {
 		return err
 	}
 	if len(prm.AuthorizationServers) == 0 {
 		return errors.New("authorization_servers is empty: name at least one issuer")
 	}
 	for i, as := range prm.AuthorizationServers {
-		if _, err := checkIssuer(as); err != nil {
+		if _, err := fetch.CheckIssuer(as); err != nil {
 			return fmt.Errorf("authorization_servers[%d]: %w", i, err)
 		}
 	}
 	if prm.ResourceDocumentation != "" {
-		if err := checkHTTPSOrLoopback(prm.ResourceDocumentation); err != nil {
+		if err := fetch.CheckHTTPSOrLoopback(prm.ResourceDocumentation); err != nil {
 			return fmt.Errorf("resource_documentation: %w", err)
 		}
 	}
@@ -84,7 +86,7 @@ func checkResourceMetadata(prm *oauthex.ProtectedResourceMetadata) error {
 // "https://x/mcp" → "https://x/.well-known/oauth-protected-resource/mcp".
 // This is the URL to put in [BearerOptions.ResourceMetadataURL].
 func ResourceMetadataURL(resource string) (string, error) {
-	if err := checkResource(resource); err != nil {
+	if err := fetch.CheckResource(resource); err != nil {
 		return "", err
 	}
 	u, _ := url.Parse(resource)

@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 func devAuthServer(issuer string) *oauthex.AuthServerMeta {
@@ -50,7 +53,7 @@ func TestMountServesWellKnownRoutes(t *testing.T) {
 		"/.well-known/oauth-protected-resource/mcp",
 		"/.well-known/oauth-protected-resource",
 	} {
-		resp := get(t, srv.URL+path, "")
+		resp := fetchDoc(t, srv.URL+path)
 		var got map[string]any
 		if err := json.Unmarshal([]byte(resp.body), &got); resp.status != 200 || err != nil {
 			t.Fatalf("GET %s: %d %s", path, resp.status, resp.body)
@@ -69,7 +72,7 @@ func TestMountServesWellKnownRoutes(t *testing.T) {
 		"/.well-known/oauth-authorization-server/auth",
 		"/auth/.well-known/oauth-authorization-server",
 	} {
-		resp := get(t, srv.URL+path, "")
+		resp := fetchDoc(t, srv.URL+path)
 		var got oauthex.AuthServerMeta
 		if err := json.Unmarshal([]byte(resp.body), &got); resp.status != 200 || err != nil {
 			t.Fatalf("GET %s: %d %s", path, resp.status, resp.body)
@@ -243,3 +246,31 @@ func TestMetadataCache(t *testing.T) {
 		t.Fatalf("stale: %v, %v", m, err)
 	}
 }
+
+// doc is an answer to an unauthenticated GET.
+type doc struct {
+	status int
+	body   string
+	header http.Header
+}
+
+func fetchDoc(t *testing.T, url string) doc {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc{resp.StatusCode, string(b), resp.Header}
+}
+
+// clock is a settable time source for caches under test.
+type clock struct{ offset atomic.Int64 }
+
+func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
+func newClock() *clock                   { return &clock{} }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // AuthServerMetadataHandler serves meta as RFC 8414 authorization-server
@@ -54,7 +56,7 @@ func CheckAuthServerMeta(meta *oauthex.AuthServerMeta) error {
 	if meta == nil {
 		return errors.New("authorization server metadata is nil")
 	}
-	if _, err := checkIssuer(meta.Issuer); err != nil {
+	if _, err := fetch.CheckIssuer(meta.Issuer); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{
@@ -64,7 +66,7 @@ func CheckAuthServerMeta(meta *oauthex.AuthServerMeta) error {
 		if f.v == "" {
 			return fmt.Errorf("%s is required", f.name)
 		}
-		if err := checkHTTPSOrLoopback(f.v); err != nil {
+		if err := fetch.CheckHTTPSOrLoopback(f.v); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
@@ -78,7 +80,7 @@ func CheckAuthServerMeta(meta *oauthex.AuthServerMeta) error {
 		if f.v == "" {
 			continue
 		}
-		if err := checkHTTPSOrLoopback(f.v); err != nil {
+		if err := fetch.CheckHTTPSOrLoopback(f.v); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}

@@ -170,13 +170,15 @@ func TestCompileBombInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// n = 20 compiles in a few seconds: long enough to be abandoned, short
-	// enough not to burn the test binary's CPU for long.
+	// n = 21 compiles in about four seconds on an idle machine: each bomb
+	// must still be compiling when the last of MaxAbandonedInProcess runs
+	// is answered (2 × 1.3 s), and must not burn the test binary's CPU for
+	// long. (n = 20, about 2 s, finished too early on an idle machine.)
 	// Each bomb is new: a finished abandoned compilation is cached.
 	n := 0
 	bomb := func() string {
 		n++
-		return parenArrowBomb(20) + fmt.Sprintf("\n// %s %d %d", t.Name(), time.Now().UnixNano(), n)
+		return parenArrowBomb(21) + fmt.Sprintf("\n// %s %d %d", t.Name(), time.Now().UnixNano(), n)
 	}
 	abandoned := &sb.exec.(*inProcess).abandoned
 	t.Cleanup(func() {

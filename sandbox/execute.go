@@ -38,6 +38,8 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
+
+	"github.com/brakinglab/codemode-go/internal/jsonscan"
 )
 
 // maxCallStackSize bounds JavaScript recursion. Deeper recursion ends the
@@ -650,7 +652,7 @@ func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 	if goja.IsUndefined(s) {
 		return "null", nil
 	}
-	if d := jsonDepth([]byte(s.String())); d > maxOutputDepth {
+	if d := jsonscan.Depth([]byte(s.String())); d > maxOutputDepth {
 		return "", e.failure(&Error{Kind: KindRuntime, Message: fmt.Sprintf(
 			"the return value is nested %d levels deep, over the %d-level limit. Return flatter data.", d, maxOutputDepth)})
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/brakinglab/codemode-go/internal/jsonscan"
 )
 
 // output accumulates console output and the return value under the
@@ -216,35 +218,6 @@ func cutMarked(s string, n int) string {
 	return cut(s, n-len(note)) + note
 }
 
-// jsonDepth returns the deepest nesting of arrays and objects in valid
-// JSON.
-func jsonDepth(b []byte) int {
-	depth, deepest := 0, 0
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '[', '{':
-			depth++
-			deepest = max(deepest, depth)
-		case ']', '}':
-			depth--
-		}
-	}
-	return deepest
-}
-
 // truncatedJSON marks where fitJSON cut a value.
 const truncatedJSON = `"` + ellipsis + ` [truncated: over the output limit]"`
 
@@ -257,7 +230,7 @@ func fitJSON(raw json.RawMessage, max int) json.RawMessage {
 	if len(raw) <= max {
 		return raw
 	}
-	if max < len(truncatedJSON)+16 || jsonDepth(raw) > maxOutputDepth {
+	if max < len(truncatedJSON)+16 || jsonscan.Depth(raw) > maxOutputDepth {
 		return json.RawMessage(truncatedJSON)
 	}
 	var (

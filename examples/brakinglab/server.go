@@ -12,10 +12,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // shutdownGrace is how long in-flight requests may take to finish after
@@ -86,7 +87,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		if audience == "" {
 			audience = h.mcpURL
 		}
-		v, err := oauthmeta.NewJWTVerifier(cfg.Issuer, audience, nil)
+		v, err := bearer.NewJWTVerifier(cfg.Issuer, audience, nil)
 		if err != nil {
 			return nil, fmt.Errorf("-issuer: %w", err)
 		}
@@ -108,7 +109,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := oauthmeta.NewJWTVerifier(as.Issuer(), h.mcpURL, &oauthmeta.JWTOptions{
+		v, err := bearer.NewJWTVerifier(as.Issuer(), h.mcpURL, &bearer.JWTOptions{
 			JWKSURL:    local + strings.TrimPrefix(as.JWKSURL(), as.Issuer()),
 			Algorithms: []string{"ES256"},
 			// Issuer and verifier share this process's clock.

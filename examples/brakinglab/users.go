@@ -12,7 +12,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // externalUsers maps the users of an external issuer to BrakingLab
@@ -21,7 +21,7 @@ import (
 // derived from both; it has a random password, since that user signs in at
 // the issuer, never on BrakingLab's own page.
 type externalUsers struct {
-	v      oauthmeta.Verifier
+	v      bearer.Verifier
 	st     *store.Store
 	issuer string
 	log    *slog.Logger
@@ -29,7 +29,7 @@ type externalUsers struct {
 
 // Verify checks the token with the issuer's keys, then swaps the external
 // subject for the local account's ID.
-func (e *externalUsers) Verify(ctx context.Context, token string) (*oauthmeta.Token, error) {
+func (e *externalUsers) Verify(ctx context.Context, token string) (*bearer.Token, error) {
 	tok, err := e.v.Verify(ctx, token)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func (e *externalUsers) ClockSkew() time.Duration {
 	if s, ok := e.v.(interface{ ClockSkew() time.Duration }); ok {
 		return s.ClockSkew()
 	}
-	return oauthmeta.DefaultClockSkew
+	return bearer.DefaultClockSkew
 }
 
 // storeUsers lets the authorization server check passwords against the store.

@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 type whoami struct {
@@ -45,11 +47,11 @@ func mountMCP(grants map[string]*atomic.Int32) func(e *env, mux *http.ServeMux) 
 			e.t.Fatal(err)
 		}
 		prmURL, _ := oauthmeta.ResourceMetadataURL(e.Resource())
-		v, err := oauthmeta.NewJWTVerifier(e.URL(), e.Resource(), &oauthmeta.JWTOptions{Algorithms: []string{"ES256"}})
+		v, err := bearer.NewJWTVerifier(e.URL(), e.Resource(), &bearer.JWTOptions{Algorithms: []string{"ES256"}})
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		mux.Handle("/mcp", oauthmeta.RequireBearer(v, &oauthmeta.BearerOptions{ResourceMetadataURL: prmURL, Scopes: []string{ScopeRead}})(h))
+		mux.Handle("/mcp", bearer.RequireBearer(v, &bearer.BearerOptions{ResourceMetadataURL: prmURL, Scopes: []string{ScopeRead}})(h))
 		// Count grant types at the token endpoint, then let the server answer.
 		tokenPath := "POST /token"
 		mux.Handle(tokenPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,12 +1,12 @@
-package oauthmeta
+package bearer
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/brakinglab/codemode-go/catalog"
 )
 
 // A Verifier checks an access token and says who it speaks for.
@@ -80,8 +80,3 @@ func (e *TokenError) Unwrap() []error {
 func invalid(desc string) error { return &TokenError{Description: desc} }
 
 func invalidCause(desc string, cause error) error { return &TokenError{Description: desc, Err: cause} }
-
-// ErrUnavailable is wrapped by verifier errors caused by the server's side —
-// the issuer's metadata or key set cannot be fetched — rather than by the
-// token.
-var ErrUnavailable = errors.New("token verification temporarily unavailable")

@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"io"
@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // clock is a settable time source for verifiers under test.
@@ -20,9 +21,9 @@ type clock struct{ offset atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 func newClock() *clock                   { return &clock{} }
-func mustVerifier(t *testing.T, iss *oauthmetatest.Issuer, resource string, o *oauthmeta.JWTOptions) *oauthmeta.JWTVerifier {
+func mustVerifier(t *testing.T, iss *oauthmetatest.Issuer, resource string, o *bearer.JWTOptions) *bearer.JWTVerifier {
 	t.Helper()
-	v, err := oauthmeta.NewJWTVerifier(iss.URL, resource, o)
+	v, err := bearer.NewJWTVerifier(iss.URL, resource, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +50,9 @@ func (s *seen) handler() http.Handler {
 
 // protectedServer serves next behind RequireBearer on a loopback server and
 // returns its URL.
-func protectedServer(t *testing.T, v oauthmeta.Verifier, opts *oauthmeta.BearerOptions, next http.Handler) string {
+func protectedServer(t *testing.T, v bearer.Verifier, opts *bearer.BearerOptions, next http.Handler) string {
 	t.Helper()
-	srv := httptest.NewServer(oauthmeta.RequireBearer(v, opts)(next))
+	srv := httptest.NewServer(bearer.RequireBearer(v, opts)(next))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 const (
@@ -49,7 +50,7 @@ func invalidToken(desc string) string {
 func TestRequireBearerRejects(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	strict := mustVerifier(t, iss, testResource, nil)
-	relaxed := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{AcceptJWTType: true})
+	relaxed := mustVerifier(t, iss, testResource, &bearer.JWTOptions{AcceptJWTType: true})
 	now := time.Now()
 	valid := func(opts ...TokenOption) string {
 		return iss.Mint(testResource, append([]TokenOption{WithScope(testScope)}, opts...)...)
@@ -57,7 +58,7 @@ func TestRequireBearerRejects(t *testing.T) {
 
 	tests := []struct {
 		name          string
-		verifier      oauthmeta.Verifier // default strict
+		verifier      bearer.Verifier // default strict
 		authorization string
 		query         string
 		status        int
@@ -224,7 +225,7 @@ func TestRequireBearerRejects(t *testing.T) {
 				v = strict
 			}
 			var s seen
-			url := protectedServer(t, v, &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
+			url := protectedServer(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
 			resp := get(t, url+"/mcp"+tt.query, tt.authorization)
 			if resp.status != tt.status {
 				t.Errorf("status %d, want %d (body %s)", resp.status, tt.status, resp.body)
@@ -267,12 +268,12 @@ func TestRequireBearerRejects(t *testing.T) {
 func TestRequireBearerAdmits(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	strict := mustVerifier(t, iss, testResource, nil)
-	relaxed := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{AcceptJWTType: true})
+	relaxed := mustVerifier(t, iss, testResource, &bearer.JWTOptions{AcceptJWTType: true})
 	now := time.Now()
 
 	tests := []struct {
 		name       string
-		verifier   oauthmeta.Verifier
+		verifier   bearer.Verifier
 		token      string
 		wantScopes []string
 		wantClient string
@@ -292,7 +293,7 @@ func TestRequireBearerAdmits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var s seen
-			url := protectedServer(t, tt.verifier, &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
+			url := protectedServer(t, tt.verifier, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
 			resp := get(t, url, "Bearer "+tt.token)
 			if resp.status != http.StatusOK || s.calls.Load() != 1 {
 				t.Fatalf("status %d, calls %d, body %s", resp.status, s.calls.Load(), resp.body)
@@ -315,7 +316,7 @@ func TestRequireBearerUnavailable(t *testing.T) {
 	v := mustVerifier(t, iss, testResource, nil)
 	iss.Close() // keys can no longer be fetched
 	var s seen
-	url := protectedServer(t, v, &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM}, s.handler())
+	url := protectedServer(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM}, s.handler())
 	resp := get(t, url, "Bearer "+token)
 	if resp.status != http.StatusServiceUnavailable || resp.header.Get("Retry-After") != "30" || s.calls.Load() != 0 {
 		t.Fatalf("status %d, Retry-After %q, calls %d", resp.status, resp.header.Get("Retry-After"), s.calls.Load())
@@ -331,7 +332,7 @@ func TestRequireBearerSuggestedScopes(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	v := mustVerifier(t, iss, testResource, nil)
 	var s seen
-	url := protectedServer(t, v, &oauthmeta.BearerOptions{
+	url := protectedServer(t, v, &bearer.BearerOptions{
 		ResourceMetadataURL: testPRM,
 		Scopes:              []string{testScope},
 		SuggestedScopes:     []string{testScope, "sessions:write"},
@@ -352,8 +353,8 @@ func TestRequireBearerSuggestedScopes(t *testing.T) {
 // reports how much clock skew it tolerates.
 type skewedVerifier struct{ skew time.Duration }
 
-func (v skewedVerifier) Verify(context.Context, string) (*oauthmeta.Token, error) {
-	return &oauthmeta.Token{Principal: catalog.Principal{Subject: "u"}, Expiry: time.Now().Add(-time.Minute)}, nil
+func (v skewedVerifier) Verify(context.Context, string) (*bearer.Token, error) {
+	return &bearer.Token{Principal: catalog.Principal{Subject: "u"}, Expiry: time.Now().Add(-time.Minute)}, nil
 }
 
 func (v skewedVerifier) ClockSkew() time.Duration { return v.skew }
@@ -368,7 +369,7 @@ func TestRequireBearerUsesTheVerifiersClockSkew(t *testing.T) {
 	if r := get(t, tolerant, "Bearer tok"); r.status != http.StatusOK {
 		t.Errorf("with 5 min skew: %d %s", r.status, r.body)
 	}
-	strict := protectedServer(t, oauthmeta.VerifierFunc(skewedVerifier{}.Verify), nil, s.handler())
+	strict := protectedServer(t, bearer.VerifierFunc(skewedVerifier{}.Verify), nil, s.handler())
 	if r := get(t, strict, "Bearer tok"); r.status != http.StatusUnauthorized {
 		t.Errorf("with the default skew: %d %s, want 401", r.status, r.body)
 	}

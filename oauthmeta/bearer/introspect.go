@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // IntrospectionOptions configures an [IntrospectionVerifier]. Zero values
@@ -73,7 +75,7 @@ type IntrospectionVerifier struct {
 	issuer, resource string
 	opts             IntrospectionOptions
 	skew             time.Duration
-	meta             *MetadataCache
+	meta             *oauthmeta.MetadataCache
 
 	inFlight chan struct{}
 	mu       sync.Mutex
@@ -87,14 +89,14 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 	if opts != nil {
 		o = *opts
 	}
-	if _, err := checkIssuer(issuer); err != nil {
+	if _, err := fetch.CheckIssuer(issuer); err != nil {
 		return nil, err
 	}
-	if err := checkResource(resource); err != nil {
+	if err := fetch.CheckResource(resource); err != nil {
 		return nil, err
 	}
 	if o.Endpoint != "" {
-		if err := checkHTTPSOrLoopback(o.Endpoint); err != nil {
+		if err := fetch.CheckHTTPSOrLoopback(o.Endpoint); err != nil {
 			return nil, fmt.Errorf("introspection endpoint: %w", err)
 		}
 	}
@@ -109,7 +111,7 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 		skew = 0
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = defaultHTTPClient
+		o.HTTPClient = fetch.DefaultHTTPClient
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -129,7 +131,7 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 	v := &IntrospectionVerifier{issuer: issuer, resource: resource, opts: o, skew: skew,
 		inFlight: make(chan struct{}, maxIntrospectionInFlight), cache: map[[32]byte]introspected{}}
 	if o.Endpoint == "" {
-		v.meta = NewMetadataCache(&MetadataCacheOptions{HTTPClient: o.HTTPClient, Now: o.Now})
+		v.meta = oauthmeta.NewMetadataCache(&oauthmeta.MetadataCacheOptions{HTTPClient: o.HTTPClient, Now: o.Now})
 	}
 	return v, nil
 }
@@ -146,7 +148,7 @@ func (v *IntrospectionVerifier) Resource() string { return v.resource }
 // Verify asks the introspection endpoint about token. An inactive token,
 // or one for another issuer or audience, is a [*TokenError]; an endpoint
 // that cannot be reached or answers badly gives an error wrapping
-// [ErrUnavailable].
+// [oauthmeta.ErrUnavailable].
 func (v *IntrospectionVerifier) Verify(ctx context.Context, token string) (*Token, error) {
 	if v.opts.CacheTTL < 0 {
 		return v.introspect(ctx, token)
@@ -217,18 +219,18 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (*
 	req.SetBasicAuth(url.QueryEscape(v.opts.ClientID), url.QueryEscape(v.opts.ClientSecret))
 	resp, err := v.opts.HTTPClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: introspection: %w", ErrUnavailable, err)
+		return nil, fmt.Errorf("%w: introspection: %w", oauthmeta.ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentBytes))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, fetch.MaxDocumentBytes))
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: introspection answered %s", ErrUnavailable, resp.Status)
+		return nil, fmt.Errorf("%w: introspection answered %s", oauthmeta.ErrUnavailable, resp.Status)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var c map[string]any
 	if err := dec.Decode(&c); err != nil || c == nil {
-		return nil, fmt.Errorf("%w: introspection response is not a JSON object", ErrUnavailable)
+		return nil, fmt.Errorf("%w: introspection response is not a JSON object", oauthmeta.ErrUnavailable)
 	}
 	return v.check(c)
 }
@@ -282,13 +284,13 @@ func (v *IntrospectionVerifier) endpoint(ctx context.Context) (string, error) {
 	}
 	meta, err := v.meta.Get(ctx, v.issuer)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return "", fmt.Errorf("%w: %w", oauthmeta.ErrUnavailable, err)
 	}
 	if meta.IntrospectionEndpoint == "" {
-		return "", fmt.Errorf("%w: issuer %s advertises no introspection_endpoint", ErrUnavailable, v.issuer)
+		return "", fmt.Errorf("%w: issuer %s advertises no introspection_endpoint", oauthmeta.ErrUnavailable, v.issuer)
 	}
-	if err := checkHTTPSOrLoopback(meta.IntrospectionEndpoint); err != nil {
-		return "", fmt.Errorf("%w: introspection_endpoint: %w", ErrUnavailable, err)
+	if err := fetch.CheckHTTPSOrLoopback(meta.IntrospectionEndpoint); err != nil {
+		return "", fmt.Errorf("%w: introspection_endpoint: %w", oauthmeta.ErrUnavailable, err)
 	}
 	return meta.IntrospectionEndpoint, nil
 }

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -39,7 +39,7 @@ func TestCancelledRequestsCannotBypassTheKeyRefetchLimit(t *testing.T) {
 	}))
 	t.Cleanup(jwks.Close)
 	clk := newClock()
-	v := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{JWKSURL: jwks.URL, Now: clk.Now})
+	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{JWKSURL: jwks.URL, Now: clk.Now})
 
 	// The first request fetches the keys and is abandoned mid-fetch.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +55,7 @@ func TestCancelledRequestsCannotBypassTheKeyRefetchLimit(t *testing.T) {
 
 	// Another unknown kid within the interval must not fetch again.
 	_, err := v.Verify(context.Background(), iss.Mint(testResource, WithKid("unknown-2")))
-	var te *oauthmeta.TokenError
+	var te *bearer.TokenError
 	if !errors.As(err, &te) {
 		t.Fatalf("unknown kid: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestIntrospectionResultsCached(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	endpoint, calls := countingIntrospection(t, iss)
 	clk := newClock()
-	v := newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{Endpoint: endpoint, Now: clk.Now})
+	v := newIntrospector(t, iss, &bearer.IntrospectionOptions{Endpoint: endpoint, Now: clk.Now})
 	ctx := context.Background()
 	good := iss.Mint(testResource, WithScope(testScope))
 	for range 5 {
@@ -112,7 +112,7 @@ func TestIntrospectionResultsCached(t *testing.T) {
 	// After the cache lifetime the server is asked again, and a revocation
 	// is seen.
 	iss.Revoke(good)
-	clk.Advance(oauthmeta.DefaultIntrospectionCacheTTL + time.Second)
+	clk.Advance(bearer.DefaultIntrospectionCacheTTL + time.Second)
 	if _, err := v.Verify(ctx, good); err == nil {
 		t.Fatal("revoked token still accepted after the cache lifetime")
 	}
@@ -120,7 +120,7 @@ func TestIntrospectionResultsCached(t *testing.T) {
 		t.Fatalf("%d calls, want 3", n)
 	}
 	// A negative lifetime turns the cache off.
-	off := newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{Endpoint: endpoint, CacheTTL: -1})
+	off := newIntrospector(t, iss, &bearer.IntrospectionOptions{Endpoint: endpoint, CacheTTL: -1})
 	for range 2 {
 		off.Verify(ctx, "never-issued")
 	}

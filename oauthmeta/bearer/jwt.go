@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"context"
@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // Defaults of [JWTOptions].
@@ -67,7 +70,7 @@ type JWTOptions struct {
 	// KeyRefreshInterval is the least time between two fetches of the key
 	// set (and of the issuer's metadata when it is discovered), however many
 	// tokens with unknown key ids arrive. A failed fetch is not retried
-	// sooner either (requests meanwhile get ErrUnavailable when no keys are
+	// sooner either (requests meanwhile get oauthmeta.ErrUnavailable when no keys are
 	// cached). Default [DefaultKeyRefreshInterval].
 	KeyRefreshInterval time.Duration
 	// HTTPClient fetches metadata and keys. Default: a client with a 10 s
@@ -99,10 +102,10 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 	if opts != nil {
 		o = *opts
 	}
-	if _, err := checkIssuer(issuer); err != nil {
+	if _, err := fetch.CheckIssuer(issuer); err != nil {
 		return nil, err
 	}
-	if err := checkResource(resource); err != nil {
+	if err := fetch.CheckResource(resource); err != nil {
 		return nil, err
 	}
 	if len(o.Algorithms) == 0 {
@@ -125,7 +128,7 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 		o.KeyRefreshInterval = DefaultKeyRefreshInterval
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = defaultHTTPClient
+		o.HTTPClient = fetch.DefaultHTTPClient
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -140,7 +143,7 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 		o.Claims.Scopes = []string{"scope", "scp"}
 	}
 	if o.JWKSURL != "" {
-		if err := checkHTTPSOrLoopback(o.JWKSURL); err != nil {
+		if err := fetch.CheckHTTPSOrLoopback(o.JWKSURL); err != nil {
 			return nil, fmt.Errorf("JWKSURL: %w", err)
 		}
 	}
@@ -174,7 +177,7 @@ func (v *JWTVerifier) jwksURL() func(context.Context) (string, error) {
 		u := v.opts.JWKSURL
 		return func(context.Context) (string, error) { return u, nil }
 	}
-	cache := NewMetadataCache(&MetadataCacheOptions{
+	cache := oauthmeta.NewMetadataCache(&oauthmeta.MetadataCacheOptions{
 		HTTPClient: v.opts.HTTPClient,
 		RetryAfter: v.opts.KeyRefreshInterval,
 		Now:        v.opts.Now,
@@ -182,13 +185,13 @@ func (v *JWTVerifier) jwksURL() func(context.Context) (string, error) {
 	return func(ctx context.Context) (string, error) {
 		meta, err := cache.Get(ctx, v.issuer)
 		if err != nil {
-			if !errors.Is(err, ErrUnavailable) {
-				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+			if !errors.Is(err, oauthmeta.ErrUnavailable) {
+				err = fmt.Errorf("%w: %w", oauthmeta.ErrUnavailable, err)
 			}
 			return "", err
 		}
 		if meta.JWKSURI == "" {
-			return "", fmt.Errorf("%w: issuer %s publishes no jwks_uri", ErrUnavailable, v.issuer)
+			return "", fmt.Errorf("%w: issuer %s publishes no jwks_uri", oauthmeta.ErrUnavailable, v.issuer)
 		}
 		return meta.JWKSURI, nil
 	}
@@ -202,7 +205,7 @@ func (v *JWTVerifier) Resource() string { return v.resource }
 
 // Verify checks token and returns its principal. Rejections are
 // [*TokenError]s (wrapping auth.ErrInvalidToken); a key set or metadata
-// that cannot be fetched gives an error wrapping [ErrUnavailable].
+// that cannot be fetched gives an error wrapping [oauthmeta.ErrUnavailable].
 //
 // Cheap checks on the unverified claims run first, so a token for another
 // issuer or audience, or an expired one, is refused without fetching keys.
@@ -229,7 +232,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 		switch {
 		case errors.As(err, &expired):
 			return nil, invalidCause("token expired", err)
-		case errors.Is(res.err, ErrUnavailable):
+		case errors.Is(res.err, oauthmeta.ErrUnavailable):
 			return nil, res.err
 		case errors.Is(res.err, errUnknownKey):
 			return nil, invalidCause(fmt.Sprintf("token signed with an unknown key (kid %q)", clip(h.Kid)), err)

@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"bytes"
@@ -136,19 +136,6 @@ func scopes(c map[string]any, names []string) []string {
 			}
 			return out
 		}
-	}
-	return nil
-}
-
-// checkResource validates a canonical resource URI (RFC 8707 §2): absolute,
-// https or loopback http, no fragment.
-func checkResource(resource string) error {
-	if err := checkHTTPSOrLoopback(resource); err != nil {
-		return fmt.Errorf("resource: %w", err)
-	}
-	u, _ := url.Parse(resource)
-	if u.Fragment != "" {
-		return fmt.Errorf("resource %q must not have a fragment", resource)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // A flood of tokens with unknown key ids must not turn into a flood of
@@ -18,7 +19,7 @@ import (
 func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	clk := newClock()
-	v := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{Now: clk.Now})
+	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{Now: clk.Now})
 	ctx := context.Background()
 
 	const n = 1000
@@ -39,7 +40,7 @@ func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		var te *oauthmeta.TokenError
+		var te *bearer.TokenError
 		if !errors.As(err, &te) || !errors.Is(err, auth.ErrInvalidToken) {
 			t.Fatalf("forged token: %v, want a TokenError wrapping auth.ErrInvalidToken", err)
 		}
@@ -63,7 +64,7 @@ func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 
 	// Once the interval has passed, one unknown kid may refresh the set
 	// once more: that is how a rotated-in key gets picked up.
-	clk.Advance(oauthmeta.DefaultKeyRefreshInterval + time.Second)
+	clk.Advance(bearer.DefaultKeyRefreshInterval + time.Second)
 	for i := range 50 {
 		_, _ = v.Verify(ctx, forged[i])
 	}
@@ -99,7 +100,7 @@ func TestVerifierDiscoversKeys(t *testing.T) {
 
 func TestVerifierWithStaticJWKSURL(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	v := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{JWKSURL: iss.JWKSURL})
+	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{JWKSURL: iss.JWKSURL})
 	if _, err := v.Verify(context.Background(), iss.Mint(testResource)); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestVerifierWithStaticJWKSURL(t *testing.T) {
 
 func TestVerifierClaimNames(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	v := mustVerifier(t, iss, testResource, &oauthmeta.JWTOptions{Claims: oauthmeta.ClaimNames{
+	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{Claims: bearer.ClaimNames{
 		Subject:  "oid",
 		ClientID: []string{"appid"},
 		Scopes:   []string{"roles"},
@@ -129,18 +130,18 @@ func TestVerifierClaimNames(t *testing.T) {
 func TestNewJWTVerifierRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name, issuer, resource string
-		opts                   *oauthmeta.JWTOptions
+		opts                   *bearer.JWTOptions
 	}{
-		{"HMAC algorithm", "https://as.example.com", testResource, &oauthmeta.JWTOptions{Algorithms: []string{"HS256"}}},
-		{"none algorithm", "https://as.example.com", testResource, &oauthmeta.JWTOptions{Algorithms: []string{"RS256", "none"}}},
+		{"HMAC algorithm", "https://as.example.com", testResource, &bearer.JWTOptions{Algorithms: []string{"HS256"}}},
+		{"none algorithm", "https://as.example.com", testResource, &bearer.JWTOptions{Algorithms: []string{"RS256", "none"}}},
 		{"http issuer", "http://as.example.com", testResource, nil},
 		{"relative resource", "https://as.example.com", "/mcp", nil},
 		{"resource with fragment", "https://as.example.com", testResource + "#x", nil},
-		{"http JWKS", "https://as.example.com", testResource, &oauthmeta.JWTOptions{JWKSURL: "http://keys.example.com/jwks"}},
+		{"http JWKS", "https://as.example.com", testResource, &bearer.JWTOptions{JWKSURL: "http://keys.example.com/jwks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := oauthmeta.NewJWTVerifier(tt.issuer, tt.resource, tt.opts); err == nil {
+			if _, err := bearer.NewJWTVerifier(tt.issuer, tt.resource, tt.opts); err == nil {
 				t.Fatal("no error")
 			}
 		})

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 type whoami struct {
@@ -63,7 +65,7 @@ func mcpResource(t *testing.T, iss *Issuer, scopes []string) string {
 		t.Fatal(err)
 	}
 	v := mustVerifier(t, iss, resource, nil)
-	mux.Handle("/mcp", oauthmeta.RequireBearer(v, &oauthmeta.BearerOptions{ResourceMetadataURL: prmURL, Scopes: scopes})(mcpHandler))
+	mux.Handle("/mcp", bearer.RequireBearer(v, &bearer.BearerOptions{ResourceMetadataURL: prmURL, Scopes: scopes})(mcpHandler))
 	return resource
 }
 

@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // Why a signature check failed; recorded in the request context because
@@ -146,8 +149,8 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	var raw struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	if _, err := getJSON(ctx, k.client, u, &raw); err != nil {
-		return nil, fmt.Errorf("%w: fetching key set: %w", ErrUnavailable, err)
+	if _, err := fetch.GetJSON(ctx, k.client, u, &raw); err != nil {
+		return nil, fmt.Errorf("%w: fetching key set: %w", oauthmeta.ErrUnavailable, err)
 	}
 	keys := make([]jose.JSONWebKey, 0, len(raw.Keys))
 	for _, r := range raw.Keys {
@@ -160,7 +163,7 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		keys = append(keys, key)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("%w: key set at %s has no usable public keys", ErrUnavailable, u)
+		return nil, fmt.Errorf("%w: key set at %s has no usable public keys", oauthmeta.ErrUnavailable, u)
 	}
 	return keys, nil
 }

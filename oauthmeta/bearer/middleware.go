@@ -1,4 +1,4 @@
-package oauthmeta
+package bearer
 
 import (
 	"context"
@@ -11,15 +11,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/brakinglab/codemode-go/catalog"
 )
 
 // BearerOptions configures [RequireBearer]. The zero value requires a valid
 // token and no particular scope.
 type BearerOptions struct {
 	// ResourceMetadataURL is the absolute URL of this resource's RFC 9728
-	// metadata (see [ResourceMetadataURL]); it is sent in every challenge so
+	// metadata (see [oauthmeta.ResourceMetadataURL]); it is sent in every challenge so
 	// clients can discover the authorization server.
 	ResourceMetadataURL string
 	// Scopes must all be granted to the token; otherwise the answer is

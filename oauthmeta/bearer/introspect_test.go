@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -8,20 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
-func newIntrospector(t *testing.T, iss *Issuer, o *oauthmeta.IntrospectionOptions) *oauthmeta.IntrospectionVerifier {
+func newIntrospector(t *testing.T, iss *Issuer, o *bearer.IntrospectionOptions) *bearer.IntrospectionVerifier {
 	t.Helper()
 	if o == nil {
-		o = &oauthmeta.IntrospectionOptions{}
+		o = &bearer.IntrospectionOptions{}
 	}
 	if o.ClientID == "" {
 		o.ClientID, o.ClientSecret = IntrospectionClientID, IntrospectionClientSecret
 	}
-	v, err := oauthmeta.NewIntrospectionVerifier(iss.URL, testResource, o)
+	v, err := bearer.NewIntrospectionVerifier(iss.URL, testResource, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +38,17 @@ func TestIntrospectionVerifier(t *testing.T) {
 
 	tests := []struct {
 		name     string
-		verifier oauthmeta.Verifier
+		verifier bearer.Verifier
 		token    string
 		want     string // error description; "" means admitted
 	}{
 		{"active", discovered, iss.Mint(testResource, WithScope(testScope)), ""},
-		{"explicit endpoint", newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{Endpoint: iss.URL + "/introspect"}), iss.Mint(testResource, WithScope(testScope)), ""},
+		{"explicit endpoint", newIntrospector(t, iss, &bearer.IntrospectionOptions{Endpoint: iss.URL + "/introspect"}), iss.Mint(testResource, WithScope(testScope)), ""},
 		{"revoked", discovered, revoked, "token is not active (revoked, expired or unknown)"},
 		{"unknown", discovered, "opaque-token-the-issuer-never-issued", "token is not active (revoked, expired or unknown)"},
 		{"wrong audience", discovered, iss.Mint("https://other.example.com/mcp"), `token audience is not this resource: request a token for resource "` + testResource + `"`},
 		{"no audience", discovered, iss.Mint(testResource, WithoutClaim("aud")), `token audience is not this resource: request a token for resource "` + testResource + `"`},
-		{"no audience allowed", newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{AllowMissingAudience: true}), iss.Mint(testResource, WithoutClaim("aud"), WithScope(testScope)), ""},
+		{"no audience allowed", newIntrospector(t, iss, &bearer.IntrospectionOptions{AllowMissingAudience: true}), iss.Mint(testResource, WithoutClaim("aud"), WithScope(testScope)), ""},
 		{"expired", discovered, iss.Mint(testResource, WithExpiry(time.Now().Add(-time.Hour))), "token expired"},
 		{"no subject", discovered, iss.Mint(testResource, WithoutClaim("sub")), `token has no "sub"`},
 	}
@@ -62,7 +64,7 @@ func TestIntrospectionVerifier(t *testing.T) {
 				}
 				return
 			}
-			var te *oauthmeta.TokenError
+			var te *bearer.TokenError
 			if !errors.As(err, &te) || te.Description != tt.want || !errors.Is(err, auth.ErrInvalidToken) {
 				t.Fatalf("err %v, want TokenError %q", err, tt.want)
 			}
@@ -74,7 +76,7 @@ func TestIntrospectionVerifier(t *testing.T) {
 func TestIntrospectionThroughMiddleware(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	var s seen
-	url := protectedServer(t, newIntrospector(t, iss, nil), &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
+	url := protectedServer(t, newIntrospector(t, iss, nil), &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
 	if resp := get(t, url, "Bearer "+iss.Mint(testResource, WithScope(testScope))); resp.status != http.StatusOK || s.calls.Load() != 1 {
 		t.Fatalf("active token: %d %s", resp.status, resp.body)
 	}
@@ -93,12 +95,12 @@ func TestIntrospectionThroughMiddleware(t *testing.T) {
 
 func TestIntrospectionUnavailable(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	v := newIntrospector(t, iss, &oauthmeta.IntrospectionOptions{ClientID: IntrospectionClientID, ClientSecret: "wrong"})
+	v := newIntrospector(t, iss, &bearer.IntrospectionOptions{ClientID: IntrospectionClientID, ClientSecret: "wrong"})
 	_, err := v.Verify(context.Background(), iss.Mint(testResource))
 	if !errors.Is(err, oauthmeta.ErrUnavailable) || errors.Is(err, auth.ErrInvalidToken) {
 		t.Fatalf("bad client credentials: %v, want ErrUnavailable (the server's problem, not the token's)", err)
 	}
-	if _, err := oauthmeta.NewIntrospectionVerifier(iss.URL, testResource, nil); err == nil {
+	if _, err := bearer.NewIntrospectionVerifier(iss.URL, testResource, nil); err == nil {
 		t.Error("no ClientID accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/oauthmeta"
-	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // expectedParam is what a parser must read back for a value written into a
@@ -35,7 +36,7 @@ func FuzzChallenge(f *testing.F) {
 	f.Add("", `ends with backslash\`, "", `https://x/?a="b",c`)
 	f.Add("x", "line\r\nSet-Cookie: a=b", "é", "\x00")
 	f.Fuzz(func(t *testing.T, code, desc, scope, rm string) {
-		c := oauthmeta.Challenge{Error: code, Description: desc, Scope: strings.Fields(scope), ResourceMetadata: rm}
+		c := bearer.Challenge{Error: code, Description: desc, Scope: strings.Fields(scope), ResourceMetadata: rm}
 		s := c.String()
 		for i := 0; i < len(s); i++ {
 			if s[i] < 0x20 || s[i] >= 0x7f {
@@ -78,9 +79,9 @@ func FuzzParseAuthorization(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, h string) {
-		tok, err := oauthmeta.ParseAuthorization(h)
+		tok, err := bearer.ParseAuthorization(h)
 		if err != nil {
-			if !errors.Is(err, oauthmeta.ErrNoToken) && !errors.Is(err, oauthmeta.ErrMalformedRequest) {
+			if !errors.Is(err, bearer.ErrNoToken) && !errors.Is(err, bearer.ErrMalformedRequest) {
 				t.Fatalf("%q: unclassified error %v", h, err)
 			}
 			if tok != "" {
@@ -97,7 +98,7 @@ func FuzzParseAuthorization(f *testing.F) {
 		}) {
 			t.Fatalf("%q: %q is not a b64token", h, tok)
 		}
-		if again, err := oauthmeta.ParseAuthorization("Bearer " + tok); err != nil || again != tok {
+		if again, err := bearer.ParseAuthorization("Bearer " + tok); err != nil || again != tok {
 			t.Fatalf("round trip of %q: %q, %v", tok, again, err)
 		}
 	})
@@ -107,7 +108,7 @@ func FuzzParseAuthorization(f *testing.F) {
 // invalid-token error and never panics.
 func FuzzVerify(f *testing.F) {
 	iss := oauthmetatest.NewIssuer(f, nil)
-	v, err := oauthmeta.NewJWTVerifier(iss.URL, testResource, &oauthmeta.JWTOptions{JWKSURL: iss.JWKSURL})
+	v, err := bearer.NewJWTVerifier(iss.URL, testResource, &bearer.JWTOptions{JWKSURL: iss.JWKSURL})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package oauthmeta_test
+package bearer_test
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 func BenchmarkVerify(b *testing.B) {
 	iss := NewIssuer(b, nil)
-	v, err := oauthmeta.NewJWTVerifier(iss.URL, testResource, nil)
+	v, err := bearer.NewJWTVerifier(iss.URL, testResource, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,11 +56,11 @@ func BenchmarkVerify(b *testing.B) {
 // including go-sdk's RequireBearerToken, for an admitted ES256 token.
 func BenchmarkRequireBearer(b *testing.B) {
 	iss := NewIssuer(b, nil)
-	v, err := oauthmeta.NewJWTVerifier(iss.URL, testResource, nil)
+	v, err := bearer.NewJWTVerifier(iss.URL, testResource, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := oauthmeta.RequireBearer(v, &oauthmeta.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}})(
+	h := bearer.RequireBearer(v, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}})(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+iss.Mint(testResource, WithAlg(AlgES256), WithScope(testScope)))
@@ -75,7 +75,7 @@ func BenchmarkRequireBearer(b *testing.B) {
 }
 
 func BenchmarkChallenge(b *testing.B) {
-	c := oauthmeta.Challenge{Error: oauthmeta.ErrorInvalidToken, Description: `token type "JWT" is not accepted`, ResourceMetadata: testPRM}
+	c := bearer.Challenge{Error: bearer.ErrorInvalidToken, Description: `token type "JWT" is not accepted`, ResourceMetadata: testPRM}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = c.String()
