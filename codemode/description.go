@@ -21,7 +21,6 @@ type descriptionData struct {
 	Namespace    string
 	ReadOnly     bool   // the read-only tool: only READ-ONLY functions bound
 	Sibling      string // the other code tool, when both are registered
-	HasMutations bool
 	Timeout      string
 	Memory       string
 	MaxCalls     int
@@ -37,12 +36,11 @@ type descriptionData struct {
 // describeTool renders a tool's description in the discovery mode the
 // options ask for: the full declarations, or (DiscoveryIndex, or
 // DiscoveryAuto over the budget) the rules and an index of fns.
-func (s *Server) describeTool(readOnly bool, sibling string, hasMutations bool, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
+func (s *Server) describeTool(readOnly bool, sibling string, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
 	d := descriptionData{
 		Namespace:    s.cat.Namespace(),
 		ReadOnly:     readOnly,
 		Sibling:      sibling,
-		HasMutations: hasMutations,
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
 	}
@@ -57,7 +55,7 @@ func (s *Server) describeTool(readOnly bool, sibling string, hasMutations bool, 
 		}
 	}
 	// The index keeps the rules the full declarations open with.
-	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns))
+	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns, s.typegenOptions()))
 	d.Index = s.index(fns)
 	d.Discovery = discoveryDeclarations(s.cat.Namespace())
 	d.Count = len(fns)
@@ -76,9 +74,8 @@ func render(d descriptionData) (string, error) {
 
 // defaultExample is a short program in the model's own terms.
 func defaultExample(ns, fn string) string {
-	return fmt.Sprintf(`const data = await %s.%s({ /* arguments as declared */ });
-console.log("fetched", Array.isArray(data) ? data.length : 1);
-return data;`, ns, fn)
+	return fmt.Sprintf(`const result = await %s.%s({ /* arguments as declared */ });
+return result;`, ns, fn)
 }
 
 func formatDuration(d time.Duration) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/rank"
 	"github.com/brakinglab/codemode-go/internal/suggest"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 // Discovery says how the code tools present the catalog to the model.
@@ -277,6 +278,9 @@ func (s *Server) index(fns []catalog.FuncInfo) string {
 			b.WriteString("- " + f.Name)
 			if sum := s.disc.summary[f.Name]; sum != "" {
 				b.WriteString(": " + sum)
+			}
+			if s.needsApproval(f) {
+				b.WriteString(" " + typegen.ApprovalTag)
 			}
 			b.WriteString("\n")
 		}

@@ -26,7 +26,7 @@ func descriptionFor(t *testing.T, d codemode.Discovery, budget int) string {
 func TestDiscoveryModes(t *testing.T) {
 	full := descriptionFor(t, codemode.DiscoveryFull, 0)
 	index := descriptionFor(t, codemode.DiscoveryIndex, 0)
-	for _, want := range []string{"function getSessions(args?: GetSessionsArgs): Promise<Session[]>;", "interface SaveCoachingReportArgs {", "const deleteSession: Write<"} {
+	for _, want := range []string{"function getSessions(args?: {", "): Promise<Session[]>;", "const saveCoachingReport: Write<{", "const deleteSession: Write<"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("full description lacks %q", want)
 		}
@@ -46,7 +46,7 @@ func TestDiscoveryModes(t *testing.T) {
 			t.Errorf("index description lacks %q:\n%s", want, index)
 		}
 	}
-	if strings.Contains(index, "interface GetSessionsArgs") {
+	if strings.Contains(index, "function getSessions(") {
 		t.Error("index description carries declarations")
 	}
 	if len(index) >= len(full) {
@@ -95,7 +95,7 @@ const hits = await codemode.search("corners where the driver loses time", { limi
 const decl = await codemode.describe([hits[0].name]);
 const again = await codemode.search("braking metrics");
 const weak = await brakinglab[hits[0].name]({ trackName: "Spa", limit: 2 });
-return { first: hits[0], tiers: hits.map((h) => h.tier), declared: decl.includes("function " + hits[0].name + "(args: GetWeakCornersArgs)"), field: decl.includes("trackName: string;"), braking: again[0].name, weak: weak.length };`)
+return { first: hits[0], tiers: hits.map((h) => h.tier), declared: decl.includes("function " + hits[0].name + "(args: {"), field: decl.includes("trackName: string;"), braking: again[0].name, weak: weak.length };`)
 	if res.IsError {
 		t.Fatalf("execution failed: %s", text(res))
 	}
@@ -219,7 +219,7 @@ func TestFunctionResourceTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Contents[0].Text
-	for _, w := range []string{"function getWeakCorners(args: GetWeakCornersArgs): Promise<WeakCorner[]>;", "interface WeakCorner {", "limit?: integer; // @minimum 1 @maximum 20", "type integer = number;"} {
+	for _, w := range []string{"function getWeakCorners(args: {", "}): Promise<WeakCorner[]>;", "interface WeakCorner {", "limit?: int; // @minimum 1 @maximum 20", "type int = number;"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("resource lacks %q:\n%s", w, got)
 		}

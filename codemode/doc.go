@@ -130,7 +130,9 @@
 // arguments) run; the first other call stops the run and asks again.
 // Declined, cancelled, unavailable and invalid approvals reach the model as
 // APPROVAL_DECLINED, APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and
-// APPROVAL_INVALID; nothing is written.
+// APPROVAL_INVALID; nothing is written. The model knows beforehand: the
+// declarations, the index and codemode.describe tag exactly these
+// functions @approval, and the rule is stated once.
 //
 // # Audit
 //

@@ -62,7 +62,7 @@ func (s *Server) spec(name string, fns []catalog.FuncInfo, readOnlyTool bool) (t
 	case s.opts.ReadOnlyTool && anyWrite && !allRead && hasReadOnly(fns):
 		sibling = ReadOnlyToolName
 	}
-	sp.description, sp.mode, err = s.describeTool(readOnlyTool, sibling, anyWrite, example, fns, decls)
+	sp.description, sp.mode, err = s.describeTool(readOnlyTool, sibling, example, fns, decls)
 	if err != nil {
 		return sp, fmt.Errorf("codemode: description: %w", err)
 	}

@@ -38,22 +38,13 @@ func ExampleGenerate() {
 	fmt.Print(decls)
 	// Output:
 	// declare namespace brakinglab {
-	//   // MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.
-	//   // MUTATING functions require scope reports:write.
-	//   interface Write<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }
-	//   /** Stores a verdict for one corner. MUTATING. */
-	//   const rateCorner: Write<RateCornerArgs, Rating>;
-	//   interface RateCornerArgs {
-	//     sessionId: string;
-	//     corner: integer;
-	//     verdict: "good" | "needs_work" | "critical";
-	//     advice?: string;
-	//   }
-	//   interface Rating {
-	//     id: string;
-	//   }
-	//
-	//   /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */
-	//   type integer = number;
+	// // MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.
+	// interface Write<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }
+	// // MUTATING functions (scope reports:write)
+	// /** Stores a verdict for one corner. */
+	// const rateCorner: Write<{ sessionId: string; corner: int; verdict: "good" | "needs_work" | "critical"; advice?: string }, Rating>;
+	// interface Rating { id: string }
+	// /** A whole number: 139617, not 139617.25. */
+	// type int = number;
 	// }
 }

@@ -6,35 +6,45 @@
 // its documentation); use this package directly for finer control.
 //
 // The output is one `declare namespace <ns> { … }` block. It opens with
-// what every function shares, said once: the tiers' rules, the scopes each
-// tier needs, and the Write<Args, Result> call signature of MUTATING and
-// CREATIVE functions (a `_validateOnly: true` overload resolving to
-// `{ valid: true }`). Then one declaration per catalog entry,
+// what every function shares, said once: the strict tiers' rule, the
+// approval rule when a function waits for the user's approval (tagged
+// @approval, see [Options.Approval]), and the Write<Args, Result> call
+// signature of MUTATING and CREATIVE functions (a `_validateOnly: true`
+// overload resolving to `{ valid: true }`). Then the functions, grouped
+// by tier under one line naming the tier, its scopes and (READ-ONLY) its
+// rule, each with its arguments inline:
 //
-//	/** Lists your sessions, newest first. READ-ONLY. */
-//	function getSessions(args?: GetSessionsArgs): Promise<SessionRow[]>;
-//	/** Deletes one of your notepads. MUTATING. */
-//	const deleteNotepad: Write<DeleteNotepadArgs, Deleted>;
+//	// READ-ONLY functions (scope sessions:read) only read; …
+//	/** Lists your sessions, newest first. */
+//	function getSessions(args?: { trackName?: string; limit?: int }): Promise<SessionRow[]>;
+//	// MUTATING functions (scope sessions:write)
+//	/** Deletes one of your notepads. @approval */
+//	const deleteNotepad: Write<NotepadArgs, Deleted>;
 //
-// and an interface for every Go struct reached from the arguments and
-// results, one member per line, with its documentation and constraints
-// (@minimum, @maxLength, …) at the end of the line. A function lists its
-// scopes only when they differ from its tier's.
+// An argument struct several functions take is declared once, by name.
+// Then an interface for every Go struct reached from the arguments and
+// results (one extending a named struct it embeds, when that is declared
+// anyway), a documented member per line with its documentation and
+// constraints (@minimum, @maxLength, …) at the end of the line. Members
+// are not indented: the braces delimit them, and indentation would cost a
+// tenth of the text. A function lists its scopes only when they differ
+// from its tier's.
 // Optionality follows the catalog's decoding rules exactly (see package
 // catalog): a field is optional when it is a pointer, an interface, a
 // json.RawMessage, or tagged omitempty/omitzero, unless tagged
 // validate:"required". The arguments are declared optional (args?) only
 // when {} passes validation: no required field, and no required_without,
 // required_without_all or required_unless rule. Go integers are declared
-// as integer, an alias of number the output defines; each validate rule is
-// documented from the same table the catalog's messages and InputSchema's
-// keywords come from.
+// as int, an alias of number the output defines, and times as datetime,
+// an alias of string; each validate rule is documented from the same table
+// the catalog's messages and InputSchema's keywords come from.
 package typegen
 
 import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -47,6 +57,19 @@ type Options struct {
 	// explanation of each tier's rules, keeping function descriptions,
 	// tiers and scopes. It shortens the output for small contexts.
 	Compact bool
+	// Approval reports whether calls of f wait for the user's approval;
+	// such functions are tagged @approval and the rule is stated once in
+	// the header. Nil means f.Approval == catalog.ApprovalRequired (a
+	// host whose tier defaults also require approval says so here).
+	Approval func(f catalog.FuncInfo) bool
+}
+
+// needsApproval applies o.Approval, or the catalog's own setting.
+func (o *Options) needsApproval(f catalog.FuncInfo) bool {
+	if o != nil && o.Approval != nil {
+		return o.Approval(f)
+	}
+	return f.Approval == catalog.ApprovalRequired
 }
 
 // ErrNilCatalog is returned by Generate when given a nil catalog.
@@ -72,10 +95,10 @@ func GenerateFuncs(namespace string, funcs []catalog.FuncInfo, opts *Options) (s
 // functions: the namespace block holding the tiers' rules, the scopes each
 // tier needs and the Write call signatures. A host that lists functions
 // without declaring them (an index) shows it so the rules are still said.
-func Preamble(namespace string, funcs []catalog.FuncInfo) string {
+func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declare namespace %s {\n", namespace)
-	header(&b, funcs)
+	header(&b, funcs, opts, false)
 	b.WriteString("}\n")
 	return b.String()
 }
@@ -100,8 +123,14 @@ type gen struct {
 	pkgTaken map[string]bool
 	pending  []reflect.Type // named structs still to declare, in first-use order
 	// usedInteger records that some member is a Go integer, declared as
-	// the integer alias so the model sees it must be whole.
+	// the int alias so the model sees it must be whole.
 	usedInteger bool
+	// usedDateTime records that some member is a time.Time, declared as
+	// the datetime alias so its format is said once.
+	usedDateTime bool
+	// shared counts the functions taking each argument type: a type
+	// several take is declared once, by name; others are written inline.
+	shared map[reflect.Type]int
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
 }
@@ -111,18 +140,32 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	fmt.Fprintf(&b, "declare namespace %s {\n", ns)
 	// Reserve every Args/Result name first so Go type names never take them.
 	g.taken[writeType], g.taken[writeOptType] = true, true
+	g.shared = map[reflect.Type]int{}
 	for _, f := range funcs {
 		g.taken[pascal(f.Name)+"Args"] = true
 		g.taken[pascal(f.Name)+"Result"] = true
+		g.shared[f.In]++
 	}
-	g.tierScopes = header(&b, funcs)
+	g.tierScopes = header(&b, funcs, &g.opts, true)
 	var types strings.Builder
-	for _, f := range funcs {
+	// Functions grouped by tier, the tier said once per group.
+	funcs = slices.Clone(funcs)
+	slices.SortStableFunc(funcs, func(a, b catalog.FuncInfo) int { return tierOrder(a.Tier) - tierOrder(b.Tier) })
+	for i, f := range funcs {
+		if i == 0 || funcs[i-1].Tier != f.Tier {
+			fmt.Fprintf(&b, "// %s functions", f.Tier)
+			if sc := g.tierScopes[f.Tier]; sc != "" {
+				fmt.Fprintf(&b, " (%s %s)", scopeWord(sc), sc)
+			}
+			if f.Tier == catalog.ReadOnly {
+				b.WriteString(" " + readRule)
+			}
+			b.WriteString("\n")
+		}
 		if f.In == nil || f.In.Kind() != reflect.Struct {
 			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 		}
-		g.argsDecl(&types, f)
-		g.function(&b, f, g.resultDecl(&types, f))
+		g.function(&b, f, g.argsExpr(f), g.resultDecl(&types, f))
 	}
 	for len(g.pending) > 0 {
 		t := g.pending[0]
@@ -133,26 +176,30 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 		b.WriteString(types.String())
 	}
 	if g.usedInteger {
-		b.WriteString("\n  /** A whole number such as 139617; a fraction such as 139617.25 is rejected. */\n  type integer = number;\n")
+		b.WriteString("/** A whole number: 139617, not 139617.25. */\ntype int = number;\n")
+	}
+	if g.usedDateTime {
+		b.WriteString("/** ISO 8601, e.g. \"2026-03-01T14:30:00Z\". */\ntype datetime = string;\n")
 	}
 	b.WriteString("}\n")
 	return b.String(), nil
 }
 
 // function writes one function's documentation and signature. The tier's
-// rules and the scopes shared by a tier are in the header, once; a
-// function says only its tier, and its scopes when they differ.
-func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
-	name := pascal(f.Name)
+// rules and the scopes shared by a tier are in the header, once, and the
+// tier heads its group of functions; a function says its scopes only when
+// they differ.
+func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result string) {
 	var doc []string
 	if d := strings.TrimSpace(f.Description); d != "" {
 		doc = strings.Split(d, "\n")
 	}
-	tier := f.Tier.String() + "."
-	if len(doc) > 0 {
-		doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + tier
-	} else {
-		doc = []string{tier}
+	if g.opts.needsApproval(f) {
+		if len(doc) > 0 {
+			doc[len(doc)-1] = strings.TrimRight(doc[len(doc)-1], " ") + " " + ApprovalTag
+		} else {
+			doc = []string{ApprovalTag}
+		}
 	}
 	if scopes := strings.Join(f.Scopes, ", "); scopes != g.tierScopes[f.Tier] {
 		switch len(f.Scopes) {
@@ -164,7 +211,11 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 			doc = append(doc, "Requires scopes: "+scopes+".")
 		}
 	}
-	writeDoc(b, "  ", doc)
+	if one, ok := joinLines(doc); ok && one != "" {
+		fmt.Fprintf(b, "/** %s */\n", safeComment(one)) // one line, however long: a signature follows
+	} else {
+		writeDoc(b, "", doc)
+	}
 	opt := ""
 	if jsontype.EmptyArgsAccepted(f.In) {
 		opt = "?"
@@ -174,11 +225,37 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, result string) {
 		if opt != "" {
 			helper = writeOptType
 		}
-		fmt.Fprintf(b, "  const %s: %s<%sArgs, %s>;\n", f.Name, helper, name, result)
+		fmt.Fprintf(b, "const %s: %s<%s, %s>;\n", f.Name, helper, args, result)
 		return
 	}
-	fmt.Fprintf(b, "  function %s(args%s: %sArgs): Promise<%s>;\n", f.Name, opt, name, result)
+	fmt.Fprintf(b, "function %s(args%s: %s): Promise<%s>;\n", f.Name, opt, args, result)
 }
+
+// scopeWord is "scope" or "scopes" for a comma-separated list.
+func scopeWord(list string) string {
+	if strings.Contains(list, ", ") {
+		return "scopes"
+	}
+	return "scope"
+}
+
+// readRule is what READ-ONLY functions share.
+const readRule = "only read; an unknown argument field is ignored and reported as a warning."
+
+// tierOrder orders the groups of functions: reads first.
+func tierOrder(t catalog.Tier) int {
+	switch t {
+	case catalog.ReadOnly:
+		return 0
+	case catalog.Mutating:
+		return 1
+	}
+	return 2
+}
+
+// ApprovalTag marks a function whose calls wait for the user's approval,
+// in its JSDoc and in a host's index of functions.
+const ApprovalTag = "@approval"
 
 // writeType and writeOptType are the call signatures of a strict
 // function, declared once in the header: the dry-run overload and the real
@@ -190,15 +267,18 @@ const (
 
 // header states once what every function shares: the tiers' rules, the
 // dry-run marker when a strict function is present, and each tier's
-// scopes when all its functions need the same ones. It returns those
+// scopes when all its functions need the same ones. When grouped, the
+// functions follow in tier groups whose headers say the scopes and the
+// READ-ONLY rule. It returns those
 // scopes by tier ("" for none or when the functions differ: they then
 // state their own).
-func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]string {
+func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped bool) map[catalog.Tier]string {
 	scopes := map[catalog.Tier]string{}
 	seen := map[catalog.Tier]bool{}
 	differ := map[catalog.Tier]bool{}
-	var strict, read bool
+	var strict, read, approval bool
 	for _, f := range funcs {
+		approval = approval || opts.needsApproval(f)
 		s := strings.Join(f.Scopes, ", ")
 		if seen[f.Tier] && scopes[f.Tier] != s {
 			differ[f.Tier] = true
@@ -212,11 +292,14 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 		scopes[t] = ""
 	}
 	var lines []string
-	if read {
-		lines = append(lines, "READ-ONLY functions only read; an unknown argument field is ignored and reported as a warning.")
+	if read && !grouped {
+		lines = append(lines, "READ-ONLY functions "+readRule)
 	}
 	if strict {
-		lines = append(lines, "MUTATING functions change data and CREATIVE ones create it; unknown argument fields are rejected. Add `_validateOnly: true` to their arguments to check them without changing anything: the call then resolves to `{ valid: true }`.")
+		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.")
+	}
+	if approval {
+		lines = append(lines, ApprovalTag+": the call asks the user first; the run stops there and, once approved, reruns from the start. Declined: APPROVAL_DECLINED, nothing written.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
@@ -232,14 +315,12 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 		byScope[s] = append(byScope[s], t.String())
 	}
 	for _, s := range order {
-		word := "scope"
-		if strings.Contains(s, ", ") {
-			word = "scopes"
+		if !grouped {
+			lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+scopeWord(s)+" "+s+".")
 		}
-		lines = append(lines, strings.Join(byScope[s], " and ")+" functions require "+word+" "+s+".")
 	}
 	for _, l := range lines {
-		b.WriteString("  // " + l + "\n") // line comments: about the namespace, not the next function
+		b.WriteString("// " + l + "\n") // line comments: about the namespace, not the next function
 	}
 	var req, opt bool
 	for _, f := range funcs {
@@ -252,16 +333,36 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo) map[catalog.Tier]strin
 		}
 	}
 	if req {
-		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
+		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
 	}
 	if opt {
-		fmt.Fprintf(b, "  interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
+		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
 	}
 	return scopes
 }
 
-func (g *gen) argsDecl(b *strings.Builder, f catalog.FuncInfo) {
-	g.interfaceDecl(b, pascal(f.Name)+"Args", f.In)
+// argsExpr returns the argument type of f's signature: the name of a
+// struct several functions take, declared once, or else its members
+// inline, next to the function they belong to.
+func (g *gen) argsExpr(f catalog.FuncInfo) string {
+	if len(jsontype.Fields(f.In)) == 0 {
+		return "{}"
+	}
+	if g.shared[f.In] > 1 {
+		return g.named(f.In)
+	}
+	fields, bases := g.extends(f.In)
+	var b strings.Builder
+	if len(fields) > 0 || len(bases) == 0 {
+		g.members(&b, f.In, fields)
+	}
+	if len(bases) > 0 {
+		if b.Len() == 0 {
+			return strings.Join(bases, " & ")
+		}
+		return strings.Join(bases, " & ") + " & " + b.String()
+	}
+	return b.String()
 }
 
 // resultDecl declares the result type when it needs a name of its own
@@ -290,31 +391,138 @@ func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) string {
 // interfaceDecl writes an interface for struct t, one member per line,
 // a member's documentation at the end of its line when it fits on one.
 func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
-	const indent = "    "
-	fields := jsontype.Fields(t)
+	fields, bases := g.extends(t)
+	ext := ""
+	if len(bases) > 0 {
+		ext = " extends " + strings.Join(bases, ", ")
+	}
+	fmt.Fprintf(b, "interface %s%s ", name, ext)
+	g.members(b, t, fields)
+	b.WriteString("\n")
+}
+
+// members writes an object type's members of struct t between braces:
+// on one line when none has documentation and they fit, else one member
+// per line, a
+// member's documentation at the end of its line when it fits on one.
+func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Field) {
+	const indent = "" // the braces delimit; indentation would cost a tenth of the text
+	docs := make([][]string, len(fields))
+	documented := false
+	for i, f := range fields {
+		if !g.opts.Compact {
+			docs[i] = fieldDoc(t, f)
+		}
+		documented = documented || len(docs[i]) > 0
+	}
 	if len(fields) == 0 {
-		fmt.Fprintf(b, "  interface %s {}\n", name)
+		b.WriteString("{}")
 		return
 	}
-	fmt.Fprintf(b, "  interface %s {\n", name)
-	for _, f := range fields {
-		opt := "?"
-		if f.Required {
-			opt = ""
+	if !documented {
+		one := make([]string, len(fields))
+		for i, f := range fields {
+			one[i] = g.member(f) + ";"
 		}
-		var doc []string
-		if !g.opts.Compact {
-			doc = fieldDoc(t, f)
+		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine {
+			b.WriteString(line)
+			return
+		}
+	}
+	b.WriteString("{\n")
+	run := 0 // length of the line of undocumented members being written
+	for i, f := range fields {
+		m := g.member(f) + ";"
+		doc := docs[i]
+		if len(doc) == 0 {
+			if run > 0 && run+1+len(m) <= maxPackedLine {
+				b.WriteString(" " + m)
+				run += 1 + len(m)
+				continue
+			}
+			if run > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(indent + m)
+			run = len(indent) + len(m)
+			continue
+		}
+		if run > 0 {
+			b.WriteString("\n")
+			run = 0
 		}
 		one, short := oneLine(doc)
 		if !short {
 			writeDoc(b, indent, doc) // too long for the end of a line
 		}
-		fmt.Fprintf(b, "%s%s%s: %s;", indent, propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+		b.WriteString(indent + m)
 		if short && one != "" {
 			b.WriteString(" // " + one)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("  }\n")
+	if run > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}")
+}
+
+// maxPackedLine is the longest line of undocumented members written
+// together inside a multi-line object type.
+const maxPackedLine = 120
+
+// member is one member's name, optionality and type.
+func (g *gen) member(f jsontype.Field) string {
+	opt := "?"
+	if f.Required {
+		opt = ""
+	}
+	return propName(f.Name) + opt + ": " + g.typeExpr(f.Type, f.Validate)
+}
+
+// extends splits the members of struct t into those of the named structs
+// it embeds whole (declared once and extended, rather than repeated) and
+// its own. Only a struct declared anyway is extended (a base of its own
+// would cost more than it saves); one embedded by pointer, or whose
+// members t shadows, is not: its members are listed.
+func (g *gen) extends(t reflect.Type) ([]jsontype.Field, []string) {
+	fields := jsontype.Fields(t)
+	var bases []string
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		e := sf.Type
+		if !sf.Anonymous || e.Kind() != reflect.Struct || e.Name() == "" || !sf.IsExported() {
+			continue
+		}
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != "" {
+			continue // a named member, not promoted fields
+		}
+		if _, declared := g.names[e]; !declared {
+			continue
+		}
+		var own, inherited []jsontype.Field
+		for _, f := range fields {
+			if len(f.Index) > 1 && f.Index[0] == i {
+				inherited = append(inherited, f)
+			} else {
+				own = append(own, f)
+			}
+		}
+		base := jsontype.Fields(e)
+		if len(base) == 0 || len(inherited) != len(base) {
+			continue // some member shadowed: list them all
+		}
+		same := true
+		for j, f := range base {
+			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Type != f.Type {
+				same = false
+			}
+		}
+		if !same {
+			continue
+		}
+		bases = append(bases, g.named(e))
+		fields = own
+	}
+	return fields, bases
 }

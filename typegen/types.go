@@ -20,7 +20,10 @@ var durationType = reflect.TypeFor[time.Duration]()
 func (g *gen) typeExpr(t reflect.Type, tag string) string {
 	rules, elemTag := jsontype.SplitValidate(tag)
 	switch sh := jsontype.ShapeOf(t, false); sh {
-	case jsontype.Time, jsontype.Text, jsontype.Bytes:
+	case jsontype.Time:
+		g.usedDateTime = true
+		return "datetime"
+	case jsontype.Text, jsontype.Bytes:
 		return "string"
 	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
 		return "unknown"
@@ -32,7 +35,7 @@ func (g *gen) typeExpr(t reflect.Type, tag string) string {
 		}
 		if sh.Integer() {
 			g.usedInteger = true
-			return "integer"
+			return "int"
 		}
 		return "number"
 	case jsontype.String:
@@ -157,8 +160,6 @@ func fieldDoc(parent reflect.Type, f jsontype.Field) []string {
 		t = t.Elem()
 	}
 	switch jsontype.ShapeOf(t, false) {
-	case jsontype.Time:
-		doc = append(doc, "ISO 8601 date-time.")
 	case jsontype.Bytes:
 		doc = append(doc, "Base64-encoded bytes.")
 	}
@@ -197,20 +198,29 @@ func writeDoc(b *strings.Builder, indent string, lines []string) {
 	fmt.Fprintf(b, "%s */\n", indent)
 }
 
+// maxOneLine is the longest comment or member list written on one line.
+const maxOneLine = 240
+
 // oneLine joins a comment's lines into one sentence-separated line, the
 // cheapest form for a reader paying per token, unless the comment has
 // paragraphs or would be long.
 func oneLine(lines []string) (string, bool) {
-	const maxOneLine = 240
 	n := 0
 	for _, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			return "", false
-		}
 		n += len(l) + 2
 	}
 	if n > maxOneLine {
 		return "", false
+	}
+	return joinLines(lines)
+}
+
+// joinLines is oneLine without the length limit.
+func joinLines(lines []string) (string, bool) {
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			return "", false
+		}
 	}
 	parts := make([]string, len(lines))
 	for i, l := range lines {
