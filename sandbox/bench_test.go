@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/sandbox/internal/proc"
 )
 
 // Worker-mode benchmarks; the in-process ones and the fixture host live in
@@ -109,7 +111,7 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	setup := setupMsg{Version: protocolVersion, DataHeadroom: dataHeadroom(DefaultMemoryBytes), MemoryBytes: DefaultMemoryBytes}
+	setup := setupMsg{Version: protocolVersion, DataHeadroom: proc.DataHeadroom(DefaultMemoryBytes), MemoryBytes: DefaultMemoryBytes}
 	for b.Loop() {
 		w, err := startWorker(exe, setup)
 		if err != nil {

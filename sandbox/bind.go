@@ -193,9 +193,6 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 			v, err = e.parseJSON(out)
 		}
 		if err != nil {
-			if _, ok := err.(*hostPanic); ok {
-				err = hostCallPanic{name: name}
-			}
 			err = reject(e.hostError(err))
 		} else {
 			err = resolve(v)
@@ -283,7 +280,7 @@ func (e *execution) runCall(id int, name string, args json.RawMessage) {
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				r.out, r.err = nil, hostCallPanic{name: name}
+				r.out, r.err = nil, &hostPanic{name: name, value: fmt.Sprint(p)}
 			}
 		}()
 		r.out, r.err = e.host.Call(ctx, name, args)
@@ -292,13 +289,6 @@ func (e *execution) runCall(id int, name string, args json.RawMessage) {
 	r.afterCancel = e.callCtx.Err() != nil
 	r.dur = time.Since(start)
 	e.results <- r // buffered for MaxCalls results: never blocks
-}
-
-// hostCallPanic is the error a script sees when a host function panicked.
-type hostCallPanic struct{ name string }
-
-func (p hostCallPanic) Error() string {
-	return "internal error in " + p.name + "; the call failed, retrying the same call will likely fail again"
 }
 
 // settle resolves or rejects the promise of a finished call on the loop

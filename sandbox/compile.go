@@ -109,7 +109,13 @@ func codeTooLarge(ts string, maxCodeBytes int) error {
 // costs about twelve times its JavaScript in heap.
 func maxJSBytes(maxCodeBytes int) int { return 8*maxCodeBytes + 64<<10 }
 
+// cache holds compiled programs: in process, or in one worker process.
 var cache = newLRU(cacheMaxEntries, cacheMaxBytes)
+
+// useWorkerCache shrinks the cache in a worker process, once at start-up:
+// a worker keeps few compiled programs, whose heap counts against the
+// watchdog's baseline, not the script's budget, but should stay small.
+func useWorkerCache() { cache = newLRU(32, 4<<20) }
 
 // compile transpiles and compiles src, using the cache. Its cost grows
 // with the source in ways no size limit bounds (goja's parser backtracks

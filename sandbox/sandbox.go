@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -225,143 +223,11 @@ func (s *Sandbox) Close() error {
 
 // hardDeadlineGrace is how long past its timeout (or its context's end) an
 // execution may run before the caller stops waiting for it. The worker
-// pool kills the process then; in process, the execution is abandoned.
+// pool kills the worker's process group then (builtins such as
+// Array(2**32-1).indexOf(1) and backtracking regexes ignore the in-worker
+// interrupt; the kill is what bounds them); in process, the execution is
+// abandoned.
 const hardDeadlineGrace = time.Second
-
-// MaxAbandonedInProcess is how many in-process executions may still be
-// running after the caller was answered at their hard deadline (a
-// compilation or a single builtin call that cannot be interrupted) before
-// ModeInProcess refuses new executions. Worker mode kills such executions
-// with their process instead.
-const MaxAbandonedInProcess = 2
-
-// inProcess runs executions on goroutines of the calling process.
-type inProcess struct {
-	// ready holds one runtime made ahead (newExecution), so an execution
-	// usually starts on a ready runtime while the next one is made on
-	// another goroutine. Each is used once.
-	ready chan *execution
-	bg    sync.WaitGroup // a runtime being made
-
-	abandoned atomic.Int32 // executions past their hard deadline, still running
-}
-
-func newInProcess() *inProcess {
-	p := &inProcess{ready: make(chan *execution, 1)}
-	p.refill()
-	return p
-}
-
-// refill makes a runtime for ready in the background. It is called only
-// when ready was just emptied, so at most one is made at a time.
-func (p *inProcess) refill() {
-	p.bg.Add(1)
-	go func() {
-		defer p.bg.Done()
-		if e, err := newExecution(); err == nil {
-			select {
-			case p.ready <- e:
-			default:
-			}
-		}
-	}()
-}
-
-// run compiles and executes on a goroutine so the caller gets an answer at
-// the hard deadline even when the compilation or a single builtin call
-// (a huge indexOf) ignores the interrupt. Such an execution is abandoned:
-// a builtin returns soon after the pending interrupt, a compilation runs
-// to its end.
-func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) (*Result, error) {
-	if n := p.abandoned.Load(); n >= MaxAbandonedInProcess {
-		return nil, newError(KindInternal, "the sandbox is still stopping %d earlier executions that ran past their deadline; retry in a few seconds", n)
-	}
-	var prepared *execution
-	select {
-	case prepared = <-p.ready:
-		p.refill()
-	default: // taken by a concurrent execution: execute makes its own
-	}
-	type outcome struct {
-		res *Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	var compiling atomic.Bool
-	compiling.Store(true)
-	// state: 0 running, 1 finished, 2 abandoned at the hard deadline.
-	var state atomic.Int32
-	go func() {
-		var o outcome
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					o = outcome{nil, internalError(fmt.Sprintf("compile panic: %v", r))}
-				}
-			}()
-			start := time.Now()
-			prog, err := compile(src, lim.MaxCodeBytes)
-			compiling.Store(false)
-			if err != nil {
-				o.err = err
-				return
-			}
-			o.res, o.err = execute(ctx, prog, host, lim, execHooks{prepared: prepared, spent: time.Since(start)})
-		}()
-		if !state.CompareAndSwap(0, 1) {
-			p.abandoned.Add(-1)
-		}
-		done <- o
-	}()
-	deadline := time.NewTimer(lim.Timeout + hardDeadlineGrace)
-	defer deadline.Stop()
-	ctxDone := ctx.Done()
-	for {
-		select {
-		case o := <-done:
-			return o.res, o.err
-		case <-ctxDone:
-			ctxDone = nil
-			deadline.Reset(hardDeadlineGrace)
-		case <-deadline.C:
-			if !state.CompareAndSwap(0, 2) {
-				o := <-done // finished in the meantime
-				return o.res, o.err
-			}
-			p.abandoned.Add(1)
-			if compiling.Load() {
-				if ctx.Err() != nil {
-					return nil, cancelledError(ctx)
-				}
-				return nil, compileTimeoutError(lim.Timeout)
-			}
-			kind := KindTimeout
-			if ctx.Err() != nil {
-				kind = cancelledError(ctx).Kind
-			}
-			return nil, &Error{Kind: kind, Message: fmt.Sprintf(
-				"the script ran past its %s limit inside a single builtin call that cannot be interrupted (such as indexOf or sort on a huge array) and was abandoned. Work on smaller data.", lim.Timeout)}
-		}
-	}
-}
-
-// compileTimeoutError is the TIMEOUT of a program whose compilation did
-// not finish within its time limit.
-func compileTimeoutError(timeout time.Duration) *Error {
-	return newError(KindTimeout,
-		"the program is too complex to compile: compiling it took longer than the %s time limit, and nothing ran. Deeply nested arrow functions with default parameters, or long chains of them, make compilation explode; write flatter code with named functions.",
-		timeout)
-}
-
-// close waits for a runtime being made and drops the ready one.
-func (p *inProcess) close() error {
-	p.bg.Wait()
-	select {
-	case <-p.ready:
-	default:
-	}
-	return nil
-}
 
 // noHost binds nothing.
 type noHost struct{}

@@ -1,4 +1,4 @@
-package sandbox
+package proc
 
 import (
 	"bytes"
@@ -23,15 +23,15 @@ import (
 // memory-hungry scripts; that is reported as MEMORY_LIMIT too and the next
 // execution gets a fresh worker.
 
-// dataHeadroom returns the bytes a worker may map beyond its start-up data
+// DataHeadroom returns the bytes a worker may map beyond its start-up data
 // size when the memory limit is mem.
-func dataHeadroom(mem int64) int64 {
+func DataHeadroom(mem int64) int64 {
 	return (64<<20 + 2*mem) * raceMemoryFactor
 }
 
-// vmData returns the process's current data size (VmData in
+// VMData returns the process's current data size (VmData in
 // /proc/self/status), or 0 when it cannot be read.
-func vmData() int64 {
+func VMData() int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brakinglab/codemode-go/sandbox/internal/proc"
 	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
 )
 
@@ -17,7 +18,7 @@ import (
 const startTimeout = 10 * time.Second
 
 // worker is the parent's handle on one worker process.
-type worker struct {
+type workerProc struct {
 	pid  int
 	cmd  *exec.Cmd
 	in   *os.File // the worker's stdin, our end
@@ -36,7 +37,7 @@ type worker struct {
 
 // startWorker starts a worker process, applies its limits and waits for
 // its hello.
-func startWorker(path string, setup setupMsg) (*worker, error) {
+func startWorker(path string, setup setupMsg) (*workerProc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -57,8 +58,8 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	cmd.Stdin, cmd.Stdout = inR, outW
 	tail := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = tail
-	cmd.SysProcAttr = workerSysProcAttr()
-	err = startCmd(cmd)
+	cmd.SysProcAttr = proc.SysProcAttr()
+	err = proc.StartCmd(cmd)
 	// The child holds its own copies of these ends now.
 	inR.Close()
 	outW.Close()
@@ -67,15 +68,15 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 		outR.Close()
 		return nil, err
 	}
-	w := &worker{
+	w := &workerProc{
 		pid: cmd.Process.Pid, cmd: cmd, in: inW, out: outR,
 		w: wire.NewWriter(inW), r: wire.NewReader(outR),
 		tail: tail, exited: make(chan struct{}),
 	}
 	go func() {
 		w.waitErr = cmd.Wait()
-		w.peakRSS = maxRSS(cmd.ProcessState)
-		releaseSpawn()
+		w.peakRSS = proc.MaxRSS(cmd.ProcessState)
+		proc.ReleaseSpawn()
 		close(w.exited)
 	}()
 
@@ -93,7 +94,7 @@ func startWorker(path string, setup setupMsg) (*worker, error) {
 	return w, nil
 }
 
-func (w *worker) handshake(setup setupMsg) (helloMsg, error) {
+func (w *workerProc) handshake(setup setupMsg) (helloMsg, error) {
 	var hello helloMsg
 	if err := w.w.Write(wire.Frame{Type: wire.Setup, A: mustJSON(setup)}); err != nil {
 		return hello, fmt.Errorf("sending setup: %w", err)
@@ -112,7 +113,7 @@ func (w *worker) handshake(setup setupMsg) (helloMsg, error) {
 }
 
 // alive reports whether the process has not exited.
-func (w *worker) alive() bool {
+func (w *workerProc) alive() bool {
 	select {
 	case <-w.exited:
 		return false
@@ -124,9 +125,9 @@ func (w *worker) alive() bool {
 // kill kills the worker's process group, closes our pipe ends and waits
 // until the process is reaped. It is safe to call more than once and from
 // any goroutine.
-func (w *worker) kill() {
+func (w *workerProc) kill() {
 	w.killOnce.Do(func() {
-		killGroup(w.pid) // the whole group (Setpgid)
+		proc.KillGroup(w.pid) // the whole group (Setpgid)
 		_ = w.cmd.Process.Kill()
 		w.in.Close()
 		w.out.Close()
@@ -135,7 +136,7 @@ func (w *worker) kill() {
 }
 
 // stderrNote returns the end of the worker's stderr for diagnostics.
-func (w *worker) stderrNote() string {
+func (w *workerProc) stderrNote() string {
 	if s := w.tail.String(); s != "" {
 		return ": " + s
 	}
@@ -179,7 +180,7 @@ func (t *tailBuffer) String() string {
 }
 
 // exitStatus describes how the process ended, once it has.
-func (w *worker) exitStatus() (signal syscall.Signal, code int, ok bool) {
+func (w *workerProc) exitStatus() (signal syscall.Signal, code int, ok bool) {
 	<-w.exited
 	var ee *exec.ExitError
 	if !errors.As(w.waitErr, &ee) {

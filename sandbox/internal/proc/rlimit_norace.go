@@ -1,6 +1,6 @@
 //go:build !race
 
-package sandbox
+package proc
 
 // raceMemoryFactor is 1 in normal builds: the cap is never relaxed.
 const raceMemoryFactor = 1

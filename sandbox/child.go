@@ -13,13 +13,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/brakinglab/codemode-go/sandbox/internal/proc"
 	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
 )
 
 // The worker side of ModeWorker. A worker is the host binary re-executed
 // with workerEnv=1 and nothing else in its environment: this package's init
 // hook notices the variable, serves the protocol on stdin and the original
-// stdout (moved off descriptor 1, see protocolOut) and exits, before main or
+// stdout (moved off descriptor 1, see proc.ProtocolOut) and exits, before main or
 // the host's own init functions run. Embedding services and test binaries
 // therefore need no separate worker binary, and any binary that imports
 // this package can also be used as Options.WorkerPath.
@@ -35,11 +36,12 @@ func init() {
 	if os.Getenv(workerEnv) != "1" {
 		return
 	}
+	proc.NameWorker()
 	// The runtime locks the goroutine running init functions to the main
 	// thread. Serving from it would make every wake-up of the protocol
 	// loop a hand-off to that one thread; an ordinary goroutine runs on
 	// whichever thread is awake. The main goroutine just waits.
-	go func() { os.Exit(serveWorker(protocolIn(), protocolOut())) }()
+	go func() { os.Exit(serveWorker(proc.ProtocolIn(), proc.ProtocolOut())) }()
 	select {}
 }
 
@@ -83,10 +85,10 @@ func serveWorker(in *os.File, out *os.File) int {
 		return workerExitProtocol
 	}
 
-	wk := &workerLoop{w: w, pending: map[uint64]*relayCall{}, runs: make(chan func()), builds: make(chan chan preparedRuntime, 1)}
+	wk := &childLoop{w: w, pending: map[uint64]*relayCall{}, runs: make(chan func()), builds: make(chan chan preparedRuntime, 1)}
 	go wk.serveRuns()
 	go wk.serveBuilds()
-	wk.idleBase.Store(liveHeap()) // applyWorkerLimits just collected
+	wk.idleBase.Store(proc.LiveHeap()) // applyWorkerLimits just collected
 	wk.prepare()
 	for {
 		f, err := r.Read()
@@ -122,7 +124,7 @@ func applyWorkerLimits(s setupMsg) (int64, error) {
 	}
 	// Make the collector work harder as the heap nears the cap, so garbage
 	// rarely looks like a breach to the watchdog.
-	debug.SetMemoryLimit(idleBytes() + 2*mem)
+	debug.SetMemoryLimit(proc.IdleBytes() + 2*mem)
 	// A worker's live heap is a few MiB, so at the default GOGC=100 every
 	// transpile and compile of never-seen code (about 0.5 MB of garbage)
 	// triggered a collection: GOGC=400 cut the distinct-code p50 by about
@@ -133,28 +135,26 @@ func applyWorkerLimits(s setupMsg) (int64, error) {
 	// Deep recursion through native callbacks grows the Go stack; stop it
 	// well before it can take the whole data cap.
 	debug.SetMaxStack(int(max(2*mem, 16<<20)))
-	// A worker keeps few compiled programs: their heap counts against the
-	// watchdog's baseline, not the script's budget, but should stay small.
-	cache = newLRU(32, 4<<20)
+	useWorkerCache()
 	// One collection now gives the watchdog a true live-heap baseline
 	// (/gc/heap/live:bytes is zero before the first one).
 	runtime.GC()
-	if s.DataHeadroom <= 0 || !dataLimitSupported {
+	if s.DataHeadroom <= 0 || !proc.DataLimitSupported {
 		return 0, nil
 	}
-	base := vmData()
+	base := proc.VMData()
 	if base == 0 {
 		return 0, errors.New("cannot read VmData to size RLIMIT_DATA")
 	}
 	n := base + s.DataHeadroom
-	if err := setDataLimit(n); err != nil {
+	if err := proc.SetDataLimit(n); err != nil {
 		return 0, fmt.Errorf("setting RLIMIT_DATA: %w", err)
 	}
 	return n, nil
 }
 
-// workerLoop holds the state of the one execution a worker runs at a time.
-type workerLoop struct {
+// childLoop holds the state of the one execution a worker runs at a time.
+type childLoop struct {
 	w *wire.Writer
 
 	mu      sync.Mutex
@@ -182,7 +182,7 @@ const idleCollectDelay = 20 * time.Millisecond
 
 // collectWhenIdle schedules a collection and a new baseline if the worker
 // is still idle, after run number n, in idleCollectDelay.
-func (l *workerLoop) collectWhenIdle(n uint64) {
+func (l *childLoop) collectWhenIdle(n uint64) {
 	time.AfterFunc(idleCollectDelay, func() {
 		idle := func() bool {
 			l.mu.Lock()
@@ -193,7 +193,7 @@ func (l *workerLoop) collectWhenIdle(n uint64) {
 			return
 		}
 		runtime.GC()
-		if base := liveHeap(); idle() {
+		if base := proc.LiveHeap(); idle() {
 			l.idleBase.Store(base)
 		}
 	})
@@ -210,7 +210,7 @@ type preparedRuntime struct {
 // starts and, for each execution, when it first waits for a host call or
 // else once it has finished: the next runtime is made while the worker
 // would be idle, so a request rarely waits for one.
-func (l *workerLoop) prepare() {
+func (l *childLoop) prepare() {
 	ch := make(chan preparedRuntime, 1)
 	l.mu.Lock()
 	l.next = ch
@@ -221,7 +221,7 @@ func (l *workerLoop) prepare() {
 // serveBuilds makes the runtimes prepare asks for. A long-lived goroutine
 // (like serveRuns) keeps the stack goja grew into, instead of growing a
 // fresh goroutine's stack again for every runtime.
-func (l *workerLoop) serveBuilds() {
+func (l *childLoop) serveBuilds() {
 	for ch := range l.builds {
 		e, err := newExecution()
 		ch <- preparedRuntime{e, err}
@@ -229,7 +229,7 @@ func (l *workerLoop) serveBuilds() {
 }
 
 // serveRuns runs executions one after another on one goroutine.
-func (l *workerLoop) serveRuns() {
+func (l *childLoop) serveRuns() {
 	for run := range l.runs {
 		run()
 	}
@@ -237,7 +237,7 @@ func (l *workerLoop) serveRuns() {
 
 // start begins the execution described by an Exec frame; it reports false
 // if one is already running or the frame is malformed.
-func (l *workerLoop) start(f wire.Frame) bool {
+func (l *childLoop) start(f wire.Frame) bool {
 	var m execMsg
 	if err := json.Unmarshal(f.A, &m); err != nil || len(m.Key) != 32 {
 		return false
@@ -259,7 +259,7 @@ func (l *workerLoop) start(f wire.Frame) bool {
 	return true
 }
 
-func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string) {
+func (l *childLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string) {
 	l.mu.Lock()
 	next := l.next
 	l.next = nil
@@ -295,7 +295,7 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	// call (the worker is idle then), or else once it has answered.
 	var prepOnce sync.Once
 	prep := func() { prepOnce.Do(l.prepare) }
-	done := l.execute(ctx, cancel, m, ts, send, execHooks{prepared: prepared, waiting: prep})
+	done := l.serveExec(ctx, cancel, m, ts, send, execHooks{prepared: prepared, waiting: prep})
 	cancel(nil)
 	l.mu.Lock()
 	l.running, l.cancel = false, nil
@@ -315,7 +315,7 @@ func (l *workerLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m 
 	l.collectWhenIdle(n)
 }
 
-func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string, send func(doneMsg) bool, hooks execHooks) (done doneMsg) {
+func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFunc, m execMsg, ts string, send func(doneMsg) bool, hooks execHooks) (done doneMsg) {
 	defer func() {
 		if v := recover(); v != nil {
 			done = doneMsg{Error: internalError(fmt.Sprintf("worker panic: %v", v)), Dirty: true}
@@ -324,7 +324,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 	start := time.Now()
 	// The watchdog covers compilation too: esbuild and goja's parser
 	// allocate in proportion to what the model wrote.
-	stop := watchHeap(m.Limits.MemoryBytes, l.idleBase.Load(), func(used uint64) {
+	stop := proc.WatchHeap(m.Limits.MemoryBytes, l.idleBase.Load(), func(used uint64) {
 		merr := memoryLimitError(m.Limits.MemoryBytes)
 		cancel(merr)
 		time.AfterFunc(memoryStopGrace, func() {
@@ -359,7 +359,7 @@ func (l *workerLoop) execute(ctx context.Context, cancel context.CancelCauseFunc
 		return doneMsg{Error: e, Dirty: breached}
 	}
 	hooks.spent = time.Since(start)
-	res, err := execute(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
+	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -404,7 +404,7 @@ func asSandboxError(err error) *Error {
 
 // deliver hands a Return frame to the call waiting for it; answers for
 // calls of a finished execution find nobody and are dropped.
-func (l *workerLoop) deliver(f wire.Frame) {
+func (l *childLoop) deliver(f wire.Frame) {
 	if c := l.take(f.ID); c != nil {
 		c.stop()
 		c.answer(f)
@@ -412,7 +412,7 @@ func (l *workerLoop) deliver(f wire.Frame) {
 }
 
 // warn adds the warning in a Warn frame to the pending call it names.
-func (l *workerLoop) warn(f wire.Frame) {
+func (l *childLoop) warn(f wire.Frame) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c := l.pending[f.ID]; c != nil && len(c.warnings) < maxCallWarnings {
@@ -421,7 +421,7 @@ func (l *workerLoop) warn(f wire.Frame) {
 }
 
 // take removes and returns the pending call id, or nil.
-func (l *workerLoop) take(id uint64) *relayCall {
+func (l *childLoop) take(id uint64) *relayCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.pending[id]
@@ -429,7 +429,7 @@ func (l *workerLoop) take(id uint64) *relayCall {
 	return c
 }
 
-func (l *workerLoop) cancelRun() {
+func (l *childLoop) cancelRun() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cancel != nil {
@@ -449,7 +449,7 @@ func maxParentFrame(maxOutput int) int {
 // reader hands an answer straight to the execution instead of waking a
 // goroutine per call that waits for it.
 type relayHost struct {
-	loop  *workerLoop
+	loop  *childLoop
 	funcs map[string][]string
 	free  []string
 }
@@ -472,7 +472,7 @@ func (c *relayCall) answer(f wire.Frame) {
 	}
 	e, p := decodeHostErr(f.B)
 	if p != "" {
-		c.done(nil, c.warnings, hostCallPanic{name: c.name})
+		c.done(nil, c.warnings, &hostPanic{name: c.name})
 		return
 	}
 	c.done(nil, c.warnings, e)

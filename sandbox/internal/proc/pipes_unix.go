@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox
+package proc
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// protocolOut moves the protocol pipe off file descriptor 1 and points
+// ProtocolOut moves the protocol pipe off file descriptor 1 and points
 // descriptor 1 at stderr, so nothing in the worker that writes to standard
 // output (fmt.Print, a C library) can corrupt the protocol.
-func protocolOut() *os.File {
+func ProtocolOut() *os.File {
 	fd, err := unix.Dup(1)
 	if err != nil {
 		return os.Stdout
@@ -25,10 +25,10 @@ func protocolOut() *os.File {
 	return os.NewFile(uintptr(fd), "protocol-out")
 }
 
-// protocolIn returns a non-blocking duplicate of standard input, so reads
+// ProtocolIn returns a non-blocking duplicate of standard input, so reads
 // park the reading goroutine in the runtime's poller instead of holding a
 // thread in a blocking read(2) for the worker's whole life.
-func protocolIn() *os.File {
+func ProtocolIn() *os.File {
 	// A duplicate, so os.Stdin keeps its own descriptor and finalizer.
 	fd, err := unix.Dup(0)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/brakinglab/codemode-go/sandbox/internal/proc"
 )
 
 // The parent side of ModeWorker: a pool of worker processes, each running
@@ -31,8 +33,8 @@ type pool struct {
 	quit  <-chan struct{} // closed when the sandbox starts closing
 
 	mu       sync.Mutex
-	idle     []*worker // most recently used last
-	live     map[*worker]struct{}
+	idle     []*workerProc // most recently used last
+	live     map[*workerProc]struct{}
 	starting int           // spawns in flight
 	changed  chan struct{} // closed (and replaced) when idle or starting changes
 	closed   bool
@@ -60,12 +62,12 @@ func newPool(o *Options, ceiling Limits, quit <-chan struct{}) (*pool, error) {
 	p := &pool{
 		path:     path,
 		size:     max1(o.PoolSize),
-		headroom: dataHeadroom(ceiling.MemoryBytes),
+		headroom: proc.DataHeadroom(ceiling.MemoryBytes),
 		memory:   ceiling.MemoryBytes,
 		logger:   logger,
 		admit:    newAdmission(max1(o.PoolSize)),
 		quit:     quit,
-		live:     map[*worker]struct{}{},
+		live:     map[*workerProc]struct{}{},
 		changed:  make(chan struct{}),
 	}
 	p.prewarm()
@@ -94,7 +96,7 @@ func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Res
 		if err != nil {
 			return nil, err
 		}
-		res, err, reuse := w.execute(ctx, p, src, host, lim)
+		res, err, reuse := w.run(ctx, p, src, host, lim)
 		p.put(w, reuse)
 		if err == errLostBeforeStart {
 			if attempt == 0 {
@@ -109,7 +111,7 @@ func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Res
 
 // get returns an idle live worker, waits for one being started, or starts
 // one itself.
-func (p *pool) get(ctx context.Context) (*worker, error) {
+func (p *pool) get(ctx context.Context) (*workerProc, error) {
 	p.mu.Lock()
 	for {
 		for len(p.idle) > 0 {
@@ -174,7 +176,7 @@ func (p *pool) setup() setupMsg {
 
 // put returns w to the pool after an execution, or discards it and starts
 // a replacement in the background.
-func (p *pool) put(w *worker, reuse bool) {
+func (p *pool) put(w *workerProc, reuse bool) {
 	w.uses++
 	reuse = reuse && w.uses < maxWorkerUses && w.alive()
 	p.mu.Lock()
@@ -228,7 +230,7 @@ func (p *pool) prewarm() {
 			return
 		}
 		p.live[w] = struct{}{}
-		p.idle = append([]*worker{w}, p.idle...)
+		p.idle = append([]*workerProc{w}, p.idle...)
 	}()
 }
 
@@ -237,11 +239,11 @@ func (p *pool) prewarm() {
 func (p *pool) close() error {
 	p.mu.Lock()
 	p.closed = true
-	ws := make([]*worker, 0, len(p.live))
+	ws := make([]*workerProc, 0, len(p.live))
 	for w := range p.live {
 		ws = append(ws, w)
 	}
-	p.live, p.idle = map[*worker]struct{}{}, nil
+	p.live, p.idle = map[*workerProc]struct{}{}, nil
 	p.mu.Unlock()
 	for _, w := range ws {
 		w.kill()
@@ -270,7 +272,7 @@ func (p *pool) pids() []int {
 
 var _ executor = (*pool)(nil)
 
-func (w *worker) String() string { return fmt.Sprintf("worker %d", w.pid) }
+func (w *workerProc) String() string { return fmt.Sprintf("worker %d", w.pid) }
 
 // storeMax raises a to v if v is larger.
 func storeMax(a *atomic.Int64, v int64) {

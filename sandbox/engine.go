@@ -1,20 +1,20 @@
 package sandbox
 
-// The executor seam (shared by in-process mode and worker processes).
+// The engine: what runs a compiled program, shared by the in-process side
+// (inprocess.go) and the child side (child.go, in a worker process).
 //
-//	execute(ctx, prog, host, lim, hooks) (*Result, error)
+//	runScript(ctx, prog, host, lim, hooks) (*Result, error)
 //
 // runs one compiled program in a fresh goja runtime on the calling
 // goroutine and returns when the script's top-level promise settles, a
 // limit is hit, or ctx ends. It enforces every limit except memory itself:
 // time (vm.Interrupt at lim.Timeout), calls, output. It never panics.
 //
-// A worker process obtains prog with compiledFromJS (the parent transpiles
-// and sends compiled.js and compiled.hash), passes a Host that relays calls
+// A worker process compiles prog itself (compile, under the execution's
+// deadline; the parent only sends the source), passes a Host that relays calls
 // over its pipe, and stops a run from its memory watchdog by cancelling ctx
-// with an *Error cause (context.WithCancelCause); execute then returns that
-// *Error with the logs and calls made so far. (hooks.started hands out the
-// same stop function directly, for callers that prefer it.) hooks.prepared
+// with an *Error cause (context.WithCancelCause); runScript then returns that
+// *Error with the logs and calls made so far. hooks.prepared
 // passes a runtime made ahead by newExecution, used by this execution only;
 // hooks.waiting tells a worker when the execution idles on host calls, the
 // time it makes the next runtime. The Result and *Error are
@@ -51,22 +51,16 @@ const maxCallStackSize = 1000
 // contexts of host calls still in flight, for them to return so their
 // outcome is known. A host that ignores cancellation delays Run by at most
 // this much, and its call is reported as OutcomeUnknown. It stays well
-// under hardDeadlineSlack, so a worker never dies waiting for its calls.
+// under hardDeadlineGrace, so a worker never dies waiting for its calls.
 const hostGrace = 500 * time.Millisecond
 
-// execHooks lets the caller of execute supply a prepared runtime and
+// execHooks lets the caller of runScript supply a prepared runtime and
 // observe and stop an execution.
 type execHooks struct {
-	// prepared, if set, is a runtime from newExecution that execute uses
+	// prepared, if set, is a runtime from newExecution that runScript uses
 	// instead of making one. It must come straight from newExecution and
 	// is used by this one execution only: a runtime is never reused.
 	prepared *execution
-	// started, if set, is called on the executing goroutine once the
-	// runtime exists, before the script runs. stop ends the execution with
-	// an *Error of the given kind and message; it is safe to call from any
-	// goroutine and any number of times (the first call wins) and does
-	// nothing once the execution has returned.
-	started func(stop func(kind Kind, message string))
 	// waiting, if set, is called on the executing goroutine each time the
 	// execution is about to wait for host calls: the goroutine is idle
 	// until one returns.
@@ -108,7 +102,7 @@ type pendingCall struct {
 	site            string // the script's stack at the call
 }
 
-// execution is the state of one run of execute. Everything except the
+// execution is the state of one run of runScript. Everything except the
 // stop machinery and the results channel is owned by the loop goroutine.
 type execution struct {
 	prog *compiled
@@ -153,7 +147,7 @@ type execution struct {
 	rangeErrCtor           *goja.Object
 }
 
-func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
+func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
 	start := time.Now()
 	lim = lim.withDefaults()
 	e := hooks.prepared
@@ -195,9 +189,6 @@ func execute(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 		e.stop(ce.Kind, ce.Message)
 	})
 	defer stopWatch()
-	if hooks.started != nil {
-		hooks.started(e.stop)
-	}
 	if err := e.setup(); err != nil {
 		var se *Error
 		if !errors.As(err, &se) {
@@ -318,7 +309,9 @@ func (e *execution) promiseOrigin(call goja.FunctionCall) goja.Value {
 	return goja.Undefined()
 }
 
-// stop ends the execution with kind; see execHooks.started.
+// stop ends the execution with an *Error of kind and message. It is safe to
+// call from any goroutine and any number of times (the first call wins)
+// and does nothing once the execution has returned.
 func (e *execution) stop(kind Kind, message string) {
 	e.stopOnce.Do(func() {
 		e.stopErr = &Error{Kind: kind, Message: message}
@@ -520,7 +513,7 @@ func (e *execution) scriptError(err error) *Error {
 // internalError is the model-safe error for a runtime failure the sandbox
 // did not expect: Go error text can name files, addresses or internals and
 // tells the model nothing it can act on, so the detail goes to the log
-// under a reference that the message repeats. execute has no logger of its
+// under a reference that the message repeats. runScript has no logger of its
 // own, hence slog.Default: the host's in process, the worker's stderr in a
 // worker process.
 func internalError(detail string) *Error {

@@ -1,4 +1,4 @@
-package sandbox
+package proc
 
 import (
 	"runtime"
@@ -12,18 +12,18 @@ import (
 // when it grew past the memory limit. Attribution is exact because a worker
 // runs one execution at a time.
 
-// watchInterval is how often the watchdog samples the heap (one sample
+// WatchInterval is how often the watchdog samples the heap (one sample
 // costs about half a microsecond).
-const watchInterval = time.Millisecond
+const WatchInterval = time.Millisecond
 
 var heapMetrics = []string{
 	"/memory/classes/heap/objects:bytes",
 	"/memory/classes/heap/stacks:bytes",
 }
 
-// heapInUse returns the bytes in live-or-unswept heap objects plus
+// HeapInUse returns the bytes in live-or-unswept heap objects plus
 // goroutine stacks.
-func heapInUse(s []metrics.Sample) uint64 {
+func HeapInUse(s []metrics.Sample) uint64 {
 	metrics.Read(s)
 	var n uint64
 	for _, x := range s {
@@ -34,7 +34,8 @@ func heapInUse(s []metrics.Sample) uint64 {
 	return n
 }
 
-func newHeapSamples() []metrics.Sample {
+// NewHeapSamples returns the samples HeapInUse reads, made once per watch.
+func NewHeapSamples() []metrics.Sample {
 	s := make([]metrics.Sample, len(heapMetrics))
 	for i, name := range heapMetrics {
 		s[i].Name = name
@@ -42,8 +43,8 @@ func newHeapSamples() []metrics.Sample {
 	return s
 }
 
-// idleBytes is the Go runtime's total mapped memory now.
-func idleBytes() int64 {
+// IdleBytes is the Go runtime's total mapped memory now.
+func IdleBytes() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
@@ -52,14 +53,14 @@ func idleBytes() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// liveHeap returns the heap that survived the last collection plus the
+// LiveHeap returns the heap that survived the last collection plus the
 // current goroutine stacks: the worker's own state, without garbage.
-func liveHeap() uint64 {
+func LiveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
-	return heapInUse(s)
+	return HeapInUse(s)
 }
 
-// watchHeap starts the watchdog for one execution allowed limit bytes above
+// WatchHeap starts the watchdog for one execution allowed limit bytes above
 // base, the worker's own live heap measured while idle. When the heap stays
 // above that after a forced collection (garbage must not count), it calls
 // breach once with the bytes in use. stop ends the watchdog and reports
@@ -68,8 +69,8 @@ func liveHeap() uint64 {
 // stop does not wait for the watchdog's goroutine to exit (that would cost
 // the execution a goroutine wake-up): once stop has returned, breach is no
 // longer called, and the goroutine ends at its next tick.
-func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() bool) {
-	samples := newHeapSamples()
+func WatchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() bool) {
+	samples := NewHeapSamples()
 	max := base + uint64(limit)
 	quit := make(chan struct{})
 	var (
@@ -78,7 +79,7 @@ func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() 
 		breached bool
 	)
 	go func() {
-		t := time.NewTicker(watchInterval)
+		t := time.NewTicker(WatchInterval)
 		defer t.Stop()
 		for {
 			select {
@@ -86,11 +87,11 @@ func watchHeap(limit int64, base uint64, breach func(used uint64)) (stop func() 
 				return
 			case <-t.C:
 			}
-			if heapInUse(samples) <= max {
+			if HeapInUse(samples) <= max {
 				continue
 			}
 			runtime.GC()
-			if used := heapInUse(samples); used > max {
+			if used := HeapInUse(samples); used > max {
 				mu.Lock()
 				if !stopped {
 					breached = true

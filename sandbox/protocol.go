@@ -80,10 +80,14 @@ func encodeHostErr(err error) []byte {
 	return b
 }
 
-// hostPanic is a recovered panic from Host.Call in the parent.
-type hostPanic struct{ value string }
+// hostPanic is a recovered panic from Host.Call, in process or in the
+// parent. Its message is what the script sees; the panic's value is kept
+// for the host's log and never shown to the script.
+type hostPanic struct{ name, value string }
 
-func (p *hostPanic) Error() string { return "host function panicked: " + p.value }
+func (p *hostPanic) Error() string {
+	return "internal error in " + p.name + "; the call failed, retrying the same call will likely fail again"
+}
 
 // relayedError is a parent's Host.Call error as seen in the worker. It
 // marshals back to the original error object.

@@ -1,4 +1,4 @@
-package sandbox
+package proc
 
 import (
 	"os/exec"
@@ -24,9 +24,9 @@ type spawnReq struct {
 	done chan error
 }
 
-// startCmd starts cmd from the spawner thread. On success the caller must
-// call releaseSpawn once the process has been reaped.
-func startCmd(cmd *exec.Cmd) error {
+// StartCmd starts cmd from the spawner thread. On success the caller must
+// call ReleaseSpawn once the process has been reaped.
+func StartCmd(cmd *exec.Cmd) error {
 	spawner.mu.Lock()
 	if spawner.reqs == nil {
 		spawner.reqs = make(chan spawnReq)
@@ -40,14 +40,14 @@ func startCmd(cmd *exec.Cmd) error {
 	reqs <- spawnReq{cmd: cmd, done: done}
 	err := <-done
 	if err != nil {
-		releaseSpawn()
+		ReleaseSpawn()
 	}
 	return err
 }
 
-// releaseSpawn records that a worker was reaped; the spawner goroutine and
+// ReleaseSpawn records that a worker was reaped; the spawner goroutine and
 // its thread end with the last one.
-func releaseSpawn() {
+func ReleaseSpawn() {
 	spawner.mu.Lock()
 	defer spawner.mu.Unlock()
 	spawner.live--

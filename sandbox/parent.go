@@ -14,12 +14,6 @@ import (
 	"github.com/brakinglab/codemode-go/sandbox/internal/wire"
 )
 
-// hardDeadlineSlack is how long past its timeout an execution may run
-// before the parent kills the worker's process group. Builtins such as
-// Array(2**32-1).indexOf(1) and backtracking regexes ignore the in-worker
-// interrupt; the kill is what bounds them.
-const hardDeadlineSlack = time.Second
-
 // cancelGrace is how long a worker has to stop after a Cancel frame before
 // it is killed: the engine's hostGrace for host calls to return after
 // their cancellation, and a margin.
@@ -40,7 +34,7 @@ const (
 
 // execute compiles and runs src on w. reuse reports whether w is clean
 // enough to serve another execution.
-func (w *worker) execute(ctx context.Context, p *pool, src source, host Host, lim Limits) (res *Result, err error, reuse bool) {
+func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, lim Limits) (res *Result, err error, reuse bool) {
 	start := time.Now()
 	msg := execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions()}
 	if fh, ok := host.(FreeHost); ok {
@@ -53,7 +47,7 @@ func (w *worker) execute(ctx context.Context, p *pool, src source, host Host, li
 	// The hard deadline starts before the first write: a wedged worker
 	// that stopped reading its pipe must not block the caller forever.
 	var why atomic.Int32
-	hard := time.AfterFunc(lim.Timeout+hardDeadlineSlack, func() {
+	hard := time.AfterFunc(lim.Timeout+hardDeadlineGrace, func() {
 		why.CompareAndSwap(killNone, killTimeout)
 		w.kill()
 	})
@@ -182,7 +176,7 @@ func (w *worker) execute(ctx context.Context, p *pool, src source, host Host, li
 }
 
 // relayCall runs one host call for the worker and sends back the result.
-func (w *worker) relayCall(ctx context.Context, p *pool, host Host, id uint64, name string, args []byte) {
+func (w *workerProc) relayCall(ctx context.Context, p *pool, host Host, id uint64, name string, args []byte) {
 	defer p.bg.Done()
 	ctx, sink := withWarnings(ctx)
 	res, err := callHost(ctx, host, name, args)
@@ -210,14 +204,14 @@ func (w *worker) relayCall(ctx context.Context, p *pool, host Host, id uint64, n
 func callHost(ctx context.Context, host Host, name string, args []byte) (res json.RawMessage, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &hostPanic{value: fmt.Sprint(v)}
+			err = &hostPanic{name: name, value: fmt.Sprint(v)}
 		}
 	}()
 	return host.Call(ctx, name, args)
 }
 
 // deathError explains a worker that stopped answering during an execution.
-func (w *worker) deathError(ctx context.Context, p *pool, why int32, lim Limits, readErr error) *Error {
+func (w *workerProc) deathError(ctx context.Context, p *pool, why int32, lim Limits, readErr error) *Error {
 	w.kill() // make sure it is gone and reaped
 	switch why {
 	case killTimeout:

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox
+package proc
 
 import (
 	"os"
@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// maxRSS returns the peak resident set size of an exited process in bytes.
-func maxRSS(ps *os.ProcessState) int64 {
+// MaxRSS returns the peak resident set size of an exited process in bytes.
+func MaxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok || ru == nil {
 		return 0

@@ -1,6 +1,6 @@
 //go:build race
 
-package sandbox
+package proc
 
 // raceMemoryFactor relaxes memory caps in race-detector builds, whose
 // runtime multiplies memory use several times. Normal builds keep the full
