@@ -89,10 +89,7 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 	if opts != nil {
 		o = *opts
 	}
-	if _, err := fetch.CheckIssuer(issuer); err != nil {
-		return nil, err
-	}
-	if err := fetch.CheckResource(resource); err != nil {
+	if err := fetch.CheckIssuerAndResource(issuer, resource); err != nil {
 		return nil, err
 	}
 	if o.Endpoint != "" {

@@ -102,10 +102,7 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 	if opts != nil {
 		o = *opts
 	}
-	if _, err := fetch.CheckIssuer(issuer); err != nil {
-		return nil, err
-	}
-	if err := fetch.CheckResource(resource); err != nil {
+	if err := fetch.CheckIssuerAndResource(issuer, resource); err != nil {
 		return nil, err
 	}
 	if len(o.Algorithms) == 0 {

@@ -106,3 +106,13 @@ func CheckResource(resource string) error {
 	}
 	return nil
 }
+
+// CheckIssuerAndResource checks the pair every verifier is built for: an
+// issuer identifier and the canonical URI of the resource its tokens must
+// name.
+func CheckIssuerAndResource(issuer, resource string) error {
+	if _, err := CheckIssuer(issuer); err != nil {
+		return err
+	}
+	return CheckResource(resource)
+}
