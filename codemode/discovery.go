@@ -294,21 +294,54 @@ func (s *Server) functionsTemplate() string {
 	return "codemode://functions/" + s.cat.Namespace() + "/{name}.d.ts"
 }
 
-// addFunctionResources adds the resource template that serves one
-// function's declarations per URI, for clients that browse resources. It
-// serves what execute_code binds.
+// addFunctionResources adds the resource templates that serve one
+// function per URI, for clients that browse resources: its TypeScript
+// declarations ({name}.d.ts) and the JSON Schemas of its arguments and
+// result ({name}.schema.json, from typegen, for clients and tools that
+// validate with JSON Schema). They serve what execute_code binds.
 func (s *Server) addFunctionResources(srv *mcp.Server) {
-	prefix := "codemode://functions/" + s.cat.Namespace() + "/"
+	ns := s.cat.Namespace()
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: s.functionsTemplate(),
-		Name:        s.cat.Namespace() + "-function",
-		Title:       "TypeScript declarations of one " + s.cat.Namespace() + " function",
+		Name:        ns + "-function",
+		Title:       "TypeScript declarations of one " + ns + " function",
 		Description: "The declarations of one function " + ToolName + " can call: its signature, argument and result types, field docs and constraints. {name} is the function name.",
 		MIMEType:    "application/typescript",
-	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	}, s.functionResource(".d.ts", "application/typescript", func(name string) (string, error) {
+		return s.describeFuncs(&s.all, []string{name})
+	}))
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: "codemode://functions/" + ns + "/{name}.schema.json",
+		Name:        ns + "-function-schema",
+		Title:       "JSON Schemas of one " + ns + " function",
+		Description: "The JSON Schemas (draft 2020-12) of the arguments and the result of one function " + ToolName + " can call: {\"input\": …, \"output\": …}. {name} is the function name.",
+		MIMEType:    "application/schema+json",
+	}, s.functionResource(".schema.json", "application/schema+json", func(name string) (string, error) {
+		f := s.disc.info[name]
+		in, err := typegen.InputSchema(f)
+		if err != nil {
+			return "", err
+		}
+		out, err := typegen.OutputSchema(f)
+		if err != nil {
+			return "", err
+		}
+		b, err := json.Marshal(struct {
+			Input  json.RawMessage `json:"input"`
+			Output json.RawMessage `json:"output"`
+		}{in, out})
+		return string(b), err
+	}))
+}
+
+// functionResource serves codemode://functions/<ns>/<name><suffix> with
+// render(name), for the functions execute_code binds.
+func (s *Server) functionResource(suffix, mime string, render func(name string) (string, error)) mcp.ResourceHandler {
+	prefix := "codemode://functions/" + s.cat.Namespace() + "/"
+	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		name, ok := strings.CutPrefix(uri, prefix)
-		name, ok2 := strings.CutSuffix(name, ".d.ts")
+		name, ok2 := strings.CutSuffix(name, suffix)
 		if u, err := url.PathUnescape(name); err == nil {
 			name = u
 		}
@@ -318,10 +351,10 @@ func (s *Server) addFunctionResources(srv *mcp.Server) {
 		if _, bound := s.all.tiers[name]; !bound {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		text, err := s.describeFuncs(&s.all, []string{name})
+		text, err := render(name)
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: text}}}, nil
-	})
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+	}
 }

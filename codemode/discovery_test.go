@@ -230,4 +230,29 @@ func TestFunctionResourceTemplate(t *testing.T) {
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode://functions/brakinglab/nope.d.ts"}); err == nil {
 		t.Error("reading an unknown function's resource succeeded")
 	}
+
+	// The same function's JSON Schemas, from typegen.InputSchema and
+	// OutputSchema.
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode://functions/brakinglab/getWeakCorners.schema.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schemas struct {
+		Input struct {
+			Properties map[string]struct {
+				Minimum, Maximum float64
+			}
+			AdditionalProperties *bool
+		}
+		Output struct{ Type string }
+	}
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &schemas); err != nil {
+		t.Fatalf("schema resource is not JSON: %v\n%s", err, res.Contents[0].Text)
+	}
+	if l := schemas.Input.Properties["limit"]; l.Minimum != 1 || l.Maximum != 20 || schemas.Output.Type != "array" {
+		t.Errorf("getWeakCorners schemas: %s", res.Contents[0].Text)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode://functions/brakinglab/nope.schema.json"}); err == nil {
+		t.Error("reading an unknown function's schema succeeded")
+	}
 }

@@ -53,7 +53,9 @@
 // (BM25F); describe returns their exact TypeScript declarations. These
 // lookups are free (not host calls, no scope needed) and show only what
 // the tool can call. Each function's declarations are also a resource,
-// codemode://functions/<namespace>/{name}.d.ts. Its annotations follow the
+// codemode://functions/<namespace>/{name}.d.ts, and the JSON Schemas of its
+// arguments and result another, codemode://functions/<namespace>/{name}.schema.json
+// (typegen.InputSchema and OutputSchema). Its annotations follow the
 // catalog's tiers: readOnlyHint only when every function is READ-ONLY,
 // destructiveHint when any is MUTATING. [Options.ReadOnlyTool] adds a second
 // tool, execute_readonly_code, bound to the READ-ONLY functions only and
