@@ -25,9 +25,9 @@ import (
 // therefore need no separate worker binary, and any binary that imports
 // this package can also be used as Options.WorkerPath.
 //
-// Inside a worker each execution gets: a heap watchdog (watchdog.go) that
+// Inside a worker each execution gets: a heap watchdog (internal/proc) that
 // interrupts at the memory limit and, if a builtin keeps allocating,
-// reports MEMORY_LIMIT and exits; RLIMIT_DATA (rlimit.go) as the backstop
+// reports MEMORY_LIMIT and exits; RLIMIT_DATA (internal/proc) as the backstop
 // for single huge allocations; debug.SetMemoryLimit and SetMaxStack; the
 // engine's own timeout. The parent adds the hard deadline (timeout + 1 s,
 // then SIGKILL to the process group).
