@@ -100,28 +100,8 @@ func NewIntrospectionVerifier(issuer, resource string, opts *IntrospectionOption
 	if o.ClientID == "" {
 		return nil, errors.New("a ClientID is required: introspection endpoints authenticate their callers")
 	}
-	skew := o.ClockSkew
-	switch {
-	case skew == 0:
-		skew = DefaultClockSkew
-	case skew < 0:
-		skew = 0
-	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = fetch.DefaultHTTPClient
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Claims.Subject == "" {
-		o.Claims.Subject = "sub"
-	}
-	if len(o.Claims.ClientID) == 0 {
-		o.Claims.ClientID = []string{"client_id"}
-	}
-	if len(o.Claims.Scopes) == 0 {
-		o.Claims.Scopes = []string{"scope"}
-	}
+	skew := sharedDefaults(o.ClockSkew, &o.HTTPClient, &o.Now)
+	o.Claims.fill([]string{"client_id"}, []string{"scope"})
 	if o.CacheTTL == 0 {
 		o.CacheTTL = DefaultIntrospectionCacheTTL
 	}

@@ -114,31 +114,11 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 		}
 	}
 	o.Algorithms = slices.Clone(o.Algorithms)
-	skew := o.ClockSkew
-	switch {
-	case skew == 0:
-		skew = DefaultClockSkew
-	case skew < 0:
-		skew = 0
-	}
+	skew := sharedDefaults(o.ClockSkew, &o.HTTPClient, &o.Now)
 	if o.KeyRefreshInterval <= 0 {
 		o.KeyRefreshInterval = DefaultKeyRefreshInterval
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = fetch.DefaultHTTPClient
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Claims.Subject == "" {
-		o.Claims.Subject = "sub"
-	}
-	if len(o.Claims.ClientID) == 0 {
-		o.Claims.ClientID = []string{"client_id", "azp"}
-	}
-	if len(o.Claims.Scopes) == 0 {
-		o.Claims.Scopes = []string{"scope", "scp"}
-	}
+	o.Claims.fill([]string{"client_id", "azp"}, []string{"scope", "scp"})
 	if o.JWKSURL != "" {
 		if err := fetch.CheckHTTPSOrLoopback(o.JWKSURL); err != nil {
 			return nil, fmt.Errorf("JWKSURL: %w", err)

@@ -2,11 +2,13 @@ package bearer
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
 // A Verifier checks an access token and says who it speaks for.
@@ -80,3 +82,36 @@ func (e *TokenError) Unwrap() []error {
 func invalid(desc string) error { return &TokenError{Description: desc} }
 
 func invalidCause(desc string, cause error) error { return &TokenError{Description: desc, Err: cause} }
+
+// sharedDefaults fills the options both verifiers share (HTTP client,
+// clock) and returns the clock skew to allow: DefaultClockSkew for zero,
+// none for a negative value.
+func sharedDefaults(skew time.Duration, client **http.Client, now *func() time.Time) time.Duration {
+	if *client == nil {
+		*client = fetch.DefaultHTTPClient
+	}
+	if *now == nil {
+		*now = time.Now
+	}
+	switch {
+	case skew == 0:
+		return DefaultClockSkew
+	case skew < 0:
+		return 0
+	}
+	return skew
+}
+
+// fill sets the claim names left empty: "sub" for the subject, and the
+// given defaults for the client id and scopes.
+func (c *ClaimNames) fill(clientID, scopes []string) {
+	if c.Subject == "" {
+		c.Subject = "sub"
+	}
+	if len(c.ClientID) == 0 {
+		c.ClientID = clientID
+	}
+	if len(c.Scopes) == 0 {
+		c.Scopes = scopes
+	}
+}
