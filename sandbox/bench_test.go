@@ -122,7 +122,8 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 }
 
 // BenchmarkWorkerIdleRSS reports the resident memory of a worker that has
-// run the coaching script twenty times and sits idle.
+// run the coaching script twenty times and sat idle long enough to return
+// its free heap pages (idleReleaseDelay).
 func BenchmarkWorkerIdleRSS(b *testing.B) {
 	host, src := loadFixtureHost(b)
 	sb, err := New(&Options{PoolSize: 1})
@@ -136,6 +137,7 @@ func BenchmarkWorkerIdleRSS(b *testing.B) {
 		}
 	}
 	pid := sb.exec.(*pool).pids()[0]
+	time.Sleep(idleReleaseDelay + 250*time.Millisecond)
 	var rss int64
 	for b.Loop() {
 		rss = procRSS(b, pid)

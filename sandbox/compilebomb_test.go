@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,15 +171,18 @@ func TestCompileBombInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// n = 21 compiles in about four seconds on an idle machine: each bomb
-	// must still be compiling when the last of MaxAbandonedInProcess runs
-	// is answered (2 × 1.3 s), and must not burn the test binary's CPU for
-	// long. (n = 20, about 2 s, finished too early on an idle machine.)
-	// Each bomb is new: a finished abandoned compilation is cached.
+	// Each bomb must still be compiling when the last of
+	// MaxAbandonedInProcess runs is answered (2 × 1.3 s), and must not burn
+	// the test binary's CPU for long: about 3 to 6 s each. Its cost doubles
+	// with every level, so the depth comes from timing a small one on this
+	// machine (a fixed depth of 21 took 4 s on one machine, 1.7 s on
+	// another). Each bomb is new: a finished abandoned compilation is
+	// cached.
+	depth := bombDepthFor(t, 3*time.Second)
 	n := 0
 	bomb := func() string {
 		n++
-		return parenArrowBomb(21) + fmt.Sprintf("\n// %s %d %d", t.Name(), time.Now().UnixNano(), n)
+		return parenArrowBomb(depth) + fmt.Sprintf("\n// %s %d %d", t.Name(), time.Now().UnixNano(), n)
 	}
 	abandoned := &sb.exec.(*inProcess).abandoned
 	t.Cleanup(func() {
@@ -211,6 +215,21 @@ func TestCompileBombInProcess(t *testing.T) {
 	if took := time.Since(start); took > hardDeadlineGrace {
 		t.Errorf("Close took %v", took)
 	}
+}
+
+// bombDepthFor returns the depth of parenArrowBomb that takes at least d
+// to compile here, from the time a depth-16 bomb takes (its cost doubles
+// with each level).
+func bombDepthFor(t *testing.T, d time.Duration) int {
+	code := parenArrowBomb(16) + fmt.Sprintf("\n// %s %d", t.Name(), time.Now().UnixNano())
+	start := time.Now()
+	if _, err := compile(source{key: sourceKey(t.Name(), code), ts: code}, DefaultMaxCodeBytes); err != nil {
+		t.Fatal(err)
+	}
+	took := max(time.Since(start), time.Millisecond)
+	depth := 16 + int(math.Ceil(math.Log2(float64(d)/float64(took))))
+	t.Logf("a depth-16 bomb compiles in %v: using depth %d", took, depth)
+	return depth
 }
 
 // processCPU is the user and system CPU time of this process so far.
