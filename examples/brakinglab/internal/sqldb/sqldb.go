@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Engine names a database engine.
@@ -56,7 +58,12 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 		return db, Postgres, nil
 	}
 	q := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
+	// Per connection: none of these takes a lock. WAL is set once below:
+	// it is stored in the file, and switching to it needs the database to
+	// itself, which SQLite refuses at once (SQLITE_BUSY, busy timeout or
+	// not) while another connection does the same, as replicas or a
+	// second Open starting together on a new file do.
+	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
@@ -64,7 +71,46 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", dsn, err)
 	}
+	if err := useWAL(ctx, db); err != nil {
+		db.Close()
+		return nil, "", fmt.Errorf("open %s: %w", dsn, err)
+	}
 	return db, SQLite, nil
+}
+
+// walWait bounds how long Open retries switching a busy database to WAL,
+// like the busy timeout of every other statement.
+const walWait = 10 * time.Second
+
+// useWAL puts the database in WAL mode, retrying while another connection
+// holds it.
+func useWAL(ctx context.Context, db *sql.DB) error {
+	ctx, cancel := context.WithTimeout(ctx, walWait)
+	defer cancel()
+	for {
+		var mode string
+		err := db.QueryRowContext(ctx, `PRAGMA journal_mode=WAL`).Scan(&mode)
+		if err == nil {
+			if mode != "wal" {
+				return fmt.Errorf("journal mode is %q, WAL could not be set", mode)
+			}
+			return nil
+		}
+		if !isBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("switching to WAL: %w", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// isBusy reports an SQLite SQLITE_BUSY error, whatever its extended code.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Redact returns dsn with any password replaced, for logs and errors.

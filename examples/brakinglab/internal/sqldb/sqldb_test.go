@@ -1,7 +1,11 @@
 package sqldb_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
@@ -32,6 +36,47 @@ func TestIsURL(t *testing.T) {
 	for in, want := range map[string]bool{"postgres://x/y": true, "postgresql://x": true, "lab.db": false, "/var/lab.db": false} {
 		if sqldb.IsURL(in) != want {
 			t.Errorf("IsURL(%q) = %v", in, !want)
+		}
+	}
+}
+
+// TestOpenNewFileTogether opens one new SQLite file from several pools at
+// once, as replicas or a second Open starting together do, and writes
+// through each: none may fail with "database is locked". Switching a new
+// file to WAL needs it to itself, and SQLite refuses that at once while
+// another connection does the same; with WAL set on every new connection
+// a round in a few dozen failed here.
+func TestOpenNewFileTogether(t *testing.T) {
+	ctx := context.Background()
+	for round := range 100 {
+		path := filepath.Join(t.TempDir(), "lab.db")
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				db, _, err := sqldb.Open(ctx, path)
+				if err != nil {
+					t.Errorf("round %d, pool %d: %v", round, i, err)
+					return
+				}
+				defer db.Close()
+				// A write transaction, as a migration is: BEGIN IMMEDIATE.
+				err = sqldb.LockedTx(ctx, db, "test", func(tx *sql.Tx) error {
+					_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS t (x INTEGER)`)
+					return err
+				})
+				if err != nil {
+					t.Errorf("round %d, pool %d: create: %v", round, i, err)
+					return
+				}
+				var mode string
+				if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+					t.Errorf("round %d, pool %d: journal mode %q, %v", round, i, mode, err)
+				}
+			})
+		}
+		wg.Wait()
+		if t.Failed() {
+			return
 		}
 	}
 }
