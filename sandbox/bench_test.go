@@ -121,22 +121,30 @@ func BenchmarkWorkerSpawn(b *testing.B) {
 	}
 }
 
+// coachedWorker starts a one-worker sandbox, closed when tb ends, runs the
+// coaching script on it twenty times, as a busy worker would, and returns
+// the worker's pid.
+func coachedWorker(tb testing.TB) int {
+	tb.Helper()
+	host, src := loadFixtureHost(tb)
+	sb, err := New(&Options{PoolSize: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sb.Close() })
+	for range 20 {
+		if _, err := sb.Run(context.Background(), src, host); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return sb.exec.(*pool).pids()[0]
+}
+
 // BenchmarkWorkerIdleRSS reports the resident memory of a worker that has
 // run the coaching script twenty times and sat idle long enough to return
 // its free heap pages (idleReleaseDelay).
 func BenchmarkWorkerIdleRSS(b *testing.B) {
-	host, src := loadFixtureHost(b)
-	sb, err := New(&Options{PoolSize: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sb.Close()
-	for range 20 {
-		if _, err := sb.Run(context.Background(), src, host); err != nil {
-			b.Fatal(err)
-		}
-	}
-	pid := sb.exec.(*pool).pids()[0]
+	pid := coachedWorker(b)
 	time.Sleep(idleReleaseDelay + 250*time.Millisecond)
 	var rss int64
 	for b.Loop() {

@@ -102,18 +102,7 @@ func gone(pid int) bool {
 // memory falls by at least 2 MiB. The runtime alone keeps them: at
 // GOGC=400 its heap goal is five times the live heap.
 func TestIdleWorkerReleasesMemory(t *testing.T) {
-	host, src := loadFixtureHost(t)
-	sb, err := New(&Options{PoolSize: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close()
-	for range 20 {
-		if _, err := sb.Run(context.Background(), src, host); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pid := sb.exec.(*pool).pids()[0]
+	pid := coachedWorker(t)
 	anon := func() int64 { return procField(t, pid, "status", "RssAnon:") }
 	// Past the idle collection, before the release.
 	time.Sleep(idleCollectDelay + idleReleaseDelay/2)
