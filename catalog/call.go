@@ -49,6 +49,10 @@ type Warning struct {
 // CallWithWarnings is Call that also returns the call's warnings. They
 // come with the result or with a validation error alike.
 func (c *Catalog) CallWithWarnings(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, []Warning, error) {
+	name, err := c.localName(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	e, ok := c.lookup(name)
 	if !ok {
 		return nil, nil, c.unknown(name)
@@ -273,8 +277,23 @@ func (c *Catalog) internal(ctx context.Context, name string, err error) error {
 	if errors.As(err, &pe) {
 		attrs = append(attrs, "stack", string(pe.stack))
 	}
-	c.opts.Logger.ErrorContext(ctx, "catalog: internal error", attrs...)
+	c.logger(ctx).ErrorContext(ctx, "catalog: internal error", attrs...)
 	return &InternalError{Ref: ref, cause: err}
+}
+
+// localName accepts a function's name with or without the catalog's own
+// namespace ("getLaps" or "garage.getLaps"), as code names it that way. A
+// name qualified by another namespace is refused with the namespace this
+// catalog serves.
+func (c *Catalog) localName(name string) (string, error) {
+	ns, rest, ok := strings.Cut(name, ".")
+	if !ok {
+		return name, nil
+	}
+	if ns == c.ns {
+		return rest, nil
+	}
+	return "", &Error{Code: CodeUnknownFunction, Message: fmt.Sprintf("unknown function %s: this catalog's functions are %s.<name>", name, c.ns)}
 }
 
 func (c *Catalog) unknown(name string) error {

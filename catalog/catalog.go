@@ -65,7 +65,9 @@ type Options struct {
 	// KeepNulls keeps null-valued object members in results. By default
 	// they are removed.
 	KeepNulls bool
-	// Logger receives the causes of internal errors. Nil means slog.Default().
+	// Logger receives the causes of internal errors. Nil means the logger
+	// of the call's context ([WithLogger]; codemode.Server passes its own),
+	// else slog.Default().
 	Logger *slog.Logger
 }
 
@@ -98,9 +100,6 @@ func New(namespace string, opts *Options) (*Catalog, error) {
 	c := &Catalog{ns: namespace, validate: newValidator(), funcs: map[string]*entry{}}
 	if opts != nil {
 		c.opts = *opts
-	}
-	if c.opts.Logger == nil {
-		c.opts.Logger = slog.Default()
 	}
 	return c, nil
 }

@@ -114,6 +114,11 @@ const (
 // NewSlogAudit returns a sink writing each event as one slog record at
 // Info level (message "audit", the event's fields as attributes). With a
 // slog.JSONHandler this gives one JSON object per line.
+//
+// Every record carries the attribute log.kind=audit ([AuditLogKey],
+// [AuditLogKind]), which operational records never have: in a shared
+// output the two are told apart by it, and a handler can route audit
+// records elsewhere (or give the sink a logger of its own).
 func NewSlogAudit(l *slog.Logger) AuditSink {
 	if l == nil {
 		l = slog.Default()
@@ -121,10 +126,17 @@ func NewSlogAudit(l *slog.Logger) AuditSink {
 	return slogAudit{l}
 }
 
+// The attribute that marks a record written by [NewSlogAudit].
+const (
+	AuditLogKey  = "log.kind"
+	AuditLogKind = "audit"
+)
+
 type slogAudit struct{ l *slog.Logger }
 
 func (s slogAudit) Audit(ctx context.Context, ev AuditEvent) {
 	attrs := []slog.Attr{
+		slog.String(AuditLogKey, AuditLogKind),
 		slog.String("event", string(ev.Kind)),
 		slog.String("traceId", ev.TraceID),
 		slog.String("tool", ev.Tool),

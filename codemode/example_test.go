@@ -314,7 +314,7 @@ func ExampleNewSlogAudit() {
 	defer cs.Close()
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `return (await garage.getLaps({track: "Spa"})).length`}})
 	// Output:
-	// {"level":"INFO","msg":"audit","event":"execution.started","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52}
-	// {"level":"INFO","msg":"audit","event":"function.called","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"function":"garage.getLaps","tier":"READ-ONLY","args":{"track":5},"resultBytes":85}
-	// {"level":"INFO","msg":"audit","event":"execution.finished","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"resultBytes":1,"calls":1}
+	// {"level":"INFO","msg":"audit","log.kind":"audit","event":"execution.started","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52}
+	// {"level":"INFO","msg":"audit","log.kind":"audit","event":"function.called","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"function":"garage.getLaps","tier":"READ-ONLY","args":{"track":5},"resultBytes":85}
+	// {"level":"INFO","msg":"audit","log.kind":"audit","event":"execution.finished","tool":"execute_code","subject":"driver-1","clientId":"claude","codeSha256":"2a5a409ba64980d72e7141545ddd8313e348097abd5a9cb7ce3188e404e7400f","codeBytes":52,"resultBytes":1,"calls":1}
 }

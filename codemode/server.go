@@ -264,7 +264,9 @@ func (s *Server) Close() error {
 // sandbox.Warn, which puts them in front of the model with the call's
 // position.
 func (s *Server) callCatalog(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
-	out, warns, err := s.cat.CallWithWarnings(ctx, fn, args)
+	// The catalog logs internal errors through the server's logger unless
+	// its own Options.Logger is set.
+	out, warns, err := s.cat.CallWithWarnings(catalog.WithLogger(ctx, s.logger), fn, args)
 	for _, w := range warns {
 		sandbox.Warn(ctx, w.Message)
 	}
