@@ -11,7 +11,7 @@
 //
 //	func TestGetLaps(t *testing.T) {
 //		h := codemodetest.New(t, cat, nil)
-//		res := h.Run(`return await garage.getLaps({ track: "Spa" })`)
+//		res := h.Run(t, `return await garage.getLaps({ track: "Spa" })`)
 //		laps := codemodetest.Value[[]Lap](t, res)
 //		if len(laps) != 3 {
 //			t.Fatalf("got %d laps", len(laps))
@@ -64,7 +64,6 @@ func Decline(string) bool { return false }
 // Harness is a codemode.Server run for a test. It is safe for concurrent
 // use: every Run opens its own MCP session.
 type Harness struct {
-	tb        testing.TB
 	srv       *codemode.Server
 	principal catalog.Principal
 	approve   ApproveFunc
@@ -81,7 +80,6 @@ func New(tb testing.TB, cat *catalog.Catalog, opts *Options) *Harness {
 	if err != nil {
 		tb.Fatalf("codemodetest: %v", err)
 	}
-	h.tb = tb
 	tb.Cleanup(func() { h.Close() })
 	return h
 }
@@ -153,17 +151,13 @@ func (h *Harness) Audit() []codemode.AuditEvent {
 func (h *Harness) Close() error { return h.srv.Close() }
 
 // Run runs code as Options.Principal through the execute_code tool and
-// returns its result, a failed execution included. It fails the test only
-// when the script could not be sent (a broken harness, not a failing
-// script). It needs a Harness from New.
-func (h *Harness) Run(code string) *Result {
-	if h.tb == nil {
-		panic("codemodetest: Run needs a Harness from New; use Execute")
-	}
-	h.tb.Helper()
-	res, err := h.Execute(context.Background(), code, nil)
+// returns its result, a failed execution included. It fails tb only when
+// the script could not be sent (a broken harness, not a failing script).
+func (h *Harness) Run(tb testing.TB, code string) *Result {
+	tb.Helper()
+	res, err := h.Execute(tb.Context(), code, nil)
 	if err != nil {
-		h.tb.Fatalf("codemodetest: %v", err)
+		tb.Fatalf("codemodetest: %v", err)
 	}
 	return res
 }

@@ -1,39 +1,24 @@
 package functions_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 )
 
-// catalogHost exposes the catalog to the sandbox as the demo user.
-type catalogHost struct{}
-
-func (catalogHost) Functions() map[string][]string {
-	var names []string
-	for _, f := range cat.Functions() {
-		names = append(names, f.Name)
-	}
-	return map[string][]string{cat.Namespace(): names}
-}
-
-func (catalogHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	return cat.Call(as(demoU), strings.TrimPrefix(name, cat.Namespace()+"."), args)
-}
-
 // TestScriptsRunInSandbox runs the seed coaching script, unmodified, and the
-// README's example scripts in the sandbox (in-process) against the seeded
-// store as the demo user.
+// README's example scripts through execute_code (sandbox workers, as in
+// production) against the seeded store as the demo user, who approves
+// every change.
 func TestScriptsRunInSandbox(t *testing.T) {
-	sb, err := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := codemodetest.New(t, cat, &codemodetest.Options{
+		Principal: &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}},
+		Approve:   codemodetest.Accept,
+	})
 	scripts, _ := filepath.Glob("testdata/prompts/*.ts")
 	scripts = append(scripts, "../testdata/coaching.ts")
 	for _, path := range scripts {
@@ -42,20 +27,19 @@ func TestScriptsRunInSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sb.Run(context.Background(), string(src), catalogHost{})
-			if err != nil {
-				t.Fatalf("%v", err)
+			res := h.Run(t, string(src))
+			if res.Err != nil {
+				t.Fatalf("%v\n%s", res.Err, res.Text)
 			}
 			if len(res.Value) < 10 || string(res.Value) == "null" {
 				t.Fatalf("value %s", res.Value)
 			}
 			t.Logf("%d calls, value %.300s", len(res.Calls), res.Value)
 			if filepath.Base(path) == "coaching.ts" {
-				var v struct {
+				v := codemodetest.Value[struct {
 					ReportID string `json:"reportId"`
 					Corners  int    `json:"corners"`
-				}
-				json.Unmarshal(res.Value, &v)
+				}](t, res)
 				var reports []struct{ ID string }
 				mustCall(t, demoU, "getCoachingReports", obj{"limit": 50}, &reports)
 				found := false

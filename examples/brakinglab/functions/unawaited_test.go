@@ -76,6 +76,23 @@ func checkOutcomes(t *testing.T, marker string, res *sandbox.Result, calls []jso
 	return ok
 }
 
+// catalogHost exposes the catalog to the sandbox as the demo user.
+type catalogHost struct{}
+
+func (catalogHost) Functions() map[string][]string {
+	var names []string
+	for _, f := range cat.Functions() {
+		names = append(names, f.Name)
+	}
+	return map[string][]string{cat.Namespace(): names}
+}
+
+// Call gets the qualified name ("brakinglab.getSessions"), which
+// catalog.Call takes as it is.
+func (catalogHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	return cat.Call(as(demoU), name, args)
+}
+
 // recordingHost is catalogHost that remembers the arguments of each
 // addTrackNote call, in the order the calls reached it, and can hold them
 // until the execution cancels them.
