@@ -62,14 +62,15 @@ type AuditEvent struct {
 }
 
 // MarshalJSON writes the event with the field names the slog sink uses
-// ([NewSlogAudit]), the duration as "durationMs" in fractional
-// milliseconds.
+// ([NewSlogAudit]): log.kind=audit, and the duration as "durationMs" in
+// fractional milliseconds.
 func (ev AuditEvent) MarshalJSON() ([]byte, error) {
 	type fields AuditEvent // without the method
 	return json.Marshal(struct {
+		LogKind string `json:"log.kind"`
 		fields
 		DurationMs float64 `json:"durationMs,omitempty"`
-	}{fields(ev), durationMs(ev.Duration)})
+	}{AuditLogKind, fields(ev), durationMs(ev.Duration)})
 }
 
 func durationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
