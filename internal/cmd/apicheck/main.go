@@ -273,4 +273,3 @@ func typeParams(tps *types.TypeParamList, str func(types.Type) string) string {
 	b.WriteString("]")
 	return b.String()
 }
-
