@@ -9,6 +9,12 @@
 // host calls and the error, whose kind and code a test can assert with
 // errors.Is. Approvals are answered by the test ([Accept], [Decline]).
 //
+// In the default worker mode the sandbox re-executes the test binary as
+// its workers, exactly as it re-executes a service's binary, so limits on
+// memory hold as in production. Options.Server.SandboxMode =
+// sandbox.ModeInProcess is faster per harness and enforces no memory
+// limit.
+//
 //	func TestGetLaps(t *testing.T) {
 //		h := codemodetest.New(t, cat, nil)
 //		res := h.Run(t, `return await garage.getLaps({ track: "Spa" })`)

@@ -50,17 +50,25 @@ type Call struct {
 
 // Warning is one warning of an execution.
 type Warning struct {
-	Kind     string `json:"kind"`
+	// Kind is sandbox.WarningUnawaited, WarningHost or
+	// WarningUndefinedArgument.
+	Kind string `json:"kind"`
+	// Function is the qualified name of the call it concerns, if any.
 	Function string `json:"function,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Column   int    `json:"column,omitempty"`
-	Outcome  string `json:"outcome,omitempty"`
-	Message  string `json:"message"`
+	// Line and Column locate the call in the script; zero when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+	// Outcome is the outcome of an unawaited call.
+	Outcome string `json:"outcome,omitempty"`
+	// Message is the text the model reads.
+	Message string `json:"message"`
 }
 
 // Approval is one approval request and the test's answer.
 type Approval struct {
-	Message  string
+	// Message is what the user was shown: the calls and their arguments.
+	Message string
+	// Accepted is the test's answer.
 	Accepted bool
 }
 
@@ -71,10 +79,14 @@ type Approval struct {
 // same code (catalog.ErrUnknownFunction, or &catalog.Error{Code:
 // catalog.CodeNotFound}) when the script let a host error escape.
 type Error struct {
-	Kind    sandbox.Kind `json:"kind"`
-	Message string       `json:"message"`
-	Line    int          `json:"line,omitempty"`
-	Column  int          `json:"column,omitempty"`
+	// Kind is the sandbox's kind (sandbox.KindRuntime…) or one codemode
+	// adds, such as "APPROVAL_DECLINED".
+	Kind sandbox.Kind `json:"kind"`
+	// Message is written for the model.
+	Message string `json:"message"`
+	// Line and Column locate the error in the script; zero when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 	// Code is the catalog code (catalog.CodeOf) of an uncaught host error:
 	// catalog.CodeValidation when it carries Issues.
 	Code string `json:"code,omitempty"`
