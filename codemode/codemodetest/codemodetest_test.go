@@ -35,10 +35,11 @@ func TestTenLines(t *testing.T) {
 }
 
 // TestWorkerLimits: the harness runs the server's real sandbox, so a limit
-// holds as in production (the default worker mode, a small timeout).
+// holds as in production (the default worker mode, a timeout short for a
+// test but long enough for a loaded machine to compile a script).
 func TestWorkerLimits(t *testing.T) {
 	h := codemodetest.New(t, garage(), &codemodetest.Options{
-		Server: &codemode.Options{Limits: sandbox.Limits{Timeout: 300 * time.Millisecond}},
+		Server: &codemode.Options{Limits: sandbox.Limits{Timeout: 3 * time.Second}},
 	})
 	res := h.Run(t, `while (true) {}`)
 	if !errors.Is(res.Err, &sandbox.Error{Kind: sandbox.KindTimeout}) || errors.Is(res.Err, &sandbox.Error{Kind: sandbox.KindRuntime}) {
