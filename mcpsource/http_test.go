@@ -146,4 +146,3 @@ func TestPerPrincipalSessions(t *testing.T) {
 		t.Fatalf("transports made for %s", got)
 	}
 }
-
