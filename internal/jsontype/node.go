@@ -30,8 +30,8 @@ type Node struct {
 	// What JSON Schema adds (nil or zero for Go-built nodes, whose
 	// documentation and rules live in struct tags).
 
-	// Name is the $defs (or definitions) entry the node came from, for a
-	// declaration to name it.
+	// Name is what a declaration calls a schema's object type: the $defs
+	// (or definitions) entry it came from, else its title.
 	Name string
 	// Doc is the schema's description.
 	Doc string
@@ -62,7 +62,11 @@ type FieldNode struct {
 	Name     string
 	Required bool
 	Node     *Node
-	Doc      string // the member's description (from JSON Schema)
+	Doc      string // the member's description
+	// Go is the struct field a Go-built member comes from (its validate
+	// tag, Go name and index); nil for members built from JSON Schema,
+	// whose constraints are on Node.
+	Go *Field
 }
 
 // Expected names what n accepts, in TypeScript's words, for messages such
@@ -204,8 +208,32 @@ func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 				return nil, err
 			}
 			n.ByName[f.Name] = len(n.Fields)
-			n.Fields = append(n.Fields, FieldNode{Name: f.Name, Required: f.Required, Node: fn, Doc: f.Doc})
+			n.Fields = append(n.Fields, FieldNode{Name: f.Name, Required: f.Required, Node: fn, Doc: f.Doc, Go: &f})
 		}
 	}
 	return n, nil
+}
+
+// EmptyArgsAccepted reports whether {} passes for Struct node n: no
+// member is required, and (for Go-built nodes) none is required merely
+// because another is absent (required_without, required_without_all,
+// required_unless), so a declaration may mark the whole argument
+// optional.
+func (n *Node) EmptyArgsAccepted() bool {
+	for _, f := range n.Fields {
+		if f.Required {
+			return false
+		}
+		if f.Go == nil {
+			continue
+		}
+		rules, _ := SplitValidate(f.Go.Validate)
+		for _, r := range rules {
+			switch r.Tag {
+			case "required_without", "required_without_all", "required_unless":
+				return false
+			}
+		}
+	}
+	return true
 }

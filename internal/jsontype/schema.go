@@ -133,17 +133,9 @@ func (b *schemaBuilder) build(s any, at string) (*Node, error) {
 
 func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	if ref := s.str("$ref"); ref != "" {
-		n, err := b.ref(ref, at)
-		if err != nil {
-			return nil, err
-		}
-		if d := s.str("description"); d != "" && d != n.Doc {
-			// A description beside $ref documents this use only.
-			c := *n
-			c.Doc = d
-			return &c, nil
-		}
-		return n, nil
+		// Siblings of $ref (a description) document this use: the caller
+		// reads them; the node is the target's, shared by every use.
+		return b.ref(ref, at)
 	}
 	n := &Node{Doc: s.str("description")}
 	if d, ok := s.get("default"); ok {
@@ -361,6 +353,7 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 		return nil
 	}
 	n.Shape = Struct
+	n.Name = s.str("title")
 	n.ByName = map[string]int{}
 	req := map[string]bool{}
 	if list, ok := s.m["required"].([]any); ok {
@@ -372,12 +365,17 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 	}
 	if props != nil {
 		for _, name := range props.keys {
-			f, err := b.build(props.m[name], at+"/properties/"+pointerEscape(name))
+			ps := props.m[name]
+			f, err := b.build(ps, at+"/properties/"+pointerEscape(name))
 			if err != nil {
 				return err
 			}
+			doc := f.Doc
+			if o, ok := ps.(*ordered); ok {
+				doc = o.str("description")
+			}
 			n.ByName[name] = len(n.Fields)
-			n.Fields = append(n.Fields, FieldNode{Name: name, Required: req[name], Node: f, Doc: f.Doc})
+			n.Fields = append(n.Fields, FieldNode{Name: name, Required: req[name], Node: f, Doc: doc})
 		}
 	}
 	if hasAddl && addl != false {
@@ -414,10 +412,16 @@ func (b *schemaBuilder) ref(ref, at string) (*Node, error) {
 		return nil, err
 	}
 	*n = *built
-	if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok && !strings.Contains(name, "/") {
-		n.Name = name
-	} else if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok && !strings.Contains(name, "/") {
-		n.Name = name
+	name, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok {
+		name, ok = strings.CutPrefix(ref, "#/definitions/")
+	}
+	if ok && !strings.Contains(name, "/") {
+		t := n
+		if t.Shape == Ptr {
+			t = t.Elem
+		}
+		t.Name = name
 	}
 	return n, nil
 }
