@@ -150,8 +150,8 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 			return "", err
 		}
 		models[f.Name] = model{in, out}
-		g.taken[pascal(f.Name)+"Args"] = true
-		g.taken[pascal(f.Name)+"Result"] = true
+		g.taken[typeBase(f.Name)+"Args"] = true
+		g.taken[typeBase(f.Name)+"Result"] = true
 		g.shared[g.typeKey(in)]++
 	}
 	g.tierScopes = header(&b, funcs, &g.opts, true)
@@ -378,7 +378,7 @@ func (g *gen) argsExpr(in *jsontype.Node) string {
 // (an anonymous object, or a type already called <Name>Result) and
 // returns the type expression the signature resolves to.
 func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo, t *jsontype.Node) string {
-	name := pascal(f.Name) + "Result"
+	name := typeBase(f.Name) + "Result"
 	k := g.typeKey(t)
 	_, declared := g.names[k]
 	switch {
@@ -437,11 +437,12 @@ func (g *gen) members(b *strings.Builder, n *jsontype.Node, fields []jsontype.Fi
 		one := make([]string, len(fields), len(fields)+1)
 		for i, f := range fields {
 			one[i] = g.member(f) + ";"
+			documented = documented || strings.Contains(one[i], "\n") // a documented object inside
 		}
 		if rest != "" {
 			one = append(one, rest)
 		}
-		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine {
+		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine && !documented {
 			b.WriteString(line)
 			return
 		}

@@ -269,7 +269,7 @@ func numberUnion(vals []string) string {
 func fieldDoc(parent *jsontype.Node, f jsontype.FieldNode) []string {
 	var doc []string
 	if d := strings.TrimSpace(f.Doc); d != "" {
-		doc = append(doc, d)
+		doc = append(doc, strings.Split(d, "\n")...) // a schema's description may have lines
 	}
 	t := f.Node
 	for t.Shape == jsontype.Ptr {
@@ -396,6 +396,24 @@ func propName(s string) string {
 		return `""`
 	}
 	return s
+}
+
+// typeBase is the part of a function's name its Args and Result types
+// start with: getSessions → GetSessions, open_nodes → OpenNodes.
+func typeBase(name string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range name {
+		if r == '_' || r == '-' || r == '$' {
+			up = true
+			continue
+		}
+		if up {
+			r, up = unicode.ToUpper(r), false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // pascal upper-cases the first letter: getSessions → GetSessions.

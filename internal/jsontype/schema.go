@@ -301,7 +301,8 @@ func (b *schemaBuilder) array(n *Node, s *ordered, at string) error {
 	if u, _ := s.m["uniqueItems"].(bool); u {
 		n.Rules = append(n.Rules, Rule{Tag: "unique"})
 	}
-	tuple, kw := s.m["prefixItems"].([]any), "prefixItems"
+	tuple, _ := s.m["prefixItems"].([]any)
+	kw := "prefixItems"
 	rest, restKw := s.m["items"], "items"
 	if arr, ok := s.m["items"].([]any); ok { // draft-07 tuple
 		tuple, kw = arr, "items"
