@@ -206,11 +206,11 @@ func compileSchema(raw json.RawMessage) (*jsontype.Node, *jsonschema.Resolved, e
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, fmt.Errorf("not a JSON Schema: %w", err)
 	}
-	resolved, err := s.Resolve(nil)
+	n, err := jsontype.FromSchema(raw) // first: its errors name the schema path
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := jsontype.FromSchema(raw)
+	resolved, err := s.Resolve(nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ type mcpTool struct {
 func corpus(t *testing.T) map[string][]mcpTool {
 	t.Helper()
 	out := map[string][]mcpTool{}
-	for _, server := range []string{"memory", "filesystem", "everything"} {
+	for _, server := range []string{"memory", "filesystem", "everything", "constructs"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "schemas", server+".json"))
 		if err != nil {
 			t.Fatal(err)
