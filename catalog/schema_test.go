@@ -264,3 +264,31 @@ func TestRemoveAndVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsentOptionalStructNotValidated checks that an optional struct
+// member that is absent is not validated as its zero value (validator/v10
+// would report its required fields), and that one given is.
+func TestAbsentOptionalStructNotValidated(t *testing.T) {
+	type Output struct {
+		Title string `json:"title" validate:"required"`
+	}
+	type Args struct {
+		Name   string `json:"name"`
+		Output Output `json:"output,omitzero"`
+	}
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	catalog.MustAdd(c, catalog.Func[Args, string]{Name: "f", Tier: catalog.Creative,
+		Handler: func(_ context.Context, a Args) (string, error) { return a.Output.Title, nil }})
+	ctx := context.Background()
+	if out, err := c.Call(ctx, "f", json.RawMessage(`{"name":"x"}`)); err != nil || string(out) != `""` {
+		t.Errorf("absent optional struct: %s, %v", out, err)
+	}
+	_, err := c.Call(ctx, "f", json.RawMessage(`{"name":"x","output":{}}`))
+	if b, _ := json.Marshal(err); string(b) != `{"error":"Validation failed","issues":[{"path":["output","title"],"message":"Required field"}]}` {
+		t.Errorf("empty struct given: %s", b)
+	}
+	_, err = c.Call(ctx, "f", json.RawMessage(`{"name":5,"output":{"title":""}}`))
+	if b, _ := json.Marshal(err); string(b) != `{"error":"Validation failed","issues":[{"path":["name"],"message":"Expected string, got number"},{"path":["output","title"],"message":"Must not be empty"}]}` {
+		t.Errorf("type error with a tag issue: %s", b)
+	}
+}
