@@ -1,6 +1,7 @@
 package typegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -17,27 +18,56 @@ import (
 // rejects unknown fields. Named structs are placed in "$defs". One
 // difference remains: a validate tag starting with omitempty lets the zero
 // value skip its bounds, which the schema does not express.
+//
+// For a function registered with catalog.AddSchema it returns the schema
+// the function was given, unchanged (draft 2020-12 or draft-07).
 func InputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
+	if f.In == nil && f.InputSchema != nil {
+		return f.InputSchema, nil
+	}
 	if f.In == nil || f.In.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 	}
 	s := newSchemaGen(f.Tier.Strict())
 	root := s.schema(f.In, "", true)
 	if f.Tier.Strict() {
-		root["properties"].(map[string]any)["_validateOnly"] = map[string]any{
+		root["properties"] = append(root["properties"].(properties), property{"_validateOnly", map[string]any{
 			"type": "boolean", "description": "Dry run: validate only; nothing is changed.",
-		}
+		}})
 	}
 	return s.finish(root, f.Description)
 }
 
-// OutputSchema returns a JSON Schema (draft 2020-12) for f's result.
+// OutputSchema returns a JSON Schema (draft 2020-12) for f's result. A
+// named struct result is titled with the name its declaration has, and a
+// pointer result may be null. For a function registered with
+// catalog.AddSchema it returns the output schema the function was given,
+// or {} (any JSON) when it has none.
 func OutputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
+	if f.Out == nil && f.InputSchema != nil {
+		if f.OutputSchema == nil {
+			return json.RawMessage(`{}`), nil
+		}
+		return f.OutputSchema, nil
+	}
 	if f.Out == nil {
 		return nil, fmt.Errorf("typegen: %s: no result type", f.Name)
 	}
 	s := newSchemaGen(false)
-	return s.finish(s.schema(f.Out, "", true), "")
+	root := s.schema(f.Out, "", true)
+	t := f.Out
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct && t.Name() != "" {
+		root["title"] = pascal(goName(t))
+	}
+	if f.Out.Kind() == reflect.Pointer {
+		if typ, ok := root["type"].(string); ok {
+			root["type"] = []string{typ, "null"}
+		}
+	}
+	return s.finish(root, "")
 }
 
 type schemaGen struct {
@@ -125,7 +155,7 @@ func (s *schemaGen) def(t reflect.Type) string {
 }
 
 func (s *schemaGen) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
+	props := properties{}
 	required := []string{}
 	for _, f := range jsontype.Fields(t) {
 		p := s.schema(f.Type, f.Validate, false)
@@ -137,7 +167,7 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 			rule, _ := p["description"].(string)
 			p["description"] = joinSentences(f.Doc, rule)
 		}
-		props[f.Name] = p
+		props = append(props, property{f.Name, p})
 		if f.Required {
 			required = append(required, f.Name)
 		}
@@ -195,4 +225,37 @@ func crossMemberRules(t reflect.Type, f jsontype.Field) string {
 		}
 	}
 	return d
+}
+
+// properties is a schema's "properties" in the order of the struct's
+// fields, which is the order declarations list them in.
+type properties []property
+
+type property struct {
+	name   string
+	schema map[string]any
+}
+
+// MarshalJSON writes the members in order.
+func (ps properties) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(p.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
