@@ -17,7 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/golden"
 	"github.com/brakinglab/codemode-go/mcpsource"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -122,6 +124,14 @@ func TestMemoryServer(t *testing.T) {
 		}
 	}
 
+	// Declarations come from the tools' schemas, results typed by their
+	// outputSchema.
+	decl, err := typegen.Generate(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "memory.d.ts.golden"), []byte(decl))
+
 	out := mustCall(t, c, "create_entities", `{"entities":[{"name":"Monza","entityType":"track","observations":["fast"]}]}`)
 	if !strings.Contains(out, `"name":"Monza"`) {
 		t.Fatalf("create_entities: %s", out)
@@ -140,7 +150,7 @@ func TestMemoryServer(t *testing.T) {
 	}
 	// The catalogue validates against the tool's schema before the server
 	// sees the call, and a dry run reaches no server.
-	_, err := call(t, c, "create_entities", `{"entities":[{"name":"Spa"}]}`)
+	_, err = call(t, c, "create_entities", `{"entities":[{"name":"Spa"}]}`)
 	wantCode(t, err, catalog.CodeValidation, "Validation failed")
 	if out := mustCall(t, c, "create_entities", `{"entities":[{"name":"Spa","entityType":"track","observations":[]}],"_validateOnly":true}`); out != `{"valid":true}` {
 		t.Fatalf("dry run: %s", out)
