@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,7 +167,7 @@ func TestMemoryServer(t *testing.T) {
 func TestCrashAndRestart(t *testing.T) {
 	cmd, proc := memoryServer(t)
 	c := newCatalog(t, "memory")
-	connect(t, c, &mcpsource.Options{Command: cmd, MinBackoff: 200 * time.Millisecond})
+	u := connect(t, c, &mcpsource.Options{Command: cmd, MinBackoff: 200 * time.Millisecond})
 	mustCall(t, c, "create_entities", `{"entities":[{"name":"Imola","entityType":"track","observations":[]}]}`)
 	first := proc()
 	if err := first.Kill(); err != nil {
@@ -194,9 +195,18 @@ func TestCrashAndRestart(t *testing.T) {
 	if !sawDown {
 		t.Error("no call saw the server down")
 	}
-	if proc().Pid == first.Pid {
+	second := proc()
+	if second.Pid == first.Pid {
 		t.Error("the same process serves after the kill")
 	}
+	// Close stops the process and removes the functions.
+	if err := u.Close(); err != nil {
+		t.Logf("Close: %v", err) // a process stopped by a signal reports it
+	}
+	if fs := c.Functions(); len(fs) != 0 {
+		t.Errorf("after Close: %v", fs)
+	}
+	waitFor(t, func() bool { return second.Signal(syscall.Signal(0)) != nil })
 }
 
 // The misbehaving fake server: a garbled answer, a result that is not MCP
