@@ -37,7 +37,14 @@ func FromSchema(schema []byte) (n *Node, complete bool, err error) {
 		return nil, false, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
 	b := &schemaBuilder{root: v, memo: map[string]*Node{}}
-	n, err = b.build(v, "#")
+	if _, isObj := v.(*ordered); !isObj {
+		n, err = b.build(v, "#")
+		return n, !b.partial, err
+	}
+	n, err = b.ref("#", "#") // the root is what "$ref": "#" means
+	if n != nil && n.Shape == Unsupported {
+		n.Shape = Any // a root that is only a reference to itself
+	}
 	return n, !b.partial, err
 }
 
@@ -52,6 +59,7 @@ var modeled = map[string]bool{
 	"minLength": true, "maxLength": true,
 	"items": true, "prefixItems": true, "additionalItems": true, "minItems": true, "maxItems": true, "uniqueItems": true,
 	"properties": true, "required": true, "additionalProperties": true, "minProperties": true, "maxProperties": true,
+	"anyOf": true, "oneOf": true, "allOf": true, // modeled only in part: see composite
 }
 
 // ordered is a JSON object that remembers its member order.
@@ -157,8 +165,15 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 			b.partial = true
 		}
 	}
-	if _, isArr := s.m["type"].([]any); isArr && len(b.types(s)) > 2 {
+	if types := b.types(s); len(slices.DeleteFunc(types, func(t string) bool { return t == "null" })) > 1 {
 		b.partial = true // the variants are not checked one by one
+	}
+	if _, typed := s.m["type"]; typed {
+		for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+			if _, ok := s.m[kw]; ok {
+				b.partial = true // read only without a type
+			}
+		}
 	}
 	if ref := s.str("$ref"); ref != "" {
 		if len(s.keys) > 1 && !onlyAnnotations(s) {
