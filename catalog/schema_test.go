@@ -337,3 +337,43 @@ func TestSchemaRequiredNullable(t *testing.T) {
 		t.Errorf("absent required nullable member: %s", b)
 	}
 }
+
+// TestRemoveWhileCalling registers, calls and removes schema functions
+// from several goroutines at once (run with -race): a call either runs
+// or reports the function unknown, and Version only grows.
+func TestRemoveWhileCalling(t *testing.T) {
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	f := catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo, InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}}}`)}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	go func() {
+		defer close(done)
+		last := c.Version()
+		for range 200 {
+			_ = catalog.AddSchema(c, f)
+			c.Remove("f")
+			if v := c.Version(); v < last {
+				errs <- errors.New("Version went down")
+				return
+			} else {
+				last = v
+			}
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			return
+		default:
+		}
+		out, err := c.Call(context.Background(), "f", json.RawMessage(`{"a":1}`))
+		if err != nil && !errors.Is(err, catalog.ErrUnknownFunction) || err == nil && string(out) != `{"a":1}` {
+			t.Fatalf("call %d: %s, %v", i, out, err)
+		}
+		_ = c.Functions()
+	}
+}

@@ -179,3 +179,26 @@ func TestCorpusCompiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCorpusRegister measures registering every tool of the GitHub
+// snapshots as schema functions and generating their declarations, what
+// a catalogue that follows an upstream server redoes on list_changed.
+func BenchmarkCorpusRegister(b *testing.B) {
+	t := &testing.T{}
+	tools := corpus(t)["github"]
+	b.ReportAllocs()
+	for b.Loop() {
+		c, _ := catalog.New("github", nil)
+		for _, tool := range tools {
+			if err := catalog.AddSchema(c, catalog.SchemaFunc{Name: jsName(tool.Name), Tier: catalog.Creative,
+				InputSchema: tool.InputSchema, OutputSchema: tool.OutputSchema,
+				Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := typegen.Generate(c, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(tools)), "tools")
+}
