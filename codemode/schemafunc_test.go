@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -113,5 +114,47 @@ return { hit: hits[0].name, decl, found, dry, issue };`)
 	}
 	if !strings.Contains(string(schemas.Input), `"maxLength":20`) || string(schemas.Output) != `{}` {
 		t.Errorf("schema resource: %s", r.Contents[0].Text)
+	}
+}
+
+// TestSchemaFunctionApproval checks that a schema function requiring
+// approval asks the user with its validated arguments, runs only once
+// accepted, and never runs when declined.
+func TestSchemaFunctionApproval(t *testing.T) {
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			c, err := catalog.New("notes", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ran atomic.Int32
+			catalog.MustAddSchema(c, catalog.SchemaFunc{
+				Name: "deleteNote", Description: "Deletes a note.", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired,
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
+				Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+					ran.Add(1)
+					return json.RawMessage(`{"deleted":true}`), nil
+				},
+			})
+			ts := startServerFor(t, c, nil)
+			e := &elicitor{action: always(action)}
+			cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", &mcp.ClientOptions{ElicitationHandler: e.handle})
+			res := run(t, cs, `return await notes.deleteNote({ id: "n1" });`)
+			asked := e.asked()
+			if len(asked) != 1 || !strings.Contains(asked[0], "notes.deleteNote (MUTATING)\n   id: \"n1\"") {
+				t.Fatalf("asked %q", asked)
+			}
+			switch action {
+			case "accept":
+				if res.IsError || string(structuredOf(t, res).Result) != `{"deleted":true}` || ran.Load() != 1 {
+					t.Errorf("accepted: %s, handler ran %d times", text(res), ran.Load())
+				}
+			default:
+				st := structuredOf(t, res)
+				if !res.IsError || st.Error == nil || st.Error.Kind != "APPROVAL_DECLINED" || ran.Load() != 0 {
+					t.Errorf("declined: %s, handler ran %d times", text(res), ran.Load())
+				}
+			}
+		})
 	}
 }
