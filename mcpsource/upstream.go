@@ -467,7 +467,7 @@ func (u *Upstream) userConn(p catalog.Principal) *conn {
 	defer u.mu.Unlock()
 	c, ok := u.users[p.Subject]
 	if !ok {
-		c = &conn{u: u, principal: &p}
+		c = &conn{u: u, principal: &p, closed: u.closed} // after Close, starts nothing
 		if !u.closed {
 			u.users[p.Subject] = c
 		}
