@@ -137,6 +137,7 @@ func (c *Catalog) Functions() []FuncInfo {
 	for _, e := range c.funcs {
 		info := e.info
 		info.Scopes = slices.Clone(info.Scopes)
+		info.InputSchema, info.OutputSchema = slices.Clone(info.InputSchema), slices.Clone(info.OutputSchema)
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b FuncInfo) int {
