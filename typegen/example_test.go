@@ -78,7 +78,9 @@ func ExampleGenerate_schema() {
 			"required": ["notes"],
 			"$defs": {"Note": {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}}, "required": ["id", "text"]}}
 		}`),
-		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{"notes":[]}`), nil },
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`{"notes":[]}`), nil
+		},
 	})
 	decls, err := typegen.Generate(c, nil)
 	if err != nil {
