@@ -77,6 +77,7 @@ type source struct {
 	key       [32]byte
 	ts        string
 	partition string // the caller (RunOptions.Partition), for admission
+	entropy   *Entropy // RunOptions.Entropy: not part of the cache key
 }
 
 // sourceKey is the cache key of ts run in partition: runs in different
