@@ -127,7 +127,7 @@ func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
 	}
 	a := &approver{required: map[string]catalog.Tier{}, ttl: o.TTL, fallback: o.Fallback, perCall: o.PerCall, spent: o.Spent, now: time.Now}
 	if a.spent == nil {
-		a.spent = newSpentCache(a.now)
+		a.spent = newSpentCache(func() time.Time { return a.now() })
 	}
 	if a.ttl == 0 {
 		a.ttl = DefaultApprovalTTL

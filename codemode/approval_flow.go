@@ -372,7 +372,6 @@ func callsOf(pending []pendingCall) []approvedCall {
 	return out
 }
 
-
 // elicitFailure says briefly why asking failed, for the model.
 func elicitFailure(err error) string {
 	var je *jsonrpc.Error

@@ -91,7 +91,9 @@ func resultID(out json.RawMessage) json.RawMessage {
 	if len(out) == 0 || out[0] != '{' || json.Unmarshal(out, &obj) != nil {
 		return nil
 	}
-	scalar := func(v json.RawMessage) bool { return len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) }
+	scalar := func(v json.RawMessage) bool {
+		return len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+	}
 	if v, ok := obj["id"]; ok && scalar(v) {
 		return v
 	}
