@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -267,7 +268,7 @@ func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pend
 		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), s.approvals.ttl, writtenNote(made), itThem(pending)), res, made)
 	}
 	s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(ns, pending), needVerb(pending), elicitFailure(err), writtenNote(made)), res, made)
+	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(ns, pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
 }
 
 // diverged is the outcome of a resumed run that made a call its record
@@ -376,7 +377,16 @@ func callsOf(pending []pendingCall) []approvedCall {
 func elicitFailure(err error) string {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
-		return "the client answered with an error: " + quoteShort(je.Message)
+		return "the answer was an error: " + clip(je.Message, 300)
 	}
-	return quoteShort(err.Error())
+	return clip(err.Error(), 300)
+}
+
+// clip keeps a message to one line of at most n runes.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
 }
