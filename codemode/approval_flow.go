@@ -171,7 +171,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code stri
 func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, ex *approvalExec) *mcp.CallToolResult {
 	a, ns := s.approvals, s.cat.Namespace()
 	ch, why := channelFor(req)
-	if ch == channelNone && a.fallback == ApprovalAllow {
+	if ch == channelNone && a.fallback == ApprovalAllow && ex.Round == 0 {
 		res, err := s.runSandbox(ctx, code, host, nil)
 		return s.finish(ctx, host, res, err)
 	}

@@ -156,6 +156,11 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 // when the record is kept (canonicalRecord): a run that needs no approval
 // pays for no more than an append.
 func (r *approvalRun) ran(fn string, tier catalog.Tier, args, out json.RawMessage, err error) {
+	if catalog.CodeOf(err) == catalog.CodeCancelled {
+		// Cut short by the run's end, not an answer: the next run makes
+		// this call again.
+		return
+	}
 	c := recordedCall{Fn: fn, Args: args, Out: out, Err: recordError(err), Write: err == nil && tier != catalog.ReadOnly}
 	if c.Write {
 		if _, dry, _ := canonicalArgs(args); dry {

@@ -3,11 +3,13 @@ package codemode_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -18,16 +20,54 @@ const createThenDelete = `const copy = await races.createRace({name: "Copy of Mo
 await races.deleteRace({id: %d});
 return {copy: copy.id, r: Math.random() < 2};`
 
+// replayRevisions are the ways to ask, with stdio added: 2026-07-28's
+// input-required result, and elicitation/create on stateful HTTP and on
+// stdio.
+var replayRevisions = []struct {
+	name     string
+	version  string
+	stateful bool
+	stdio    bool
+}{
+	{"2026-07-28", "2026-07-28", false, false},
+	{"2025-11-25/http", "2025-11-25", true, false},
+	{"2025-11-25/stdio", "2025-11-25", false, true},
+}
+
+// connectRev opens a go-sdk client session for alice the way rv says.
+func (ts *testServer) connectRev(t *testing.T, stdio bool, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	if !stdio {
+		return ts.connectAt(t, ts.token("alice"), version, opts)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: "alice"}, inR, outW) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+	})
+	return cs
+}
+
 // An accepted approval resumes the execution: the create made before the
 // question is replayed, not repeated, even though its name comes from the
 // clock; the result and the writes list both writes.
 func TestApprovalWriteBeforeApproval(t *testing.T) {
-	for _, rv := range revisions {
+	for _, rv := range replayRevisions {
 		t.Run(rv.name, func(t *testing.T) {
 			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
 			old := b.add("alice", "Monza", "entered")
 			e := &elicitor{action: always("accept")}
-			cs := ts.connectAt(t, ts.token("alice"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
 			res := run(t, cs, fmt.Sprintf(createThenDelete, old))
 			if res.IsError {
 				t.Fatalf("error: %s", text(res))
@@ -56,13 +96,13 @@ func TestApprovalWriteBeforeApproval(t *testing.T) {
 // Every approval outcome after a write says what was written, never
 // "nothing was written".
 func TestApprovalOutcomesListWrites(t *testing.T) {
-	for _, rv := range revisions {
+	for _, rv := range replayRevisions {
 		for _, action := range []string{"decline", "cancel"} {
 			t.Run(rv.name+"/"+action, func(t *testing.T) {
 				ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
 				old := b.add("alice", "Monza", "entered")
 				e := &elicitor{action: always(action)}
-				cs := ts.connectAt(t, ts.token("alice"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+				cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
 				res := run(t, cs, fmt.Sprintf(createThenDelete, old))
 				st := structuredOf(t, res)
 				if st.Error == nil || !strings.HasPrefix(st.Error.Kind, "APPROVAL_") {
@@ -92,7 +132,7 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 
 // A loop deleting three races asks once, and its result counts three.
 func TestApprovalLoopAsksOnce(t *testing.T) {
-	for _, rv := range revisions {
+	for _, rv := range replayRevisions {
 		t.Run(rv.name, func(t *testing.T) {
 			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
 			var ids []int
@@ -100,7 +140,7 @@ func TestApprovalLoopAsksOnce(t *testing.T) {
 				ids = append(ids, b.add("alice", fmt.Sprint("Race ", i), "cancelled"))
 			}
 			e := &elicitor{action: always("accept")}
-			cs := ts.connectAt(t, ts.token("alice"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
 			res := run(t, cs, `let deleted = 0;
 for (const r of await races.listRaces({status: "cancelled"})) deleted += (await races.deleteRace({id: r.id})).deleted;
 return {deleted};`)

@@ -607,13 +607,19 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	for _, action := range []string{"accept", "decline"} {
-		t.Run(action, func(t *testing.T) {
+	for _, tc := range []struct{ name, action string }{{"accept", "accept"}, {"decline", "decline"}, {"write-first/accept", "accept"}, {"write-first/decline", "decline"}} {
+		action := tc.action
+		t.Run(tc.name, func(t *testing.T) {
 			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true })
-			b.add("alice", "Spa", "entered")
+			spa := b.add("alice", "Spa", "entered")
 			ids := []int{b.add("alice", "Monza", "cancelled"), b.add("alice", "Imola", "cancelled")}
+			code := deleteCancelled
+			writeFirst := strings.HasPrefix(tc.name, "write-first")
+			if writeFirst {
+				code = fmt.Sprintf(createThenDelete, spa)
+			}
 			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
-			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+deleteCancelled)
+			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
 			out, err := cmd.Output()
 			if err != nil {
 				var ee *exec.ExitError
@@ -629,10 +635,25 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 				Result          struct {
 					Result json.RawMessage
 					Error  struct{ Kind, Message string }
+					Writes []json.RawMessage
 				}
 			}
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("client output %q: %v", out, err)
+			}
+			if writeFirst {
+				// The create before the question runs once, whatever the
+				// answer, and every outcome lists it.
+				if len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "Already changed by this code:\n- races.createRace(") || b.creates.Load() != 1 {
+					t.Fatalf("client saw %+v; creates %d", got, b.creates.Load())
+				}
+				if action == "accept" && (got.IsError || len(got.Result.Writes) != 2 || !sameInts(b.deleted("alice"), []int{spa})) {
+					t.Fatalf("accept: %+v, deleted %v", got, b.deleted("alice"))
+				}
+				if action == "decline" && (got.Result.Error.Kind != "APPROVAL_DECLINED" || !strings.Contains(got.Result.Error.Message, "This execution already made 1 write") || len(got.Result.Writes) != 1 || b.deletes.Load() != 0) {
+					t.Fatalf("decline: %+v", got)
+				}
+				return
 			}
 			if got.ProtocolVersion != "2025-11-25" || len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "ts-approval (client test-client) asks to make 2 changes in races:") {
 				t.Fatalf("client saw %+v", got)
