@@ -7,11 +7,11 @@ import (
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-// The three pieces of HTTP state a Server keeps between requests are
+// The four pieces of state a Server keeps between requests are
 // interfaces, so that replicas behind a load balancer can share them. The
 // defaults live in the process, which is right for one replica; package
 // [github.com/brakinglab/codemode-go/codemode/pgstate] implements all
-// three on PostgreSQL for more than one.
+// four on PostgreSQL for more than one.
 
 // RateLimiter is the per-principal limit on executions (see
 // [Options.RatePerSecond]). Set [Options.RateLimiter] to share one budget
