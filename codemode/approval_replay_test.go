@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -118,6 +119,20 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 			})
 		}
 	}
+	t.Run("unanswered", func(t *testing.T) {
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true; o.Approvals.TTL = time.Second })
+		old := b.add("alice", "Monza", "entered")
+		e := &elicitor{action: always("accept"), before: func(int) { time.Sleep(3 * time.Second) }}
+		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+		res := run(t, cs, fmt.Sprintf(createThenDelete, old))
+		st := structuredOf(t, res)
+		if st.Error == nil || st.Error.Kind != "APPROVAL_CANCELLED" || !strings.Contains(st.Error.Message, "did not answer") || !strings.Contains(st.Error.Message, "This execution already made 1 write") || len(st.Writes) != 1 {
+			t.Fatalf("got %s", text(res))
+		}
+		if b.deletes.Load() != 0 {
+			t.Fatal("deleted")
+		}
+	})
 	t.Run("unavailable", func(t *testing.T) {
 		ts, b := startApprovals(t, nil)
 		old := b.add("alice", "Monza", "entered")
