@@ -3,4 +3,4 @@ package codemode
 import "time"
 
 // SetApprovalClock replaces the clock approvals expire by.
-func SetApprovalClock(s *Server, now func() time.Time) { s.approvals.now = now }
+func SetApprovalClock(s *Server, now func() time.Time) { s.keys.now = now }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,7 +66,7 @@ func channelFor(req *mcp.CallToolRequest) (approvalChannel, string) {
 // outcome is about approval (an input-required result, a refusal, a
 // decline), that result instead.
 func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) (*sandbox.Result, *mcp.CallToolResult, error) {
-	a := s.approvals
+	a := sp.v.approvals
 	if a == nil || !sp.needsApproval(a) {
 		if req.Params.RequestState != "" {
 			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil), nil
@@ -124,7 +125,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 			for _, p := range pending {
 				s.auditApproval(ctx, host, ApprovalDeclined, p, "unavailable")
 			}
-			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. Nothing was written. Tell the user which change you want to make.", modelList(s.cat.Namespace(), pending), needVerb(pending), why), res), nil
+			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. Nothing was written. Tell the user which change you want to make.", modelList(pending), needVerb(pending), why), res), nil
 		}
 		params := s.elicitParams(req, host, pending)
 		for _, p := range pending {
@@ -158,10 +159,10 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 				for _, p := range pending {
 					s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
 				}
-				return res, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res), nil
+				return res, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(pending), a.ttl, itThem(pending)), res), nil
 			}
 			s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res), nil
+			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(pending), needVerb(pending)), res), nil
 		}
 		if out := s.answered(ctx, host, answer.Action, pending); out != nil {
 			return nil, out, nil
@@ -178,7 +179,7 @@ func (s *Server) elicit(ctx context.Context, host *execHost, req *mcp.CallToolRe
 		err    error
 	)
 	ask := func() {
-		ectx, cancel := context.WithTimeout(ctx, s.approvals.ttl)
+		ectx, cancel := context.WithTimeout(ctx, host.spec.v.approvals.ttl)
 		defer cancel()
 		answer, err = req.Session.Elicit(ectx, params)
 		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
@@ -202,7 +203,6 @@ func (sp *toolSpec) needsApproval(a *approver) bool {
 // answered handles the user's answer: nil on accept, else the result the
 // model reads.
 func (s *Server) answered(ctx context.Context, host *execHost, action string, pending []pendingCall) *mcp.CallToolResult {
-	ns := s.cat.Namespace()
 	switch action {
 	case "accept":
 		for _, p := range pending {
@@ -213,12 +213,12 @@ func (s *Server) answered(ctx context.Context, host *execHost, action string, pe
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "declined")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(ns, pending), itThem(pending)), nil)
+		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(pending), itThem(pending)), nil)
 	default: // "cancel", or anything a client invents
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "cancelled")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(ns, pending), itThem(pending)), nil)
+		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(pending), itThem(pending)), nil)
 	}
 }
 
@@ -238,7 +238,7 @@ func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg s
 func (s *Server) auditApproval(ctx context.Context, host *execHost, kind AuditKind, p pendingCall, why string) {
 	ev := host.base
 	ev.Kind, ev.Time = kind, time.Now()
-	ev.Function = s.cat.Namespace() + "." + p.Fn
+	ev.Function = p.Fn
 	ev.Tier = p.Tier.String()
 	ev.Args = auditArgs(s.opts.AuditArgs, p.Args)
 	ev.ErrorKind = why
@@ -266,7 +266,7 @@ func callsOf(pending []pendingCall) []approvedCall {
 func (s *Server) elicitParams(req *mcp.CallToolRequest, host *execHost, pending []pendingCall) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         approvalMessage(clientName(req, host), s.cat.Namespace(), pending),
+		Message:         approvalMessage(clientName(req, host), pendingNamespaces(pending), pending),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 	}
 }
@@ -325,7 +325,7 @@ func approvalMessage(who, ns string, pending []pendingCall) string {
 		fmt.Fprintf(&b, "%s asks to make %d changes in %s:\n\n", who, len(pending), ns)
 	}
 	for i, p := range pending {
-		fmt.Fprintf(&b, "%d. %s.%s (%s)\n", i+1, ns, p.Fn, p.Tier)
+		fmt.Fprintf(&b, "%d. %s (%s)\n", i+1, p.Fn, p.Tier)
 		lines := readableArgs(p.Args)
 		if len(lines) == 0 {
 			b.WriteString("   (no arguments)\n")
@@ -361,11 +361,27 @@ func readableArgs(args json.RawMessage) []string {
 	return out
 }
 
+// pendingNamespaces names the namespaces the calls change, in order of
+// first appearance: "brakinglab", or "github and memory".
+func pendingNamespaces(pending []pendingCall) string {
+	var nss []string
+	for _, p := range pending {
+		ns, _, _ := strings.Cut(p.Fn, ".")
+		if !slices.Contains(nss, ns) {
+			nss = append(nss, ns)
+		}
+	}
+	if len(nss) <= 1 {
+		return strings.Join(nss, "")
+	}
+	return strings.Join(nss[:len(nss)-1], ", ") + " and " + nss[len(nss)-1]
+}
+
 // modelList names the calls for the model: ns.fn({"canonical":"args"}).
-func modelList(ns string, pending []pendingCall) string {
+func modelList(pending []pendingCall) string {
 	parts := make([]string, len(pending))
 	for i, p := range pending {
-		parts[i] = ns + "." + p.Fn + "(" + string(p.Args) + ")"
+		parts[i] = p.Fn + "(" + string(p.Args) + ")"
 	}
 	switch len(parts) {
 	case 1:

@@ -148,10 +148,12 @@ func (s *Server) scopesSupported() []string {
 		return a.ScopesSupported
 	}
 	out := slices.Clone(a.Scopes)
-	for _, f := range s.cat.Functions() {
-		for _, sc := range f.Scopes {
-			if !slices.Contains(out, sc) {
-				out = append(out, sc)
+	for _, c := range s.cats {
+		for _, f := range c.Functions() {
+			for _, sc := range f.Scopes {
+				if !slices.Contains(out, sc) {
+					out = append(out, sc)
+				}
 			}
 		}
 	}

@@ -27,7 +27,10 @@ type toolInput struct {
 	Code *string `json:"code"`
 }
 
+// addTool registers the code tool sp on srv. The handler serves the view
+// current when a call arrives, so a refresh reaches calls at once.
 func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
+	name := sp.name
 	srv.AddTool(&mcp.Tool{
 		Name:        sp.name,
 		Title:       sp.annotations.Title,
@@ -42,6 +45,11 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 				res = errorResult(newExecError(sandbox.KindInternal, "the server failed to run the code; retry, and report it if it persists"), nil)
 			}
 		}()
+		sp := s.current().tool(name)
+		if sp == nil {
+			// The catalogs changed and this tool no longer binds anything.
+			return errorResult(newExecError(kindInvalidInput, "the tool "+name+" has no functions any more; use "+ToolName), nil), nil
+		}
 		return s.execute(ctx, req, sp), nil
 	})
 }
@@ -63,7 +71,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
 
-	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, spec: sp, base: base}
+	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base}
 	if hasP {
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)
