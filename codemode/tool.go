@@ -131,7 +131,9 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost) (*
 
 // principal returns who the call acts for: the verified bearer token's
 // subject, client and scopes, else a principal put in the context (stdio,
-// Options.Principal, a host's own middleware).
+// Options.Principal through Handler or Middleware, a host's own
+// middleware), else Options.Principal for a call that did not come over
+// HTTP.
 func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catalog.Principal, bool) {
 	// The token info is per HTTP request; a context value may date from
 	// the request that opened a stateful session, so the token wins.
@@ -142,7 +144,17 @@ func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catal
 		}
 		return p, true
 	}
-	return catalog.PrincipalFrom(ctx)
+	if p, ok := catalog.PrincipalFrom(ctx); ok {
+		return p, true
+	}
+	// A server the host built and gave to AddTo, over a transport that is
+	// not HTTP (stdio, in memory): the configured principal. Over HTTP the
+	// principal comes from Handler or Middleware, which refuse remote
+	// peers.
+	if p := s.opts.Principal; p != nil && (req.Extra == nil || req.Extra.Header == nil) {
+		return *p, true
+	}
+	return catalog.Principal{}, false
 }
 
 // traceID takes the trace id of a W3C traceparent header when the client
