@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // Func describes one function to register. In must be a struct type (use
@@ -92,13 +94,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	if err := c.checkTags(in); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, dup := c.funcs[f.Name]; dup {
-		return fmt.Errorf("catalog: function %s.%s is already registered", c.ns, f.Name)
-	}
-	c.funcs[f.Name] = e
-	return nil
+	return c.insert(e)
 }
 
 // MustAdd is like Add but panics on a registration error. It suits
@@ -113,40 +109,52 @@ type validResult struct {
 	Valid bool `json:"valid"`
 }
 
-func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
+// checkInfo checks what every kind of function must get right: its
+// name, handler, tier, approval setting and scopes.
+func checkInfo(info FuncInfo, noHandler bool) error {
 	if err := checkIdent(info.Name); err != nil {
-		return nil, fmt.Errorf("catalog: function name %w", err)
+		return fmt.Errorf("catalog: function name %w", err)
 	}
 	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if noHandler {
-		return nil, wrap(errors.New("the Handler field is nil"))
+		return wrap(errors.New("the Handler field is nil"))
 	}
 	if info.Tier == 0 {
-		return nil, wrap(errors.New("the Tier field is required: set catalog.ReadOnly, catalog.Mutating or catalog.Creative"))
+		return wrap(errors.New("the Tier field is required: set catalog.ReadOnly, catalog.Mutating or catalog.Creative"))
 	}
 	if !info.Tier.valid() {
-		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
+		return wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
 	}
 	if err := checkApproval(info.Approval, info.Tier); err != nil {
-		return nil, wrap(err)
+		return wrap(err)
 	}
 	for _, s := range info.Scopes {
 		if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
-			return nil, wrap(fmt.Errorf("invalid scope %q", s))
+			return wrap(fmt.Errorf("invalid scope %q", s))
 		}
 	}
+	return nil
+}
+
+func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
+	if err := checkInfo(info, noHandler); err != nil {
+		return nil, err
+	}
+	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if info.In.Kind() != reflect.Struct {
 		return nil, wrap(fmt.Errorf("argument type %s must be a struct (use struct{} for none)", info.In))
 	}
-	plan, err := buildPlan(info.In, true)
+	plan, err := jsontype.FromGo(info.In, true)
 	if err != nil {
 		return nil, wrap(fmt.Errorf("argument type: %w", err))
 	}
-	if _, clash := plan.byName[validateOnlyKey]; clash {
+	if _, clash := plan.ByName[validateOnlyKey]; clash {
 		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, validateOnlyKey))
 	}
-	if _, err := buildPlan(info.Out, false); err != nil {
+	out, err := jsontype.FromGo(info.Out, false)
+	if err != nil {
 		return nil, wrap(fmt.Errorf("result type: %w", err))
 	}
+	info.args, info.result = plan, out
 	return &entry{info: info, plan: plan}, nil
 }

@@ -48,6 +48,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -55,6 +56,8 @@ import (
 	"sync"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // Options configures a Catalog. The zero value is the documented default.
@@ -75,8 +78,9 @@ type Catalog struct {
 	opts     Options
 	validate *validator.Validate
 
-	mu    sync.RWMutex
-	funcs map[string]*entry
+	mu      sync.RWMutex
+	funcs   map[string]*entry
+	version uint64 // bumped by every registration and removal
 }
 
 // FuncInfo describes a registered function for introspection.
@@ -86,7 +90,15 @@ type FuncInfo struct {
 	Tier        Tier
 	Scopes      []string
 	Approval    Approval
-	In, Out     reflect.Type // the Go argument and result types
+	// In and Out are the Go argument and result types of a function
+	// registered with Add; nil for one registered with AddSchema.
+	In, Out reflect.Type
+	// InputSchema and OutputSchema are the JSON Schemas a function
+	// registered with AddSchema was given (OutputSchema may be nil); nil
+	// for one registered with Add, whose schemas typegen derives.
+	InputSchema, OutputSchema json.RawMessage
+
+	args, result *jsontype.Node // the type model both kinds share
 }
 
 // New returns an empty catalog whose functions are called as
