@@ -290,6 +290,46 @@ func TestRefreshAfterChange(t *testing.T) {
 	}
 }
 
+// A catalog whose Version changes (a function added from JSON Schema,
+// one removed) is followed without Refresh: the next request sees it and
+// the client is told.
+func TestRefreshFollowsVersion(t *testing.T) {
+	nt := newNotesAndTasks(t)
+	srv := newMulti(t, []*catalog.Catalog{nt.notes, nt.tasks}, nil)
+	changed := make(chan struct{}, 10)
+	cs := connectTo(t, catalogContext(t), srv.MCPServer(), &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	must(t, catalog.AddSchema(nt.notes, catalog.SchemaFunc{
+		Name: "searchNotes", Description: "Finds notes whose text contains a word.", Tier: catalog.ReadOnly,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}`),
+		Handler: func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return json.RawMessage(`[{"id":7}]`), nil
+		},
+	}))
+	if !nt.tasks.Remove("listTasks") {
+		t.Fatal("Remove listTasks")
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	must(t, err)
+	desc := tools.Tools[0].Description
+	if !strings.Contains(desc, "function searchNotes(") || strings.Contains(desc, "listTasks") {
+		t.Fatalf("description after the catalogs changed:\n%s", desc)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed")
+	}
+	res := run(t, cs, `const hits = await notes.searchNotes({ word: "garage" });
+let gone = "";
+try { await tasks.listTasks({}); } catch (e) { gone = e.message; }
+return { hits, gone };`)
+	if res.IsError || !strings.Contains(string(structuredOf(t, res).Result), `"hits":[{"id":7}]`) || !strings.Contains(string(structuredOf(t, res).Result), "listTasks") {
+		t.Fatalf("%s", text(res))
+	}
+}
+
 // A server the host built and gave to AddTo acts as Options.Principal
 // over a transport without one (here in memory; stdio is the same).
 func TestAddToHonoursPrincipal(t *testing.T) {
