@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -72,6 +73,9 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	}
 
 	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base}
+	// Functions adapted from go-sdk tools get this request's session,
+	// token info and headers.
+	ctx = mcpsource.WithRequest(ctx, req)
 	if hasP {
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)
