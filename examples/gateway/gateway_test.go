@@ -1,20 +1,26 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // jsModules is where .ci/run installs the JavaScript tools: Node, the
@@ -166,15 +172,39 @@ func textOf(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// buildGateway builds the gateway binary, as go run would.
+// gatewayBin is the gateway binary the end-to-end tests run, built once.
+var gatewayBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if gatewayBin.dir != "" {
+		os.RemoveAll(gatewayBin.dir)
+	}
+	os.Exit(code)
+}
+
+// buildGateway builds the gateway binary, as go run would, once per run.
 func buildGateway(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gateway")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	gatewayBin.once.Do(func() {
+		if gatewayBin.dir, gatewayBin.err = os.MkdirTemp("", "gateway-test"); gatewayBin.err != nil {
+			return
+		}
+		gatewayBin.path = filepath.Join(gatewayBin.dir, "gateway")
+		out, err := exec.Command("go", "build", "-o", gatewayBin.path, ".").CombinedOutput()
+		if err != nil {
+			gatewayBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if gatewayBin.err != nil {
+		t.Fatal(gatewayBin.err)
 	}
-	return bin
+	return gatewayBin.path
 }
 
 // tsClient runs testdata/ts-gateway.mjs with env and decodes what it saw.
@@ -233,4 +263,95 @@ func TestGatewayStdioTypeScriptClient(t *testing.T) {
 	f := newFixture(t)
 	bin := buildGateway(t)
 	tsClient(t, "GATEWAY_BIN="+bin, "GATEWAY_CONFIG="+f.config, "NOTE_PATH="+f.note).check(t)
+}
+
+// startGateway runs the gateway binary over HTTP with args and returns
+// its MCP endpoint, read from its "serving" log line.
+func startGateway(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			if m := servingURL.FindStringSubmatch(line); m != nil && !sent {
+				urls <- m[1]
+				sent = true
+			}
+			if testing.Verbose() {
+				fmt.Fprintln(os.Stderr, line)
+			}
+		}
+		if !sent {
+			close(urls)
+		}
+	}()
+	select {
+	case u, ok := <-urls:
+		if !ok {
+			t.Fatal("the gateway exited before serving")
+		}
+		return u
+	case <-time.After(60 * time.Second):
+		t.Fatal("the gateway did not start serving")
+	}
+	return ""
+}
+
+var servingURL = regexp.MustCompile(`msg="gateway: serving" url=(\S+)`)
+
+// The gateway binary over Streamable HTTP with the usual sign-in: a
+// request without a token is challenged towards the issuer, and the
+// official TypeScript client with a token from that issuer runs the
+// chained script.
+func TestGatewayHTTPTypeScriptClient(t *testing.T) {
+	f := newFixture(t)
+	bin := buildGateway(t)
+	issuer := oauthmetatest.NewIssuer(t, nil)
+	url := startGateway(t, bin, "-config", f.config, "-addr", "127.0.0.1:0", "-issuer", issuer.URL)
+
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "/.well-known/oauth-protected-resource/mcp") {
+		t.Fatalf("without a token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	prm, err := http.Get(strings.Replace(url, "/mcp", "/.well-known/oauth-protected-resource/mcp", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	_ = json.NewDecoder(prm.Body).Decode(&meta)
+	prm.Body.Close()
+	if len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != issuer.URL {
+		t.Fatalf("protected resource metadata names %q", meta.AuthorizationServers)
+	}
+
+	tok := issuer.Mint(url, oauthmetatest.WithClaim("sub", "ts-user"))
+	tsClient(t, "GATEWAY_URL="+url, "GATEWAY_TOKEN="+tok, "NOTE_PATH="+f.note).check(t)
+}
+
+// -dev-user serves loopback requests without sign-in, for development.
+func TestGatewayHTTPDevUser(t *testing.T) {
+	f := newFixture(t)
+	bin := buildGateway(t)
+	url := startGateway(t, bin, "-config", f.config, "-addr", "127.0.0.1:0", "-dev-user", "dev")
+	tsClient(t, "GATEWAY_URL="+url, "NOTE_PATH="+f.note).check(t)
 }

@@ -1,12 +1,15 @@
 // Drives the gateway with the official MCP TypeScript SDK client, over
-// stdio (GATEWAY_BIN, GATEWAY_CONFIG) or Streamable HTTP (GATEWAY_URL),
+// stdio (GATEWAY_BIN, GATEWAY_CONFIG) or Streamable HTTP (GATEWAY_URL, with
+// the bearer token GATEWAY_TOKEN),
 // and prints what it saw as one JSON object.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const transport = process.env.GATEWAY_URL
-  ? new StreamableHTTPClientTransport(new URL(process.env.GATEWAY_URL))
+  ? new StreamableHTTPClientTransport(new URL(process.env.GATEWAY_URL), {
+      requestInit: process.env.GATEWAY_TOKEN ? { headers: { Authorization: `Bearer ${process.env.GATEWAY_TOKEN}` } } : {},
+    })
   : new StdioClientTransport({
       command: process.env.GATEWAY_BIN,
       args: ["-stdio", "-config", process.env.GATEWAY_CONFIG, "-dev-user", "ts-user"],
