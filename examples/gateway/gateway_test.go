@@ -73,7 +73,9 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})) }
+func quietLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
 
 // One script chains two real upstreams: it reads a file through
 // server-filesystem and stores it as an entity in server-memory. A
