@@ -16,18 +16,6 @@ import (
 // a namespace: a script could not say which one it calls.
 var ErrDuplicateNamespace = errors.New("codemode: two catalogs have the same namespace")
 
-// versioned is a catalogue whose function set can change while it is
-// served: Version changes on every addition and removal.
-type versioned interface{ Version() uint64 }
-
-// catalogVersion is cat's Version, or 0 for a catalogue that cannot say.
-func catalogVersion(cat *catalog.Catalog) uint64 {
-	if v, ok := any(cat).(versioned); ok {
-		return v.Version()
-	}
-	return 0
-}
-
 // checkNamespaces refuses a nil catalogue, the reserved discovery
 // namespace and duplicates.
 func checkNamespaces(cats []*catalog.Catalog) (map[string]*catalog.Catalog, error) {
@@ -112,7 +100,7 @@ func (v *view) byNamespace(fns []boundFunc) (nss []string, groups map[string][]c
 func (s *Server) versions() []uint64 {
 	out := make([]uint64, len(s.cats))
 	for i, c := range s.cats {
-		out[i] = catalogVersion(c)
+		out[i] = c.Version()
 	}
 	return out
 }
@@ -124,34 +112,36 @@ func (s *Server) current() *view {
 	if slices.Equal(v.versions, s.versions()) {
 		return v
 	}
-	if err := s.Refresh(); err != nil {
-		// The old view still serves; the error was logged.
-		return s.view.Load()
-	}
+	_ = s.Refresh() // on error the old view still serves; the error was logged
 	return s.view.Load()
 }
 
-// Refresh rebuilds the declarations, description, search index and
-// resources from the catalogues' current functions, and re-registers the
+// Refresh follows the catalogs: if a catalog's Version changed since the
+// tools were last built, it rebuilds the declarations, description, search
+// index and resources from the current functions and re-registers the
 // tools on every server they were added to (New's and those passed to
 // AddTo); go-sdk then tells connected clients with
 // notifications/tools/list_changed. Executions already running finish on
-// what they started with.
+// what they started with. Without a change it does nothing.
 //
-// A Server refreshes by itself before serving a request when a
-// catalogue's Version changed; call Refresh when functions changed in a
-// catalogue that has no Version, or to tell clients at once. If the new
-// functions cannot be served (for instance a catalogue is now empty), the
-// previous ones stay and Refresh returns the reason.
+// A Server refreshes by itself before serving each request, so a client
+// never sees stale tools; call Refresh (on a timer, or when a source
+// reports a change) to tell connected clients without waiting for their
+// next request. A catalog left without functions drops out of the
+// description until it has some again; if none has any, the previous
+// functions stay and Refresh returns [ErrNoFunctions].
 func (s *Server) Refresh() error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	v, err := s.buildView()
+	old := s.view.Load()
+	if slices.Equal(old.versions, s.versions()) {
+		return nil
+	}
+	v, err := s.buildView(false)
 	if err != nil {
 		s.logger.Error("codemode: the catalogs changed but cannot be served; the previous functions stay", "err", err)
 		return err
 	}
-	old := s.view.Load()
 	s.view.Store(v)
 	for _, srv := range s.servers {
 		s.register(srv, v, old)
@@ -160,20 +150,28 @@ func (s *Server) Refresh() error {
 }
 
 // buildView computes what the tools expose from the catalogues' functions.
-func (s *Server) buildView() (*view, error) {
+// At New (strict) every catalog must have a function; later, one that
+// lost them all is left out until it has some again.
+func (s *Server) buildView(strict bool) (*view, error) {
 	v := &view{versions: s.versions()}
 	for _, cat := range s.cats {
 		fns := cat.Functions()
-		if len(fns) == 0 {
+		if len(fns) == 0 && strict {
 			if len(s.cats) == 1 {
 				return nil, ErrNoFunctions
 			}
 			return nil, fmt.Errorf("%w: %q", ErrNoFunctions, cat.Namespace())
 		}
+		if len(fns) == 0 {
+			continue
+		}
 		v.namespaces = append(v.namespaces, cat.Namespace())
 		for _, f := range fns {
 			v.fns = append(v.fns, boundFunc{ns: cat.Namespace(), FuncInfo: f})
 		}
+	}
+	if len(v.fns) == 0 {
+		return nil, ErrNoFunctions
 	}
 	v.approvals = s.keys.forFunctions(v.fns, s.opts.Approvals)
 	v.disc = newDiscovery(v.fns)

@@ -328,6 +328,21 @@ return { hits, gone };`)
 	if res.IsError || !strings.Contains(string(structuredOf(t, res).Result), `"hits":[{"id":7}]`) || !strings.Contains(string(structuredOf(t, res).Result), "listTasks") {
 		t.Fatalf("%s", text(res))
 	}
+
+	// A catalog that loses every function drops out; the others serve.
+	nt.notes.Remove("getNote")
+	nt.notes.Remove("searchNotes")
+	must(t, srv.Refresh())
+	if d := srv.ToolDescription(); strings.Contains(d, "namespace notes") || !strings.Contains(d, "`tasks` API") {
+		t.Fatalf("description without notes functions:\n%s", d)
+	}
+	rs, err := cs.ListResources(context.Background(), nil)
+	must(t, err)
+	for _, r := range rs.Resources {
+		if strings.Contains(r.URI, "notes") {
+			t.Fatalf("resource %s still listed", r.URI)
+		}
+	}
 }
 
 // A server the host built and gave to AddTo acts as Options.Principal

@@ -119,7 +119,7 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("codemode: %w", err)
 	}
-	v, err := s.buildView()
+	v, err := s.buildView(true)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -239,6 +239,16 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: decls}}}, nil
 		})
 		s.addFunctionResources(srv, ns)
+	}
+	if old == nil {
+		return
+	}
+	for _, ns := range old.namespaces {
+		if !slices.Contains(v.namespaces, ns) {
+			// A catalog that lost every function: nothing to declare.
+			srv.RemoveResources("codemode://types/" + ns + ".d.ts")
+			srv.RemoveResourceTemplates("codemode://functions/"+ns+"/{name}.d.ts", "codemode://functions/"+ns+"/{name}.schema.json")
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
@@ -18,7 +19,14 @@ import (
 type Gateway struct {
 	Server    *codemode.Server
 	upstreams []*mcpsource.Upstream
+	stop      chan struct{}
+	done      chan struct{}
 }
+
+// refreshEvery is how often the gateway checks whether an upstream's
+// tools changed (mcpsource re-lists them on list_changed and restarts),
+// so connected clients hear of it without waiting for their next request.
+const refreshEvery = time.Second
 
 // Open starts (or dials) every upstream, one catalog each, and builds
 // the code-mode server over them. opts configures the server (identity,
@@ -73,12 +81,33 @@ func Open(ctx context.Context, ups []Upstream, opts *codemode.Options, log *slog
 		return nil, err
 	}
 	g.Server = srv
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	go g.follow()
 	return g, nil
+}
+
+// follow refreshes the server when an upstream's catalog changed.
+func (g *Gateway) follow() {
+	defer close(g.done)
+	t := time.NewTicker(refreshEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+			_ = g.Server.Refresh() // a failure is logged and the old tools stay
+		}
+	}
 }
 
 // Close stops the server and every upstream.
 func (g *Gateway) Close() error {
 	var errs []error
+	if g.stop != nil {
+		close(g.stop)
+		<-g.done
+	}
 	if g.Server != nil {
 		errs = append(errs, g.Server.Close())
 	}
