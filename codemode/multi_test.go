@@ -441,3 +441,28 @@ func TestMiddlewareOnHostHandler(t *testing.T) {
 		t.Fatalf("whoami: %s", b)
 	}
 }
+
+// Executions keep running while catalogs change and refresh under them.
+func TestRefreshDuringExecutions(t *testing.T) {
+	nt := newNotesAndTasks(t)
+	srv := newMulti(t, []*catalog.Catalog{nt.notes, nt.tasks}, nil)
+	cs := connectTo(t, catalogContext(t), srv.MCPServer(), nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			if i%2 == 0 {
+				must(t, catalog.Add(nt.notes, catalog.Func[struct{}, int]{Name: "extra", Tier: catalog.ReadOnly, Handler: func(context.Context, struct{}) (int, error) { return 1, nil }}))
+			} else {
+				nt.notes.Remove("extra")
+			}
+			must(t, srv.Refresh())
+		}
+	}()
+	for range 20 {
+		if res := run(t, cs, `return (await notes.getNote({ id: 2 })).id`); res.IsError || string(structuredOf(t, res).Result) != "2" {
+			t.Fatalf("%s", text(res))
+		}
+	}
+	<-done
+}
