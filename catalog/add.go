@@ -68,7 +68,9 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil, err
 		}
 		if err := c.validateStruct(in, &v); err != nil {
-			return nil, err
+			if err = presentOnly(err, args); err != nil {
+				return nil, err
+			}
 		}
 		if f.Validate != nil {
 			if err := f.Validate(ctx, v); err != nil {
@@ -86,7 +88,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil
 		}
 		var ve *ValidationError
-		if errors.As(c.validateStruct(in, &v), &ve) {
+		if errors.As(presentOnly(c.validateStruct(in, &v), args), &ve) {
 			return ve.Issues
 		}
 		return nil
@@ -157,4 +159,63 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	}
 	info.args, info.result = plan, out
 	return &entry{info: info, plan: plan}, nil
+}
+
+// presentOnly removes from a validation error the issues inside members
+// the arguments do not have. validator/v10 checks an absent optional
+// struct member as its zero value, so {} would fail on the required
+// fields of an optional "output" object that was never given; the
+// declarations call such a member optional, and JSON Schema agrees.
+// It returns nil when no issue remains, and other errors unchanged.
+func presentOnly(err error, args []byte) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	v, perr := parseArgs(args)
+	if perr != nil {
+		return err
+	}
+	var kept []Issue
+	for _, is := range ve.Issues {
+		if insidePresent(v, is.Path) {
+			kept = append(kept, is)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return &ValidationError{Issues: kept}
+}
+
+// insidePresent reports whether every member on path, except the last,
+// is present in v: an issue about the last member itself (a required
+// member missing) always stands.
+func insidePresent(v any, path []any) bool {
+	for i, step := range path {
+		if i == len(path)-1 {
+			return true
+		}
+		switch s := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return true
+			}
+			next, present := m[s]
+			if !present || next == nil {
+				return false
+			}
+			v = next
+		case int:
+			a, ok := v.([]any)
+			if !ok || s < 0 || s >= len(a) {
+				return true
+			}
+			v = a[s]
+		default:
+			return true
+		}
+	}
+	return true
 }

@@ -41,6 +41,14 @@
 // object members are removed unless Options.KeepNulls is set. Nulls inside
 // arrays are kept.
 //
+// A function known only by JSON Schema (a tool of an upstream MCP
+// server, a catalogue loaded at run time) is registered with [AddSchema]
+// and behaves the same: its input schema is turned into the same type
+// model typed functions are checked against, so it gets the same checks,
+// messages, warnings, dry runs, scopes and approvals; what the model does
+// not state is enforced by a JSON Schema validator. [Catalog.Remove] and
+// [Catalog.Version] serve catalogues that follow a changing source.
+//
 // Handlers report failures the model should read with NotFound, Conflict,
 // Invalid, *Error or *ValidationError. Any other error, and any panic, is
 // logged with a random reference and shown only as
@@ -72,7 +80,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Catalog is a namespace of typed functions. It is safe for concurrent use.
+// Catalog is a namespace of functions, typed or known by JSON Schema. It
+// is safe for concurrent use.
 type Catalog struct {
 	ns       string
 	opts     Options
@@ -128,6 +137,7 @@ func (c *Catalog) Functions() []FuncInfo {
 	for _, e := range c.funcs {
 		info := e.info
 		info.Scopes = slices.Clone(info.Scopes)
+		info.InputSchema, info.OutputSchema = slices.Clone(info.InputSchema), slices.Clone(info.OutputSchema)
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b FuncInfo) int {

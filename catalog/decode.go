@@ -197,6 +197,8 @@ func (c *checker) checkStruct(n *node, obj map[string]any) {
 		v, present := obj[f.Name]
 		c.path = append(c.path, f.Name)
 		switch {
+		case v == nil && present && f.Node.Shape == kPtr && f.Node.GoType == nil:
+			// A schema's nullable member: null is one of its values.
 		case !present || v == nil:
 			if f.Required {
 				if !present {

@@ -14,7 +14,7 @@ import (
 // of typed functions, so that minLength 3 and validate:"min=3" fail alike.
 // v must already have passed the node check.
 func (c *Catalog) ruleIssues(n *node, v any) []Issue {
-	r := ruleChecker{c: c, path: []any{}, depth: map[*node]int{}}
+	r := ruleChecker{c: c, path: []any{}}
 	r.walk(n, v)
 	if len(r.issues) > maxIssues {
 		r.issues = append(r.issues[:maxIssues], moreIssues)
@@ -26,7 +26,6 @@ type ruleChecker struct {
 	c      *Catalog
 	path   []any
 	issues []Issue
-	depth  map[*node]int
 }
 
 func (r *ruleChecker) add(msg string) {
@@ -34,11 +33,11 @@ func (r *ruleChecker) add(msg string) {
 }
 
 func (r *ruleChecker) walk(n *node, v any) {
-	if v == nil || len(r.issues) > maxIssues || r.depth[n] > 64 {
+	// The walk follows the value, which is finite: a recursive node
+	// cannot make it loop.
+	if v == nil || len(r.issues) > maxIssues {
 		return
 	}
-	r.depth[n]++
-	defer func() { r.depth[n]-- }()
 	if n.Shape == kPtr {
 		r.walk(n.Elem, v)
 		return

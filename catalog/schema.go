@@ -119,7 +119,9 @@ func AddSchema(c *Catalog, f SchemaFunc) error {
 		if is := c.ruleIssues(in, obj); len(is) > 0 {
 			return nil, &ValidationError{Issues: is}
 		}
-		if err := resolved.Validate(plainJSON(obj)); err != nil {
+		if resolved == nil {
+			// The node states every constraint.
+		} else if err := resolved.Validate(plainJSON(obj)); err != nil {
 			return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: schemaMessage(err)}}}
 		}
 		raw, err := json.Marshal(obj)
@@ -200,19 +202,23 @@ func (c *Catalog) insert(e *entry) error {
 }
 
 // compileSchema builds the node of a schema and resolves it for the
-// validator, which enforces what the node does not model.
+// validator, which enforces what the node does not model; the resolved
+// schema is nil when the node models it all.
 func compileSchema(raw json.RawMessage) (*jsontype.Node, *jsonschema.Resolved, error) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, fmt.Errorf("not a JSON Schema: %w", err)
 	}
-	n, err := jsontype.FromSchema(raw) // first: its errors name the schema path
+	n, complete, err := jsontype.FromSchema(raw) // first: its errors name the schema path
 	if err != nil {
 		return nil, nil, err
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if complete {
+		resolved = nil // the node states it all: no second pass needed
 	}
 	return n, resolved, nil
 }
@@ -230,21 +236,20 @@ func schemaArgs(n *node, args []byte) (map[string]any, error) {
 		return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
 	}
 	delete(obj, validateOnlyKey)
-	dropUndeclared(n, obj, map[*node]int{})
+	dropUndeclared(n, obj)
 	return obj, nil
 }
 
 // dropUndeclared removes, at every level, the members a struct node does
-// not declare and the optional members given null.
-func dropUndeclared(n *node, v any, depth map[*node]int) {
+// not declare and the optional members given null. It follows the value,
+// which is finite, so a recursive node cannot make it loop.
+func dropUndeclared(n *node, v any) {
 	for n != nil && n.Shape == kPtr {
 		n = n.Elem
 	}
-	if n == nil || depth[n] > 64 {
+	if n == nil {
 		return
 	}
-	depth[n]++
-	defer func() { depth[n]-- }()
 	switch x := v.(type) {
 	case map[string]any:
 		switch n.Shape {
@@ -255,24 +260,24 @@ func dropUndeclared(n *node, v any, depth map[*node]int) {
 				case !ok && !n.Open:
 					delete(x, k)
 				case !ok:
-					dropUndeclared(n.Elem, val, depth)
+					dropUndeclared(n.Elem, val)
 				case val == nil && !n.Fields[i].Required:
 					delete(x, k)
 				default:
-					dropUndeclared(n.Fields[i].Node, val, depth)
+					dropUndeclared(n.Fields[i].Node, val)
 				}
 			}
 		case kMap:
 			for _, val := range x {
-				dropUndeclared(n.Elem, val, depth)
+				dropUndeclared(n.Elem, val)
 			}
 		}
 	case []any:
 		for i, val := range x {
 			if i < len(n.Items) {
-				dropUndeclared(n.Items[i], val, depth)
+				dropUndeclared(n.Items[i], val)
 			} else {
-				dropUndeclared(n.Elem, val, depth)
+				dropUndeclared(n.Elem, val)
 			}
 		}
 	}

@@ -264,3 +264,116 @@ func TestRemoveAndVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsentOptionalStructNotValidated checks that an optional struct
+// member that is absent is not validated as its zero value (validator/v10
+// would report its required fields), and that one given is.
+func TestAbsentOptionalStructNotValidated(t *testing.T) {
+	type Output struct {
+		Title string `json:"title" validate:"required"`
+	}
+	type Args struct {
+		Name   string `json:"name"`
+		Output Output `json:"output,omitzero"`
+	}
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	catalog.MustAdd(c, catalog.Func[Args, string]{Name: "f", Tier: catalog.Creative,
+		Handler: func(_ context.Context, a Args) (string, error) { return a.Output.Title, nil }})
+	ctx := context.Background()
+	if out, err := c.Call(ctx, "f", json.RawMessage(`{"name":"x"}`)); err != nil || string(out) != `""` {
+		t.Errorf("absent optional struct: %s, %v", out, err)
+	}
+	_, err := c.Call(ctx, "f", json.RawMessage(`{"name":"x","output":{}}`))
+	if b, _ := json.Marshal(err); string(b) != `{"error":"Validation failed","issues":[{"path":["output","title"],"message":"Required field"}]}` {
+		t.Errorf("empty struct given: %s", b)
+	}
+	_, err = c.Call(ctx, "f", json.RawMessage(`{"name":5,"output":{"title":""}}`))
+	if b, _ := json.Marshal(err); string(b) != `{"error":"Validation failed","issues":[{"path":["name"],"message":"Expected string, got number"},{"path":["output","title"],"message":"Must not be empty"}]}` {
+		t.Errorf("type error with a tag issue: %s", b)
+	}
+}
+
+// TestSchemaHostile checks that self-referencing schemas register without
+// looping, and that deeply nested arguments against a recursive schema
+// are checked at every depth without exhausting anything.
+func TestSchemaHostile(t *testing.T) {
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	for name, schema := range map[string]string{
+		"selfRef":  `{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`,
+		"rootLoop": `{"type":"object","properties":{"next":{"$ref":"#"}}}`,
+		"aliases":  `{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}}}}}`,
+	} {
+		if err := catalog.AddSchema(c, catalog.SchemaFunc{Name: name, Tier: catalog.Mutating, Handler: echo, InputSchema: json.RawMessage(schema)}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := catalog.AddSchema(c, catalog.SchemaFunc{Name: "rootOnly", Tier: catalog.Mutating, Handler: echo, InputSchema: json.RawMessage(`{"$ref":"#"}`)}); err == nil {
+		t.Error("a schema that is only a reference to itself was accepted")
+	}
+	const depth = 5000
+	deep := strings.Repeat(`{"next":`, depth) + `{"nxt":1}` + strings.Repeat(`}`, depth)
+	_, err := c.Call(context.Background(), "rootLoop", json.RawMessage(deep))
+	var ve *catalog.ValidationError
+	if !errors.As(err, &ve) || len(ve.Issues) != 1 || len(ve.Issues[0].Path) != depth+1 || ve.Issues[0].Message != `Unknown field (did you mean "next"?)` {
+		t.Errorf("deep unknown member: %v", err)
+	}
+	ok := strings.Repeat(`{"next":`, depth) + `{}` + strings.Repeat(`}`, depth)
+	if out, err := c.Call(context.Background(), "rootLoop", json.RawMessage(ok)); err != nil || len(out) != len(ok) {
+		t.Errorf("deep valid arguments: %d bytes, %v", len(out), err)
+	}
+}
+
+// TestSchemaRequiredNullable checks that a required member whose schema
+// allows null accepts null, and still must be present.
+func TestSchemaRequiredNullable(t *testing.T) {
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	catalog.MustAddSchema(c, catalog.SchemaFunc{Name: "f", Tier: catalog.Mutating, Handler: echo,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"due":{"type":["string","null"]}},"required":["due"]}`)})
+	if out, err := c.Call(context.Background(), "f", json.RawMessage(`{"due":null}`)); err != nil || string(out) != `{}` {
+		t.Errorf("null for a required nullable member: %s, %v", out, err)
+	}
+	_, err := c.Call(context.Background(), "f", json.RawMessage(`{}`))
+	if b, _ := json.Marshal(err); string(b) != `{"error":"Validation failed","issues":[{"path":["due"],"message":"Required field"}]}` {
+		t.Errorf("absent required nullable member: %s", b)
+	}
+}
+
+// TestRemoveWhileCalling registers, calls and removes schema functions
+// from several goroutines at once (run with -race): a call either runs
+// or reports the function unknown, and Version only grows.
+func TestRemoveWhileCalling(t *testing.T) {
+	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	f := catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo, InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}}}`)}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	go func() {
+		defer close(done)
+		last := c.Version()
+		for range 200 {
+			_ = catalog.AddSchema(c, f)
+			c.Remove("f")
+			if v := c.Version(); v < last {
+				errs <- errors.New("Version went down")
+				return
+			} else {
+				last = v
+			}
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			return
+		default:
+		}
+		out, err := c.Call(context.Background(), "f", json.RawMessage(`{"a":1}`))
+		if err != nil && !errors.Is(err, catalog.ErrUnknownFunction) || err == nil && string(out) != `{"a":1}` {
+			t.Fatalf("call %d: %s, %v", i, out, err)
+		}
+		_ = c.Functions()
+	}
+}

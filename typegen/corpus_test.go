@@ -147,17 +147,58 @@ func TestCorpusCompiles(t *testing.T) {
 		decls.WriteString(d)
 	}
 	prog := wrap(`
-  const g = await memory.readGraph();
+  const g = await memory.read_graph();
   const names: string[] = g.entities.map((e) => e.name);
-  await memory.createEntities({ entities: [{ name: "a", entityType: "t", observations: [] }] });
-  const f = await filesystem.readTextFile({ path: "/x", head: 3 });
-  const issue = await github.issueRead({ method: "get", owner: "o", repo: "r", issue_number: 1 });
-  return { names, f, issue };`)
-	diags, inDecls := compileAll(t, tsc, decls.String(), []string{prog})
+  await memory.create_entities({ entities: [{ name: "a", entityType: "t", observations: [] }] });
+  const f = await filesystem.read_text_file({ path: "/x", head: 3 });
+  const issue = await github.issue_read({ method: "get", owner: "o", repo: "r", issue_number: 1 });
+  const w = await everything.getStructuredContent({ location: "Chicago" });
+  const t: number = w.temperature;
+  const tree = await constructs.refs2020({ root: { label: "r", children: [{ label: "c" }] } });
+  await constructs.scalars({ kind: "note", name: null, level: 2, at: "2026-01-01T00:00:00Z" });
+  const s = await constructs.shapes({ at: [1, 2], span: ["a", 1, 2], id: 3, target: { url: "u" } });
+  const next: boolean | undefined = s.next?.ok;
+  return { names, f, issue, t, tree, next };`)
+	wrongs := []string{
+		wrap(`return everything.getStructuredContent({ location: "Paris" });`),
+		wrap(`return constructs.scalars({ kind: "other" });`),
+		wrap(`return constructs.shapes({ at: [1, 2, 3] });`),
+		wrap(`return memory.create_entities({ entities: [{ name: "a" }] });`),
+		wrap(`const g = await memory.read_graph(); return g.nodes;`),
+	}
+	diags, inDecls := compileAll(t, tsc, decls.String(), append([]string{prog}, wrongs...))
 	if inDecls != "" {
 		t.Fatalf("diagnostics in the declarations:\n%s", inDecls)
 	}
 	if diags[0] != "" {
 		t.Errorf("the program does not compile:\n%s", diags[0])
 	}
+	for i, d := range diags[1:] {
+		if d == "" {
+			t.Errorf("wrong program %d compiles:\n%s", i+1, wrongs[i])
+		}
+	}
+}
+
+// BenchmarkCorpusRegister measures registering every tool of the GitHub
+// snapshots as schema functions and generating their declarations, what
+// a catalogue that follows an upstream server redoes on list_changed.
+func BenchmarkCorpusRegister(b *testing.B) {
+	t := &testing.T{}
+	tools := corpus(t)["github"]
+	b.ReportAllocs()
+	for b.Loop() {
+		c, _ := catalog.New("github", nil)
+		for _, tool := range tools {
+			if err := catalog.AddSchema(c, catalog.SchemaFunc{Name: jsName(tool.Name), Tier: catalog.Creative,
+				InputSchema: tool.InputSchema, OutputSchema: tool.OutputSchema,
+				Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil }}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := typegen.Generate(c, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(tools)), "tools")
 }

@@ -38,6 +38,16 @@
 // as int, an alias of number the output defines, and times as datetime,
 // an alias of string; each validate rule is documented from the same table
 // the catalog's messages and InputSchema's keywords come from.
+//
+// Functions registered with catalog.AddSchema are rendered by the same
+// code from the same type model, so a Go function and its JSON-Schema
+// twin declare identically. A schema's named types are its $defs (or
+// draft-07 definitions) entries and titled objects; nullable types are
+// `T | null`, oneOf/anyOf unions, prefixItems tuples, additionalProperties
+// records, enum and const literal unions; descriptions, defaults,
+// formats, patterns and bounds are JSDoc. What TypeScript cannot show
+// (not, if/then/else, patternProperties, a $ref outside the document) is
+// declared unknown rather than refused; the catalog still enforces it.
 package typegen
 
 import (

@@ -26,13 +26,40 @@ import (
 // followed, and a recursive one becomes a cycle in the node graph, never
 // a loop. Errors are for schemas that are not JSON objects or booleans,
 // a $ref that points nowhere, and a required member listed twice.
-func FromSchema(schema []byte) (*Node, error) {
+//
+// complete reports whether the node states every constraint of the
+// schema, so that a value that passes the node check and its rules also
+// passes a JSON Schema validator; when it is false, the caller must run
+// one.
+func FromSchema(schema []byte) (n *Node, complete bool, err error) {
 	v, err := parseOrdered(schema)
 	if err != nil {
-		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+		return nil, false, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
 	b := &schemaBuilder{root: v, memo: map[string]*Node{}}
-	return b.build(v, "#")
+	if _, isObj := v.(*ordered); !isObj {
+		n, err = b.build(v, "#")
+		return n, !b.partial, err
+	}
+	n, err = b.ref("#", "#") // the root is what "$ref": "#" means
+	if n != nil && n.Shape == Unsupported {
+		n.Shape = Any // a root that is only a reference to itself
+	}
+	return n, !b.partial, err
+}
+
+// modeled lists the keywords a node states completely (with the
+// conditions checked where they are read); any other keyword makes the
+// node partial. format and the annotations do not constrain values.
+var modeled = map[string]bool{
+	"$schema": true, "$id": true, "$ref": true, "$defs": true, "definitions": true, "$comment": true,
+	"title": true, "description": true, "default": true, "examples": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	"type": true, "enum": true, "const": true, "format": true, "contentEncoding": true, "contentMediaType": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true,
+	"minLength": true, "maxLength": true,
+	"items": true, "prefixItems": true, "additionalItems": true, "minItems": true, "maxItems": true, "uniqueItems": true,
+	"properties": true, "required": true, "additionalProperties": true, "minProperties": true, "maxProperties": true,
+	"anyOf": true, "oneOf": true, "allOf": true, // modeled only in part: see composite
 }
 
 // ordered is a JSON object that remembers its member order.
@@ -116,8 +143,9 @@ func readOrdered(d *jsontext.Decoder) (any, error) {
 }
 
 type schemaBuilder struct {
-	root any
-	memo map[string]*Node // by $ref target pointer
+	root    any
+	memo    map[string]*Node // by $ref target pointer
+	partial bool             // some keyword is left to a schema validator
 }
 
 // build returns the node of schema s found at JSON pointer at.
@@ -132,7 +160,25 @@ func (b *schemaBuilder) build(s any, at string) (*Node, error) {
 }
 
 func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
+	for _, k := range s.keys {
+		if !modeled[k] {
+			b.partial = true
+		}
+	}
+	if types := b.types(s); len(slices.DeleteFunc(types, func(t string) bool { return t == "null" })) > 1 {
+		b.partial = true // the variants are not checked one by one
+	}
+	if _, typed := s.m["type"]; typed {
+		for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+			if _, ok := s.m[kw]; ok {
+				b.partial = true // read only without a type
+			}
+		}
+	}
 	if ref := s.str("$ref"); ref != "" {
+		if len(s.keys) > 1 && !onlyAnnotations(s) {
+			b.partial = true // constraints beside $ref
+		}
 		// Siblings of $ref (a description) document this use: the caller
 		// reads them; the node is the target's, shared by every use.
 		return b.ref(ref, at)
@@ -165,6 +211,16 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	}
 	if vals, ok := enum(s); ok {
 		n.Enum = vals
+	} else if _, has := s.m["enum"]; has {
+		b.partial = true
+	} else if _, has := s.m["const"]; has {
+		b.partial = true
+	}
+	if len(types) == 0 && n.Shape == Any && len(n.Variants) == 0 && len(n.Enum) == 0 && len(s.keys) > 0 && !onlyAnnotations(s) {
+		b.partial = true // e.g. minimum without a type
+	}
+	if len(types) == 1 && n.Shape == Any {
+		b.partial = true // "type": "null"
 	}
 	if nullable {
 		return &Node{Shape: Ptr, Elem: n, Doc: n.Doc, Default: n.Default}, nil
@@ -197,6 +253,11 @@ func (b *schemaBuilder) types(s *ordered) []string {
 // and enum, or nothing at all (any JSON).
 func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 	n.Shape = Any
+	if _, has := s.m["allOf"]; has {
+		if all, _ := s.m["allOf"].([]any); len(all) != 1 {
+			b.partial = true
+		}
+	}
 	if all, ok := s.m["allOf"].([]any); ok && len(all) == 1 {
 		e, err := b.build(all[0], at+"/allOf/0")
 		if err != nil {
@@ -226,6 +287,9 @@ func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 				return err
 			}
 			vs = append(vs, v)
+		}
+		if len(vs) != 1 || !null {
+			b.partial = true // the alternatives are left to the validator
 		}
 		switch {
 		case null && len(vs) == 1:
@@ -300,6 +364,7 @@ func (b *schemaBuilder) array(n *Node, s *ordered, at string) error {
 	n.Rules = append(n.Rules, bounds(s, "minItems", "maxItems", "", "")...)
 	if u, _ := s.m["uniqueItems"].(bool); u {
 		n.Rules = append(n.Rules, Rule{Tag: "unique"})
+		b.partial = true // the rule cannot compare objects; the validator can
 	}
 	tuple, _ := s.m["prefixItems"].([]any)
 	kw := "prefixItems"
@@ -354,6 +419,12 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 		return nil
 	}
 	n.Shape = Struct
+	if _, ok := s.get("minProperties"); ok {
+		b.partial = true
+	}
+	if _, ok := s.get("maxProperties"); ok {
+		b.partial = true
+	}
 	n.Name = s.str("title")
 	n.ByName = map[string]int{}
 	req := map[string]bool{}
@@ -362,6 +433,11 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 			if name, ok := r.(string); ok {
 				req[name] = true
 			}
+		}
+	}
+	for name := range req {
+		if _, declared := props.get(name); !declared {
+			b.partial = true // required but not declared
 		}
 	}
 	if props != nil {
@@ -525,4 +601,17 @@ func plain(v any) any {
 		return out
 	}
 	return v
+}
+
+// onlyAnnotations reports whether s has no keyword that constrains
+// values beside $ref (description, title, default, examples…).
+func onlyAnnotations(s *ordered) bool {
+	for _, k := range s.keys {
+		switch k {
+		case "$ref", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$schema", "$id", "$defs", "definitions":
+		default:
+			return false
+		}
+	}
+	return true
 }
