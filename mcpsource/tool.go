@@ -81,9 +81,11 @@ func AddTool[In, Out any](c *catalog.Catalog, t *mcp.Tool, h mcp.ToolHandlerFor[
 		InputSchema: in, OutputSchema: out,
 		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 			if hasDefaults {
-				if args, err = withDefaults(inResolved, args); err != nil {
+				filled, err := withDefaults(inResolved, args)
+				if err != nil {
 					return nil, err
 				}
+				args = filled
 			}
 			var v In
 			if err := json.Unmarshal(args, &v); err != nil {

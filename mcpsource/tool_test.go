@@ -92,7 +92,9 @@ func TestAddToolTiers(t *testing.T) {
 // tool and the converted name, and change nothing.
 func TestAddToolNameCollision(t *testing.T) {
 	c := newCatalog(t, "notes")
-	h := func(context.Context, *mcp.CallToolRequest, noteIn) (*mcp.CallToolResult, any, error) { return nil, nil, nil }
+	h := func(context.Context, *mcp.CallToolRequest, noteIn) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	}
 	if err := mcpsource.AddTool(c, &mcp.Tool{Name: "get_note"}, h, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,9 @@ func TestAddToolNameCollision(t *testing.T) {
 	for _, bad := range []func() error{
 		func() error { return mcpsource.AddTool[noteIn, any](c, nil, h, nil) },
 		func() error { return mcpsource.AddTool[noteIn, any](c, &mcp.Tool{Name: "x"}, nil, nil) },
-		func() error { return mcpsource.AddTool(c, &mcp.Tool{Name: "x", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/no"}}}}, h, nil) },
+		func() error {
+			return mcpsource.AddTool(c, &mcp.Tool{Name: "x", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/no"}}}}, h, nil)
+		},
 	} {
 		if bad() == nil {
 			t.Error("no error")
@@ -123,9 +127,15 @@ func TestAddToolResults(t *testing.T) {
 	c := newCatalog(t, "r")
 	png := []byte{0x89, 'P', 'N', 'G'}
 	results := map[string]func() (*mcp.CallToolResult, any, error){
-		"text":    func() (*mcp.CallToolResult, any, error) { return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil },
-		"several": func() (*mcp.CallToolResult, any, error) { return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}}}, nil, nil },
-		"audio":   func() (*mcp.CallToolResult, any, error) { return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: png}}}, nil, nil },
+		"text": func() (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil, nil
+		},
+		"several": func() (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}}}, nil, nil
+		},
+		"audio": func() (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{MIMEType: "audio/wav", Data: png}}}, nil, nil
+		},
 		"resource": func() (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "note://1", MIMEType: "text/plain", Text: "body"}}, &mcp.ResourceLink{URI: "note://2", Name: "two"}}}, nil, nil
 		},

@@ -126,7 +126,7 @@ func Connect(ctx context.Context, c *catalog.Catalog, opts *Options) (*Upstream,
 	u.sem = make(chan struct{}, u.opts.MaxConcurrent)
 	u.shared = &conn{u: u, shared: true}
 	if _, err := u.shared.session(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcpsource: %s: starting the server: %w", u.name, u.shared.lastError())
 	}
 	names, err := u.refresh(ctx)
 	if err == nil {
@@ -486,7 +486,14 @@ type conn struct {
 	started  time.Time
 	failures int
 	retryAt  time.Time
+	lastErr  error // why the last start failed, for the host
 	closed   bool
+}
+
+func (c *conn) lastError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastErr
 }
 
 // session returns the live session, starting one if the backoff allows.
@@ -508,6 +515,7 @@ func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
 	sess, err := c.connect(ctx)
 	if err != nil {
 		c.failed()
+		c.lastErr = err
 		c.u.opts.Logger.Error("mcpsource: starting upstream failed", "upstream", name, "error", err)
 		return nil, upstreamError("the %s server could not be started; retry in %s", name, time.Until(c.retryAt).Round(time.Millisecond))
 	}

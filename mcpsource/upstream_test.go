@@ -11,13 +11,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/golden"
 	"github.com/brakinglab/codemode-go/mcpsource"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -122,6 +125,14 @@ func TestMemoryServer(t *testing.T) {
 		}
 	}
 
+	// Declarations come from the tools' schemas, results typed by their
+	// outputSchema.
+	decl, err := typegen.Generate(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "memory.d.ts.golden"), []byte(decl))
+
 	out := mustCall(t, c, "create_entities", `{"entities":[{"name":"Monza","entityType":"track","observations":["fast"]}]}`)
 	if !strings.Contains(out, `"name":"Monza"`) {
 		t.Fatalf("create_entities: %s", out)
@@ -140,7 +151,7 @@ func TestMemoryServer(t *testing.T) {
 	}
 	// The catalogue validates against the tool's schema before the server
 	// sees the call, and a dry run reaches no server.
-	_, err := call(t, c, "create_entities", `{"entities":[{"name":"Spa"}]}`)
+	_, err = call(t, c, "create_entities", `{"entities":[{"name":"Spa"}]}`)
 	wantCode(t, err, catalog.CodeValidation, "Validation failed")
 	if out := mustCall(t, c, "create_entities", `{"entities":[{"name":"Spa","entityType":"track","observations":[]}],"_validateOnly":true}`); out != `{"valid":true}` {
 		t.Fatalf("dry run: %s", out)
@@ -156,7 +167,7 @@ func TestMemoryServer(t *testing.T) {
 func TestCrashAndRestart(t *testing.T) {
 	cmd, proc := memoryServer(t)
 	c := newCatalog(t, "memory")
-	connect(t, c, &mcpsource.Options{Command: cmd, MinBackoff: 200 * time.Millisecond})
+	u := connect(t, c, &mcpsource.Options{Command: cmd, MinBackoff: 200 * time.Millisecond})
 	mustCall(t, c, "create_entities", `{"entities":[{"name":"Imola","entityType":"track","observations":[]}]}`)
 	first := proc()
 	if err := first.Kill(); err != nil {
@@ -184,9 +195,18 @@ func TestCrashAndRestart(t *testing.T) {
 	if !sawDown {
 		t.Error("no call saw the server down")
 	}
-	if proc().Pid == first.Pid {
+	second := proc()
+	if second.Pid == first.Pid {
 		t.Error("the same process serves after the kill")
 	}
+	// Close stops the process and removes the functions.
+	if err := u.Close(); err != nil {
+		t.Logf("Close: %v", err) // a process stopped by a signal reports it
+	}
+	if fs := c.Functions(); len(fs) != 0 {
+		t.Errorf("after Close: %v", fs)
+	}
+	waitFor(t, func() bool { return second.Signal(syscall.Signal(0)) != nil })
 }
 
 // The misbehaving fake server: a garbled answer, a result that is not MCP
@@ -379,7 +399,7 @@ func TestConnectOptionsChecked(t *testing.T) {
 		}
 	}
 	_, err := mcpsource.Connect(context.Background(), newCatalog(t, "x"), &mcpsource.Options{Logger: quiet, MinBackoff: time.Hour, Command: func() *exec.Cmd { return exec.Command("/nonexistent/server") }})
-	if err == nil || catalog.CodeOf(err) != catalog.CodeUpstream {
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/server") {
 		t.Fatalf("a command that cannot start: %v", err)
 	}
 }
