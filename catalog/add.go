@@ -41,9 +41,10 @@ type Func[In, Out any] struct {
 type entry struct {
 	info FuncInfo
 	plan *node
-	// run decodes args (already checked against plan), validates, runs the
-	// Validate hook and, unless dry, the handler.
-	run func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error)
+	// run decodes args (already checked against plan; obj is their parse,
+	// without _validateOnly), validates, runs the Validate hook and, unless
+	// dry, the handler.
+	run func(c *Catalog, ctx context.Context, args []byte, obj map[string]any, dry bool) (any, error)
 	// tags decodes args and returns what the validate tags find, for
 	// arguments that already failed the plan check with the faulty
 	// members removed; nil if they do not decode.
@@ -62,7 +63,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	if err != nil {
 		return err
 	}
-	e.run = func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error) {
+	e.run = func(c *Catalog, ctx context.Context, args []byte, _ map[string]any, dry bool) (any, error) {
 		var v In
 		if err := unmarshalArgs(args, &v); err != nil {
 			return nil, err

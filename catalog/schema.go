@@ -111,11 +111,8 @@ func AddSchema(c *Catalog, f SchemaFunc) error {
 	}
 	info.args, info.result = in, out
 	e := &entry{info: info, plan: in}
-	e.run = func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error) {
-		obj, err := schemaArgs(in, args)
-		if err != nil {
-			return nil, err
-		}
+	e.run = func(c *Catalog, ctx context.Context, _ []byte, obj map[string]any, dry bool) (any, error) {
+		dropUndeclared(in, obj)
 		if is := c.ruleIssues(in, obj); len(is) > 0 {
 			return nil, &ValidationError{Issues: is}
 		}

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 //   - garbled: a line that is not JSON;
 //   - wrongshape: a result whose content is not an array;
 //   - huge: a 2 MB text result;
+//   - refuse: a JSON-RPC error;
 //
 // and lists badschema, whose input schema has a $ref to nowhere.
 func fakeUpstream() {
@@ -55,6 +56,7 @@ func fakeUpstream() {
 				`{"name":"garbled","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"wrongshape","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"huge","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"refuse","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/nowhere"}}}}]}`)
 		case "tools/call":
 			switch msg.Params.Name {
@@ -64,6 +66,8 @@ func fakeUpstream() {
 				send(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"content":[{"type":"te`)
 			case "wrongshape":
 				reply(`{"content":"not an array"}`)
+			case "refuse":
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"refuse is switched off"}}`, msg.ID))
 			case "huge":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`)
 			}

@@ -65,7 +65,10 @@ type Options struct {
 	// MaxConcurrent bounds the calls in flight to this upstream, so one
 	// slow server cannot take every goroutine of the host. Default 8.
 	MaxConcurrent int
-	// MaxResultBytes bounds a result's JSON. Default 1 MiB.
+	// MaxResultBytes bounds a result's JSON. Default 1 MiB. It applies once
+	// the transport has read the answer; over stdio go-sdk reads at most
+	// 16 MiB per message (mcp.DefaultMaxLineLength), and a longer one ends
+	// the session, which is then restarted.
 	MaxResultBytes int
 	// MinBackoff and MaxBackoff bound the wait before restarting a
 	// session that ended: it doubles from MinBackoff (default 100ms) to
@@ -467,7 +470,7 @@ func (u *Upstream) userConn(p catalog.Principal) *conn {
 	defer u.mu.Unlock()
 	c, ok := u.users[p.Subject]
 	if !ok {
-		c = &conn{u: u, principal: &p}
+		c = &conn{u: u, principal: &p, closed: u.closed} // after Close, starts nothing
 		if !u.closed {
 			u.users[p.Subject] = c
 		}

@@ -236,6 +236,8 @@ func TestMisbehavingUpstream(t *testing.T) {
 	wantCode(t, err, catalog.CodeUpstream, "more than the 1048576")
 	_, err = call(t, c, "wrongshape", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "not valid MCP")
+	_, err = call(t, c, "refuse", `{}`)
+	wantCode(t, err, catalog.CodeUpstream, "the fake server refused the call: refuse is switched off")
 	_, err = call(t, c, "garbled", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "the fake server")
 	// The server is restarted and serves again.
