@@ -71,11 +71,12 @@ type SchemaFunc struct {
 // find before the first call: an invalid or duplicate name, a missing
 // handler, a missing or unknown tier, a malformed scope, a missing input
 // schema, a schema that is not valid JSON Schema or whose root is not an
-// object, a $ref that points nowhere, and a member named _validateOnly.
+// object, a $ref that points nowhere or outside the document (remote
+// schemas are never fetched), and a member named _validateOnly.
 // Errors name the function and, where there is one, the schema path.
 //
 // Constructs a TypeScript declaration cannot show (not, if/then/else,
-// patternProperties, several non-null types, external $ref) are not
+// patternProperties, several non-null types mixed with others) are not
 // errors: their part of the declaration is unknown, and the schema
 // validator still enforces them on every call.
 func AddSchema(c *Catalog, f SchemaFunc) error {

@@ -205,6 +205,8 @@ func TestAddSchemaRejects(t *testing.T) {
 			"catalog: f: input schema: "},
 		{"bad keyword value", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`)}, "catalog: f: input schema: "},
+		{"remote $ref", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`)}, "cannot resolve remote schemas"},
 		{"reserved member on a read", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"_validateOnly":{"type":"boolean"}}}`)}, "reserved for dry runs"},
 		{"bad output schema", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo, InputSchema: ok,

@@ -46,8 +46,8 @@
 // `T | null`, oneOf/anyOf unions, prefixItems tuples, additionalProperties
 // records, enum and const literal unions; descriptions, defaults,
 // formats, patterns and bounds are JSDoc. What TypeScript cannot show
-// (not, if/then/else, patternProperties, a $ref outside the document) is
-// declared unknown rather than refused; the catalog still enforces it.
+// (not, if/then/else, patternProperties) is declared unknown rather than
+// refused; the catalog still enforces it.
 package typegen
 
 import (

@@ -19,8 +19,9 @@ import (
 // members keep the order their author gave them.
 //
 // What the model cannot show becomes Shape Any rather than an error: not,
-// if/then/else, patternProperties, a $ref outside the document, a type
-// list of several non-null types. Such keywords are still enforced by the
+// if/then/else, patternProperties, a $ref outside the document (which
+// the catalog refuses, as its validator never fetches one), a type list
+// of several non-null types. Such keywords are still enforced by the
 // schema validator the caller runs after the node check; only the
 // declaration says less. Local $ref (#, #/$defs/…, #/definitions/…) are
 // followed, and a recursive one becomes a cycle in the node graph, never
