@@ -300,6 +300,11 @@ func TestRefreshFollowsVersion(t *testing.T) {
 	cs := connectTo(t, catalogContext(t), srv.MCPServer(), &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
+	// On 2026-07-28 a client hears of changes on a subscriptions/listen
+	// stream it opens after connecting; a first call lets it settle.
+	if res := run(t, cs, `return (await notes.getNote({ id: 1 })).id`); res.IsError {
+		t.Fatalf("%s", text(res))
+	}
 	must(t, catalog.AddSchema(nt.notes, catalog.SchemaFunc{
 		Name: "searchNotes", Description: "Finds notes whose text contains a word.", Tier: catalog.ReadOnly,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}`),
