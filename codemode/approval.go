@@ -98,9 +98,17 @@ const (
 	ApprovalDiverged AuditKind = "approval.diverged"
 )
 
-// approver holds the approval policy and the sealing key of a Server.
+// approver holds the approval policy and the sealing key of one view of
+// a Server: which functions need approval changes when the catalogues do,
+// the key does not.
 type approver struct {
-	required map[string]catalog.Tier // unqualified name → tier, for functions that need approval
+	required map[string]catalog.Tier // qualified name → tier, for functions that need approval
+	*approvalKeys
+}
+
+// approvalKeys is what every view's approver shares: the sealing key and
+// the options that do not depend on the functions.
+type approvalKeys struct {
 	aead     cipher.AEAD
 	ttl      time.Duration
 	fallback ApprovalFallback
@@ -109,8 +117,9 @@ type approver struct {
 	now      func() time.Time
 }
 
-// newApprover returns nil when no function of cat needs approval.
-func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
+// newApprovalKeys checks o and derives the sealing key. The key exists
+// even while no function needs approval, since a refresh may add one.
+func newApprovalKeys(o ApprovalOptions) (*approvalKeys, error) {
 	for _, t := range o.Tiers {
 		if !t.Strict() {
 			return nil, fmt.Errorf("ApprovalOptions.Tiers: %s functions cannot require approval: a read has no dry run to show the user", t)
@@ -125,27 +134,12 @@ func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
 	if o.Fallback != ApprovalRefuse && o.Fallback != ApprovalAllow {
 		return nil, fmt.Errorf("ApprovalOptions.Fallback: unknown value %d", int(o.Fallback))
 	}
-	a := &approver{required: map[string]catalog.Tier{}, ttl: o.TTL, fallback: o.Fallback, perCall: o.PerCall, spent: o.Spent, now: time.Now}
+	a := &approvalKeys{ttl: o.TTL, fallback: o.Fallback, perCall: o.PerCall, spent: o.Spent, now: time.Now}
 	if a.spent == nil {
 		a.spent = newSpentCache(func() time.Time { return a.now() })
 	}
 	if a.ttl == 0 {
 		a.ttl = DefaultApprovalTTL
-	}
-	for _, f := range cat.Functions() {
-		need := slices.Contains(o.Tiers, f.Tier)
-		switch f.Approval {
-		case catalog.ApprovalRequired:
-			need = true
-		case catalog.ApprovalNotRequired:
-			need = false
-		}
-		if need {
-			a.required[f.Name] = f.Tier
-		}
-	}
-	if len(a.required) == 0 {
-		return nil, nil
 	}
 	key := o.Key
 	if key == nil {
@@ -167,8 +161,30 @@ func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
 	return a, nil
 }
 
+// forFunctions returns the approver of fns, or nil when none of them
+// needs approval.
+func (k *approvalKeys) forFunctions(fns []boundFunc, o ApprovalOptions) *approver {
+	a := &approver{required: map[string]catalog.Tier{}, approvalKeys: k}
+	for _, f := range fns {
+		need := slices.Contains(o.Tiers, f.Tier)
+		switch f.Approval {
+		case catalog.ApprovalRequired:
+			need = true
+		case catalog.ApprovalNotRequired:
+			need = false
+		}
+		if need {
+			a.required[f.qualified()] = f.Tier
+		}
+	}
+	if len(a.required) == 0 {
+		return nil
+	}
+	return a
+}
+
 // approvedCall is one call the user sees and approves: the function
-// (unqualified) and its canonical arguments.
+// (namespace.function) and its canonical arguments.
 type approvedCall struct {
 	Fn   string          `json:"fn"`
 	Args json.RawMessage `json:"args"`
@@ -189,13 +205,18 @@ type approvalState struct {
 	approvalExec
 }
 
+// approvalStateVersion is the format of a sealed state. Version 2 names
+// calls namespace.function and carries the execution's record and an id
+// that spends it once; a version 1 state is refused as invalid.
+const approvalStateVersion = 2
+
 // sealAD is the additional data of every sealed state: a state sealed for
 // another purpose with the same key cannot be opened as an approval.
 var sealAD = []byte("codemode approval state v2")
 
 // seal encrypts and authenticates st for the request state.
-func (a *approver) seal(st *approvalState) (string, error) {
-	st.V = 2
+func (a *approvalKeys) seal(st *approvalState) (string, error) {
+	st.V = approvalStateVersion
 	id := make([]byte, 16)
 	if _, err := rand.Read(id); err != nil {
 		return "", err
@@ -230,7 +251,7 @@ const approvalInvalidMessage = "the approval sent with this call is not valid fo
 
 // open authenticates and decrypts a request state and checks what it is
 // bound to.
-func (a *approver) open(token string, want *approvalState) (*approvalState, error) {
+func (a *approvalKeys) open(token string, want *approvalState) (*approvalState, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(raw) < a.aead.NonceSize() {
 		return nil, errApprovalInvalid
@@ -241,7 +262,7 @@ func (a *approver) open(token string, want *approvalState) (*approvalState, erro
 		return nil, errApprovalInvalid
 	}
 	var st approvalState
-	if err := json.Unmarshal(plain, &st); err != nil || st.V != 2 || st.ID == "" {
+	if err := json.Unmarshal(plain, &st); err != nil || st.V != approvalStateVersion || st.ID == "" {
 		return nil, errApprovalInvalid
 	}
 	if st.Subject != want.Subject || st.Client != want.Client || st.Tool != want.Tool || st.Code != want.Code {

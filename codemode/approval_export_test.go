@@ -7,13 +7,13 @@ import (
 )
 
 // SetApprovalClock replaces the clock approvals expire by.
-func SetApprovalClock(s *Server, now func() time.Time) { s.approvals.now = now }
+func SetApprovalClock(s *Server, now func() time.Time) { s.keys.now = now }
 
 // ReplaceRecordedArgs opens a sealed request state, replaces the
 // arguments of its first recorded call and seals it again, as a replica
 // whose host data changed under the record would see it.
 func ReplaceRecordedArgs(s *Server, token string, args string) string {
-	a := s.approvals
+	a := s.keys
 	raw, _ := base64.RawURLEncoding.DecodeString(token)
 	n := a.aead.NonceSize()
 	plain, err := a.aead.Open(nil, raw[:n], raw[n:], sealAD)

@@ -90,7 +90,7 @@ func (ex *approvalExec) grant(pending []pendingCall, perCall bool) {
 // runApproved runs the code of a tool that binds a function needing
 // approval (or carries a request state) and returns what the model reads.
 func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) *mcp.CallToolResult {
-	a := s.approvals
+	a := sp.v.approvals
 	if a == nil || !sp.needsApproval(a) {
 		if req.Params.RequestState != "" {
 			return s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil, nil)
@@ -122,7 +122,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 // the result of a state refused, already spent, or retried after its
 // first use settled.
 func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *execHost, bound *approvalState) (*approvalState, string, *mcp.CallToolResult) {
-	a := s.approvals
+	a := s.keys
 	tok := req.Params.RequestState
 	st, err := a.open(tok, bound)
 	if err != nil {
@@ -152,16 +152,16 @@ func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *exec
 // resume continues the execution of st with the user's answer.
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, st *approvalState) *mcp.CallToolResult {
 	answer, _ := req.Params.InputResponses[approvalInputKey].(*mcp.ElicitResult)
-	made := writesOf(s.cat.Namespace(), st.Record)
+	made := writesOf(st.Record)
 	if answer == nil {
 		return s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request. "+writtenNote(made)+" Run the code again to ask the user again.", nil, made)
 	}
-	pend := asPending(s.approvals, st.Calls)
+	pend := asPending(host.spec.v.approvals, st.Calls)
 	if out := s.answered(ctx, host, answer.Action, pend, made); out != nil {
 		return out
 	}
 	ex := st.approvalExec
-	ex.grant(pend, s.approvals.perCall)
+	ex.grant(pend, s.keys.perCall)
 	return s.approvalLoop(ctx, req, code, host, bound, &ex)
 }
 
@@ -169,7 +169,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code stri
 // needs approval: in this tools/call over elicitation/create, or by
 // returning an input-required result over 2026-07-28.
 func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, ex *approvalExec) *mcp.CallToolResult {
-	a, ns := s.approvals, s.cat.Namespace()
+	a := host.spec.v.approvals
 	ch, why := channelFor(req)
 	if ch == channelNone && a.fallback == ApprovalAllow && ex.Round == 0 {
 		res, err := s.runSandbox(ctx, code, host, nil)
@@ -187,26 +187,26 @@ func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, cod
 		host.ap.Store(nil)
 		if d := run.diverged; d != nil {
 			ex.Record = run.canonicalRecord()
-			return s.diverged(ctx, host, d, res, writesOf(ns, ex.Record))
+			return s.diverged(ctx, host, d, res, writesOf(ex.Record))
 		}
 		if len(pending) == 0 || ctx.Err() != nil {
 			out := s.finish(ctx, host, res, err)
 			if ex.Round > 0 {
-				withWrites(out, writesOf(ns, run.canonicalRecord()))
+				withWrites(out, writesOf(run.canonicalRecord()))
 			}
 			return out
 		}
 		ex.Record, ex.Entropy = run.canonicalRecord(), entropyOf(res)
-		made := writesOf(ns, ex.Record)
+		made := writesOf(ex.Record)
 		ex.Round++
 		if ex.Round > maxApprovalRounds {
-			return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(ns, pending), writtenNote(made)), res, made)
+			return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(pending), writtenNote(made)), res, made)
 		}
 		if ch == channelNone {
 			for _, p := range pending {
 				s.auditApproval(ctx, host, ApprovalDeclined, p, "unavailable")
 			}
-			return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. %s Tell the user which change you want to make.", modelList(ns, pending), needVerb(pending), why, writtenNote(made)), res, made)
+			return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. %s Tell the user which change you want to make.", modelList(pending), needVerb(pending), why, writtenNote(made)), res, made)
 		}
 		params := s.elicitParams(req, host, pending, made)
 		for _, p := range pending {
@@ -229,18 +229,18 @@ func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, cod
 // inputRequired is the 2026-07-28 question: an input-required result
 // whose request state carries the execution, sealed.
 func (s *Server) inputRequired(ctx context.Context, host *execHost, bound *approvalState, ex *approvalExec, pending []pendingCall, params *mcp.ElicitParams, res *sandbox.Result, made []write) *mcp.CallToolResult {
-	a := s.approvals
+	a := s.keys
 	st := *bound
 	st.Calls, st.approvalExec = callsOf(pending), *ex
 	st.Expires = a.now().Add(a.ttl).Unix()
 	tok, err := a.seal(&st)
 	var big *errRecordTooLarge
 	if errors.As(err, &big) {
-		return s.approvalFailed(ctx, host, "APPROVAL_TOO_LARGE", fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can carry (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(s.cat.Namespace(), pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, "APPROVAL_TOO_LARGE", fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can carry (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
 	}
 	if err != nil {
 		s.logger.Error("codemode: sealing an approval failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. %s", modelList(s.cat.Namespace(), pending), needVerb(pending), writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. %s", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 	}
 	ev := host.base
 	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
@@ -257,7 +257,6 @@ func (s *Server) inputRequired(ctx context.Context, host *execHost, bound *appro
 // unanswered is the outcome of a question over elicitation/create that
 // got no answer.
 func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pending []pendingCall, res *sandbox.Result, made []write) *mcp.CallToolResult {
-	ns := s.cat.Namespace()
 	if ctx.Err() != nil {
 		return s.finish(ctx, host, res, ctx.Err())
 	}
@@ -265,19 +264,19 @@ func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pend
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), s.approvals.ttl, writtenNote(made), itThem(pending)), res, made)
+		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), s.keys.ttl, writtenNote(made), itThem(pending)), res, made)
 	}
 	s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(ns, pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
+	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
 }
 
 // diverged is the outcome of a resumed run that made a call its record
 // does not hold.
 func (s *Server) diverged(ctx context.Context, host *execHost, d *divergence, res *sandbox.Result, made []write) *mcp.CallToolResult {
-	ns := s.cat.Namespace()
+	ns, _, _ := strings.Cut(d.Want.Fn, ".")
 	got := pendingCall{approvedCall: d.Got, Tier: host.tiers[d.Got.Fn]}
 	s.auditApproval(ctx, host, ApprovalDiverged, got, "")
-	return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("resuming after the user's approval, the code called %s.%s(%s) where the approved run had called %s.%s(%s); that call and everything after it were not run. %s Make the code's calls depend only on what it reads from %s, then run it again to ask the user again.", ns, d.Got.Fn, d.Got.Args, ns, d.Want.Fn, d.Want.Args, writtenNote(made), ns), res, made)
+	return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("resuming after the user's approval, the code called %s(%s) where the approved run had called %s(%s); that call and everything after it were not run. %s Make the code's calls depend only on what it reads from %s, then run it again to ask the user again.", d.Got.Fn, d.Got.Args, d.Want.Fn, d.Want.Args, writtenNote(made), ns), res, made)
 }
 
 // elicit asks the user on the session, for at most the approval TTL,
@@ -288,7 +287,7 @@ func (s *Server) elicit(ctx context.Context, req *mcp.CallToolRequest, params *m
 		err    error
 	)
 	ask := func() {
-		ectx, cancel := context.WithTimeout(ctx, s.approvals.ttl)
+		ectx, cancel := context.WithTimeout(ctx, s.keys.ttl)
 		defer cancel()
 		answer, err = req.Session.Elicit(ectx, params)
 		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
@@ -312,7 +311,6 @@ func (sp *toolSpec) needsApproval(a *approver) bool {
 // answered handles the user's answer: nil on accept, else the result the
 // model reads.
 func (s *Server) answered(ctx context.Context, host *execHost, action string, pending []pendingCall, made []write) *mcp.CallToolResult {
-	ns := s.cat.Namespace()
 	switch action {
 	case "accept":
 		for _, p := range pending {
@@ -323,12 +321,12 @@ func (s *Server) answered(ctx context.Context, host *execHost, action string, pe
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "declined")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), writtenNote(made), itThem(pending)), nil, made)
+		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
 	default: // "cancel", or anything a client invents
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "cancelled")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), writtenNote(made), itThem(pending)), nil, made)
+		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
 	}
 }
 
@@ -350,7 +348,7 @@ func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg s
 func (s *Server) auditApproval(ctx context.Context, host *execHost, kind AuditKind, p pendingCall, why string) {
 	ev := host.base
 	ev.Kind, ev.Time = kind, time.Now()
-	ev.Function = s.cat.Namespace() + "." + p.Fn
+	ev.Function = p.Fn
 	ev.Tier = p.Tier.String()
 	ev.Args = auditArgs(s.opts.AuditArgs, p.Args)
 	ev.ErrorKind = why

@@ -74,11 +74,11 @@ type write struct {
 }
 
 // writesOf lists the writes in a record, in the order they were made.
-func writesOf(ns string, rec []recordedCall) []write {
+func writesOf(rec []recordedCall) []write {
 	var out []write
 	for _, c := range rec {
 		if c.Write {
-			out = append(out, write{Function: ns + "." + c.Fn, Args: c.Args, ID: resultID(c.Out)})
+			out = append(out, write{Function: c.Fn, Args: c.Args, ID: resultID(c.Out)})
 		}
 	}
 	return out

@@ -18,7 +18,7 @@ import (
 func (s *Server) elicitParams(req *mcp.CallToolRequest, host *execHost, pending []pendingCall, made []write) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         approvalMessage(clientName(req, host), s.cat.Namespace(), pending, made, !s.approvals.perCall),
+		Message:         approvalMessage(clientName(req, host), pendingNamespaces(pending), pending, made, !s.keys.perCall),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 	}
 }
@@ -86,7 +86,7 @@ func approvalMessage(who, ns string, pending []pendingCall, made []write, perFun
 	}
 	var fns []string
 	for i, p := range pending {
-		fmt.Fprintf(&b, "%d. %s.%s (%s)\n", i+1, ns, p.Fn, p.Tier)
+		fmt.Fprintf(&b, "%d. %s (%s)\n", i+1, p.Fn, p.Tier)
 		lines := readableArgs(p.Args)
 		if len(lines) == 0 {
 			b.WriteString("   (no arguments)\n")
@@ -94,7 +94,7 @@ func approvalMessage(who, ns string, pending []pendingCall, made []write, perFun
 		for _, l := range lines {
 			b.WriteString("   " + l + "\n")
 		}
-		if f := ns + "." + p.Fn; !slices.Contains(fns, f) {
+		if f := p.Fn; !slices.Contains(fns, f) {
 			fns = append(fns, f)
 		}
 	}
@@ -118,6 +118,22 @@ func approvalMessage(who, ns string, pending []pendingCall, made []write, perFun
 		b.WriteString("Accept to make exactly these changes; decline to make none.")
 	}
 	return b.String()
+}
+
+// pendingNamespaces names the namespaces the calls change, in order of
+// first appearance: "brakinglab", or "github and memory".
+func pendingNamespaces(pending []pendingCall) string {
+	var nss []string
+	for _, p := range pending {
+		ns, _, _ := strings.Cut(p.Fn, ".")
+		if !slices.Contains(nss, ns) {
+			nss = append(nss, ns)
+		}
+	}
+	if len(nss) <= 1 {
+		return strings.Join(nss, "")
+	}
+	return strings.Join(nss[:len(nss)-1], ", ") + " and " + nss[len(nss)-1]
 }
 
 // orList joins names: a, b or c.
@@ -148,10 +164,10 @@ func readableArgs(args json.RawMessage) []string {
 }
 
 // modelList names the calls for the model: ns.fn({"canonical":"args"}).
-func modelList(ns string, pending []pendingCall) string {
+func modelList(pending []pendingCall) string {
 	parts := make([]string, len(pending))
 	for i, p := range pending {
-		parts[i] = ns + "." + p.Fn + "(" + string(p.Args) + ")"
+		parts[i] = p.Fn + "(" + string(p.Args) + ")"
 	}
 	switch len(parts) {
 	case 1:

@@ -7,7 +7,6 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -18,7 +17,9 @@ var descriptionTmpl = template.Must(template.New("description").Parse(descriptio
 
 // descriptionData fills description.tmpl.
 type descriptionData struct {
-	Namespace    string
+	Namespace    string // the namespaces, joined by "`, `"
+	CallAs       string // the namespace the call rule shows: the first
+	Several      bool   // more than one namespace
 	ReadOnly     bool   // the read-only tool: only READ-ONLY functions bound
 	Sibling      string // the other code tool, when both are registered
 	Timeout      string
@@ -36,9 +37,12 @@ type descriptionData struct {
 // describeTool renders a tool's description in the discovery mode the
 // options ask for: the full declarations, or (DiscoveryIndex, or
 // DiscoveryAuto over the budget) the rules and an index of fns.
-func (s *Server) describeTool(readOnly bool, sibling string, example string, fns []catalog.FuncInfo, decls string) (string, Discovery, error) {
+func (s *Server) describeTool(v *view, readOnly bool, sibling string, example string, fns []boundFunc, decls string) (string, Discovery, error) {
+	nss, groups := v.byNamespace(fns)
 	d := descriptionData{
-		Namespace:    s.cat.Namespace(),
+		Namespace:    strings.Join(nss, "`, `"),
+		CallAs:       nss[0],
+		Several:      len(nss) > 1,
 		ReadOnly:     readOnly,
 		Sibling:      sibling,
 		Example:      strings.TrimSpace(example),
@@ -55,9 +59,13 @@ func (s *Server) describeTool(readOnly bool, sibling string, example string, fns
 		}
 	}
 	// The index keeps the rules the full declarations open with.
-	d.Declarations = strings.TrimSpace(typegen.Preamble(s.cat.Namespace(), fns, s.typegenOptions()))
-	d.Index = s.index(fns)
-	d.Discovery = discoveryDeclarations(s.cat.Namespace())
+	var pre []string
+	for _, ns := range nss {
+		pre = append(pre, strings.TrimSpace(typegen.Preamble(ns, groups[ns], s.typegenOptions(v, ns))))
+	}
+	d.Declarations = strings.Join(pre, "\n")
+	d.Index = s.index(v, fns)
+	d.Discovery = discoveryDeclarations(strings.Join(nss, ", "))
 	d.Count = len(fns)
 	out, err := render(d)
 	return out, DiscoveryIndex, err

@@ -70,30 +70,32 @@ const (
 	summaryChars       = 80
 )
 
-// discovery is the search index over a catalog's functions, built once.
+// discovery is the search index over a view's functions, keyed by
+// qualified name.
 type discovery struct {
 	ix      *rank.Index
 	summary map[string]string
-	info    map[string]catalog.FuncInfo
+	info    map[string]boundFunc
 }
 
 // newDiscovery indexes fns by name, description, and the names and docs
 // of their argument and result fields.
-func newDiscovery(fns []catalog.FuncInfo) *discovery {
-	d := &discovery{summary: map[string]string{}, info: map[string]catalog.FuncInfo{}}
+func newDiscovery(fns []boundFunc) *discovery {
+	d := &discovery{summary: map[string]string{}, info: map[string]boundFunc{}}
 	docs := make([]rank.Doc, 0, len(fns))
 	for _, f := range fns {
-		d.summary[f.Name] = firstSentence(f.Description)
-		d.info[f.Name] = f
+		q := f.qualified()
+		d.summary[q] = firstSentence(f.Description)
+		d.info[q] = f
 		var argNames, argDocs, resNames, resDocs strings.Builder
-		in, out := funcnode.Of(f)
+		in, out := funcnode.Of(f.FuncInfo)
 		fieldText(in, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
 		fieldText(out, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
 		// The name and the summary say what a function is for; field
 		// names and docs say what it takes and gives, and weigh less.
-		docs = append(docs, rank.Doc{ID: f.Name, Fields: []rank.Field{
+		docs = append(docs, rank.Doc{ID: q, Fields: []rank.Field{
 			{Text: f.Name, Weight: 4},
-			{Text: d.summary[f.Name], Weight: 3},
+			{Text: d.summary[q], Weight: 3},
 			{Text: f.Description, Weight: 1},
 			{Text: argNames.String(), Weight: 0.7},
 			{Text: argDocs.String(), Weight: 0.4},
@@ -192,10 +194,11 @@ func (s *Server) search(sp *toolSpec, args []json.RawMessage) (json.RawMessage, 
 			limit = min(int(*opts.Limit), maxSearchLimit)
 		}
 	}
-	hits := s.disc.ix.Search(query, limit, func(id string) bool { _, ok := sp.tiers[id]; return ok })
+	disc := sp.v.disc
+	hits := disc.ix.Search(query, limit, func(id string) bool { _, ok := sp.tiers[id]; return ok })
 	out := make([]searchHit, len(hits))
 	for i, h := range hits {
-		out[i] = searchHit{Name: h.ID, Tier: sp.tiers[h.ID].String(), Summary: s.disc.summary[h.ID]}
+		out[i] = searchHit{Name: sp.v.display(h.ID), Tier: sp.tiers[h.ID].String(), Summary: disc.summary[h.ID]}
 	}
 	return json.Marshal(out)
 }
@@ -225,27 +228,60 @@ func (s *Server) describeCall(sp *toolSpec, args []json.RawMessage) (json.RawMes
 
 // describeFuncs returns the declarations of names as sp exposes them; a
 // name sp does not bind is reported as unknown, as if it did not exist.
+// A name is namespace.function, or just the function where that is
+// unambiguous.
 func (s *Server) describeFuncs(sp *toolSpec, names []string) (string, error) {
-	var fns []catalog.FuncInfo
+	var fns []boundFunc
 	seen := map[string]bool{}
 	for _, n := range names {
-		n = strings.TrimPrefix(n, s.cat.Namespace()+".")
-		if _, ok := sp.tiers[n]; !ok {
-			msg := fmt.Sprintf("codemode.describe: %s has no function %q", s.cat.Namespace(), n)
-			if c := suggest.Closest(n, sp.names); c != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", c)
-			} else {
-				msg += "; find names with codemode.search"
-			}
-			return "", errors.New(msg)
+		q, ok := sp.resolve(n)
+		if !ok {
+			return "", sp.unknown("codemode.describe", n)
 		}
-		if !seen[n] {
-			seen[n] = true
-			fns = append(fns, s.disc.info[n])
+		if !seen[q] {
+			seen[q] = true
+			fns = append(fns, sp.v.disc.info[q])
 		}
 	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].Name < fns[j].Name })
-	return s.declarations(fns)
+	sort.Slice(fns, func(i, j int) bool { return fns[i].qualified() < fns[j].qualified() })
+	return s.declarationsOf(sp.v, fns)
+}
+
+// resolve finds the qualified name sp binds for n: n itself, or the one
+// function of that name when n is unqualified.
+func (sp *toolSpec) resolve(n string) (string, bool) {
+	if _, ok := sp.tiers[n]; ok {
+		return n, true
+	}
+	found := ""
+	for _, ns := range sp.v.namespaces {
+		if _, ok := sp.tiers[ns+"."+n]; ok {
+			if found != "" {
+				return "", false // in two namespaces: say which
+			}
+			found = ns + "." + n
+		}
+	}
+	return found, found != ""
+}
+
+// unknown is the error for a name sp does not bind, with the closest
+// name it does.
+func (sp *toolSpec) unknown(what, n string) error {
+	where := strings.Join(sp.v.namespaces, ", ")
+	msg := fmt.Sprintf("%s: %s has no function %q", what, where, sp.v.display(n))
+	shown := make([]string, len(sp.names))
+	for i, q := range sp.names {
+		shown[i] = sp.v.display(q)
+	}
+	if c := suggest.Closest(sp.v.display(n), shown); c != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", c)
+	} else if !sp.v.single() && !strings.Contains(n, ".") {
+		msg += "; name it as namespace.function, and find names with codemode.search"
+	} else {
+		msg += "; find names with codemode.search"
+	}
+	return errors.New(msg)
 }
 
 // discoveryDeclarations declares the discovery namespace for the model.
@@ -260,7 +296,7 @@ func discoveryDeclarations(ns string) string {
 
 // index lists fns for the index-mode description: one line per function
 // with its summary, grouped by tier.
-func (s *Server) index(fns []catalog.FuncInfo) string {
+func (s *Server) index(v *view, fns []boundFunc) string {
 	var b strings.Builder
 	for _, t := range []catalog.Tier{catalog.ReadOnly, catalog.Mutating, catalog.Creative} {
 		first := true
@@ -275,11 +311,11 @@ func (s *Server) index(fns []catalog.FuncInfo) string {
 				b.WriteString(t.String() + ":\n")
 				first = false
 			}
-			b.WriteString("- " + f.Name)
-			if sum := s.disc.summary[f.Name]; sum != "" {
+			b.WriteString("- " + v.display(f.qualified()))
+			if sum := v.disc.summary[f.qualified()]; sum != "" {
 				b.WriteString(": " + sum)
 			}
-			if s.needsApproval(f) {
+			if v.needsApproval(f) {
 				b.WriteString(" " + typegen.ApprovalTag)
 			}
 			b.WriteString("\n")
@@ -288,27 +324,21 @@ func (s *Server) index(fns []catalog.FuncInfo) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// functionsTemplate is the resource template of one function's
-// declarations.
-func (s *Server) functionsTemplate() string {
-	return "codemode://functions/" + s.cat.Namespace() + "/{name}.d.ts"
-}
-
 // addFunctionResources adds the resource templates that serve one
-// function per URI, for clients that browse resources: its TypeScript
-// declarations ({name}.d.ts) and the JSON Schemas of its arguments and
-// result ({name}.schema.json, from typegen, for clients and tools that
-// validate with JSON Schema). They serve what execute_code binds.
-func (s *Server) addFunctionResources(srv *mcp.Server) {
-	ns := s.cat.Namespace()
+// function of namespace ns per URI, for clients that browse resources: its
+// TypeScript declarations ({name}.d.ts) and the JSON Schemas of its
+// arguments and result ({name}.schema.json, from typegen, for clients and
+// tools that validate with JSON Schema). They serve what execute_code
+// binds in the view current when the resource is read.
+func (s *Server) addFunctionResources(srv *mcp.Server, ns string) {
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: s.functionsTemplate(),
+		URITemplate: "codemode://functions/" + ns + "/{name}.d.ts",
 		Name:        ns + "-function",
 		Title:       "TypeScript declarations of one " + ns + " function",
 		Description: "The declarations of one function " + ToolName + " can call: its signature, argument and result types, field docs and constraints. {name} is the function name.",
 		MIMEType:    "application/typescript",
-	}, s.functionResource(".d.ts", "application/typescript", func(name string) (string, error) {
-		return s.describeFuncs(&s.all, []string{name})
+	}, s.functionResource(ns, ".d.ts", "application/typescript", func(sp *toolSpec, q string) (string, error) {
+		return s.describeFuncs(sp, []string{q})
 	}))
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "codemode://functions/" + ns + "/{name}.schema.json",
@@ -316,8 +346,8 @@ func (s *Server) addFunctionResources(srv *mcp.Server) {
 		Title:       "JSON Schemas of one " + ns + " function",
 		Description: "The JSON Schemas (draft 2020-12) of the arguments and the result of one function " + ToolName + " can call: {\"input\": …, \"output\": …}. {name} is the function name.",
 		MIMEType:    "application/schema+json",
-	}, s.functionResource(".schema.json", "application/schema+json", func(name string) (string, error) {
-		f := s.disc.info[name]
+	}, s.functionResource(ns, ".schema.json", "application/schema+json", func(sp *toolSpec, q string) (string, error) {
+		f := sp.v.disc.info[q].FuncInfo
 		in, err := typegen.InputSchema(f)
 		if err != nil {
 			return "", err
@@ -335,9 +365,9 @@ func (s *Server) addFunctionResources(srv *mcp.Server) {
 }
 
 // functionResource serves codemode://functions/<ns>/<name><suffix> with
-// render(name), for the functions execute_code binds.
-func (s *Server) functionResource(suffix, mime string, render func(name string) (string, error)) mcp.ResourceHandler {
-	prefix := "codemode://functions/" + s.cat.Namespace() + "/"
+// render, for the functions execute_code binds.
+func (s *Server) functionResource(ns, suffix, mime string, render func(sp *toolSpec, qualified string) (string, error)) mcp.ResourceHandler {
+	prefix := "codemode://functions/" + ns + "/"
 	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		name, ok := strings.CutPrefix(uri, prefix)
@@ -348,10 +378,12 @@ func (s *Server) functionResource(suffix, mime string, render func(name string) 
 		if !ok || !ok2 {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		if _, bound := s.all.tiers[name]; !bound {
+		sp := &s.current().all
+		q := ns + "." + name
+		if _, bound := sp.tiers[q]; !bound {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		text, err := render(name)
+		text, err := render(sp, q)
 		if err != nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}

@@ -15,12 +15,15 @@ func BenchmarkDiscoverySearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fns := cat.Functions()
-	d := newDiscovery(fns)
-	s := &Server{cat: cat, disc: d}
-	sp := &toolSpec{tiers: map[string]catalog.Tier{}}
+	var fns []boundFunc
+	for _, f := range cat.Functions() {
+		fns = append(fns, boundFunc{ns: cat.Namespace(), FuncInfo: f})
+	}
+	v := &view{namespaces: []string{cat.Namespace()}, disc: newDiscovery(fns)}
+	s := &Server{}
+	sp := &toolSpec{v: v, tiers: map[string]catalog.Tier{}}
 	for _, f := range fns {
-		sp.tiers[f.Name] = f.Tier
+		sp.tiers[f.qualified()] = f.Tier
 	}
 	args := []json.RawMessage{json.RawMessage(`"add a reaction emoji to an issue"`), json.RawMessage(`{"limit":5}`)}
 	b.ReportAllocs()

@@ -258,7 +258,7 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 
 // withPool gives o a sandbox of n workers (with o's limits and mode), closed
 // when the test ends: the pool size is the sandbox's to choose.
-func withPool(t *testing.T, o *codemode.Options, n int) {
+func withPool(t testing.TB, o *codemode.Options, n int) {
 	t.Helper()
 	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: n})
 	if err != nil {

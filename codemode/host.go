@@ -17,9 +17,8 @@ import (
 // principal, reports progress and writes one audit event per call.
 type execHost struct {
 	s         *Server
-	ns        string
-	names     []string                // bound function names, unqualified
-	tiers     map[string]catalog.Tier // unqualified name → tier
+	bound     map[string][]string     // namespace → bound function names
+	tiers     map[string]catalog.Tier // qualified name → tier
 	principal *catalog.Principal      // nil: anonymous
 	spec      *toolSpec               // the tool: what discovery may show
 	base      AuditEvent              // trace id, principal, tool
@@ -52,7 +51,12 @@ func (h *execHost) count(ctx context.Context, name string) {
 // Functions implements sandbox.Host: the tool's functions, and the
 // discovery functions in their own namespace.
 func (h *execHost) Functions() map[string][]string {
-	return map[string][]string{h.ns: h.names, DiscoveryNamespace: {"describe", "search"}}
+	out := make(map[string][]string, len(h.bound)+1)
+	for ns, names := range h.bound {
+		out[ns] = names
+	}
+	out[DiscoveryNamespace] = []string{"describe", "search"}
+	return out
 }
 
 // FreeNamespaces implements sandbox.FreeHost: discovery calls are neither
@@ -69,15 +73,14 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	if ap != nil {
 		defer ap.exit()
 	}
-	fn, ok := strings.CutPrefix(name, h.ns+".")
-	tier, bound := h.tiers[fn]
-	if !ok || !bound {
+	tier, bound := h.tiers[name]
+	if !bound {
 		// The sandbox binds only what Functions lists; this is defence in depth.
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
 	h.count(ctx, name)
 	if ap != nil {
-		if out, err, done := ap.intercept(h, fn, name, args); done {
+		if out, err, done := ap.intercept(h, name, name, args); done {
 			return out, err
 		}
 	}
@@ -86,7 +89,7 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 
 	start := time.Now()
-	out, err := h.s.callCatalog(ctx, fn, args)
+	out, err := h.s.callCatalog(ctx, name, args)
 	ev := h.base
 	ev.Kind = FunctionCalled
 	ev.Time = start
@@ -100,7 +103,7 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	h.s.audit.Audit(ctx, ev)
 	if ap != nil {
-		ap.ran(fn, tier, args, out, err)
+		ap.ran(name, tier, args, out, err)
 	}
 	return out, err
 }

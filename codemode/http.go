@@ -44,7 +44,50 @@ func (s *Server) buildHandler() http.Handler {
 		// Stateful sessions a client abandons must not pile up.
 		SessionTimeout: sessionIdleTimeout,
 	})
+	mux := http.NewServeMux()
+	s.mountMetadata(mux)
+	mux.Handle(o.MCPPath, s.protect(streamable))
+	return httpmw.CORS(s.origins)(mux)
+}
 
+// Middleware wraps a host's own MCP endpoint (typically go-sdk's
+// StreamableHTTPHandler serving a server the host passed to [Server.AddTo])
+// in the stack Handler puts in front of codemode's: CORS, the request
+// body limit, the failed-authentication limit and bearer authentication
+// (with Options.Auth) or the loopback-only Options.Principal, the
+// per-principal execution limit, and in stateless mode the registry that
+// lets notifications/cancelled reach the call it names. With Auth it also
+// answers the RFC 9728 metadata routes under /.well-known/; every other
+// request passes through the stack to next, whatever its path. Mount it
+// where the host serves MCP, and with Auth at /.well-known/ too:
+//
+//	mw := cm.Middleware(mcp.NewStreamableHTTPHandler(getServer, opts))
+//	mux.Handle("/mcp", mw)
+//	mux.Handle("/.well-known/", mw)
+//
+// For the cancellation registry to work in stateless mode the server must
+// have been given to AddTo, which installs its half.
+func (s *Server) Middleware(next http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	s.mountMetadata(mux)
+	mux.Handle("/", s.protect(next))
+	return httpmw.CORS(s.origins)(mux)
+}
+
+// mountMetadata serves the OAuth metadata routes on mux, with Auth.
+func (s *Server) mountMetadata(mux *http.ServeMux) {
+	if a := s.opts.Auth; a != nil {
+		// Checked in New, so Mount cannot fail on a fresh mux.
+		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
+	}
+}
+
+// protect puts the MCP endpoint's stack in front of endpoint: from the
+// inside out, cancellation (stateless), the execution limit, identity
+// (bearer authentication and its failure limit, or Principal) and the
+// body limit.
+func (s *Server) protect(endpoint http.Handler) http.Handler {
+	o := &s.opts
 	var limiter httpmw.Limiter
 	switch {
 	case o.RateLimiter != nil:
@@ -52,7 +95,6 @@ func (s *Server) buildHandler() http.Handler {
 	case o.RatePerSecond > 0:
 		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
 	}
-	var endpoint http.Handler = streamable
 	if !o.Stateful {
 		// A stateful session cancels by itself: the notification reaches
 		// the session that runs the call.
@@ -66,7 +108,6 @@ func (s *Server) buildHandler() http.Handler {
 	// takes a token, set-up traffic takes none.
 	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.ExecutionCost, s.logger)(endpoint)
 
-	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {
 		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
 		bearer := bearer.RequireBearer(a.Verifier, &bearer.BearerOptions{
@@ -86,8 +127,6 @@ func (s *Server) buildHandler() http.Handler {
 			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
 		}
 		endpoint = httpmw.FailureLimit(failures, bearer, s.logger)(endpoint)
-		// Checked in New, so Mount cannot fail on this fresh mux.
-		_ = oauthmeta.Mount(mux, s.prm, a.AuthServer)
 	} else if o.Principal != nil {
 		p := *o.Principal
 		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
@@ -99,9 +138,7 @@ func (s *Server) buildHandler() http.Handler {
 			endpoint = loopbackOnly(endpoint)
 		}
 	}
-	endpoint = httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
-	mux.Handle(o.MCPPath, endpoint)
-	return httpmw.CORS(s.origins)(mux)
+	return httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
 }
 
 // sessionIdleTimeout closes a stateful session after this long without a
@@ -148,10 +185,12 @@ func (s *Server) scopesSupported() []string {
 		return a.ScopesSupported
 	}
 	out := slices.Clone(a.Scopes)
-	for _, f := range s.cat.Functions() {
-		for _, sc := range f.Scopes {
-			if !slices.Contains(out, sc) {
-				out = append(out, sc)
+	for _, c := range s.cats {
+		for _, f := range c.Functions() {
+			for _, sc := range f.Scopes {
+				if !slices.Contains(out, sc) {
+					out = append(out, sc)
+				}
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package codemode
 import (
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -37,6 +39,12 @@ type Options struct {
 	// Instructions are sent to clients at initialization. Empty means a
 	// one-line pointer to the execute_code tool.
 	Instructions string
+	// ServerOptions, if set, configures the go-sdk server New builds
+	// (MCPServer): handlers for initialization, subscriptions, completion,
+	// page size, keep-alive. Its Instructions, Logger and Capabilities
+	// win over codemode's when set; left empty, they are Instructions
+	// above, Logger, and no logging capability.
+	ServerOptions *mcp.ServerOptions
 
 	// Limits bound every execution; zero fields take the sandbox defaults
 	// (10 s, 32 MB, 20 calls, 10 KB code, 100 KB output).

@@ -2,21 +2,20 @@ package codemode
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
-	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -24,11 +23,12 @@ import (
 // tool would have nothing to call.
 var ErrNoFunctions = errors.New("codemode: the catalog has no functions")
 
-// Server exposes a catalog to MCP clients through the execute_code tool.
-// It is safe for concurrent use.
+// Server exposes one or more catalogs to MCP clients through the
+// execute_code tool. It is safe for concurrent use.
 type Server struct {
-	cat     *catalog.Catalog
-	opts    Options // defaults applied
+	cats    []*catalog.Catalog          // in the order given
+	byNS    map[string]*catalog.Catalog // namespace → catalog
+	opts    Options                     // defaults applied
 	sb      *sandbox.Sandbox
 	ownSB   bool
 	logger  *slog.Logger
@@ -36,16 +36,16 @@ type Server struct {
 	origins []string
 	mcp     *mcp.Server
 	prm     *oauthex.ProtectedResourceMetadata // nil without Auth
+	keys    *approvalKeys
 
-	// What the tools expose, computed once: a catalog registers functions
-	// before it is served.
-	all, readOnly toolSpec
-	disc          *discovery // search index over the catalog's functions
+	// What the tools expose, rebuilt when a catalog changes (see Refresh).
+	view      atomic.Pointer[view]
+	refreshMu sync.Mutex    // serialises refreshes and guards servers
+	servers   []*mcp.Server // where the tools are registered
 
 	handlerOnce sync.Once
 	handler     http.Handler
 	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
-	approvals   *approver       // nil: no function needs approval
 
 	closeOnce sync.Once
 	closeErr  error
@@ -54,18 +54,19 @@ type Server struct {
 // toolSpec is one code tool: its name, the functions it binds, its
 // declarations and its description.
 type toolSpec struct {
+	v            *view
 	name         string
-	names        []string
-	tiers        map[string]catalog.Tier
+	bound        map[string][]string     // namespace → function names, for the sandbox
+	tiers        map[string]catalog.Tier // qualified name → tier
+	names        []string                // qualified names, for suggestions
 	declarations string
 	description  string
 	mode         Discovery // DiscoveryFull or DiscoveryIndex, as chosen
 	annotations  *mcp.ToolAnnotations
 }
 
-// New builds a Server for cat. opts may be nil. The catalog's functions
-// must all be registered before New: the declarations and tool description
-// are generated here, once.
+// New builds a Server for cat. opts may be nil. It is NewMulti with one
+// catalog.
 //
 // New fails fast on settings that would only show when traffic arrives:
 // neither Auth nor Principal ([ErrNoIdentity]), both, Auth settings that
@@ -76,139 +77,92 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if cat == nil {
 		return nil, errors.New("codemode: nil catalog")
 	}
-	if cat.Namespace() == DiscoveryNamespace {
-		return nil, fmt.Errorf("codemode: the namespace %q is reserved for discovery (codemode.search, codemode.describe); choose another", DiscoveryNamespace)
+	return NewMulti([]*catalog.Catalog{cat}, opts)
+}
+
+// NewMulti builds a Server for several catalogs, each bound in scripts as
+// its own namespace (await github.listIssues(...), await
+// memory.createEntities(...)), so one script can join data across them.
+// Everything a single catalog gets, each gets: its tiers, scopes and
+// approvals, one audit trail, declarations in the description and as
+// codemode://types/<namespace>.d.ts, and codemode.search and
+// codemode.describe across all of them with names qualified as
+// namespace.function.
+//
+// A slice rather than an Options field keeps "what is served" apart from
+// "how it is served", as in New. Namespaces must differ
+// ([ErrDuplicateNamespace]) and may not be "codemode" ([DiscoveryNamespace]).
+// Every catalog must have a function. Catalogs may change while served:
+// see [Server.Refresh].
+func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
+	byNS, err := checkNamespaces(cats)
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{cat: cat, cancels: httpmw.NewCancels()}
+	s := &Server{cats: slices.Clone(cats), byNS: byNS, cancels: httpmw.NewCancels()}
 	if opts != nil {
 		s.opts = *opts
 	}
-	o := &s.opts
-	if o.Discovery < DiscoveryAuto || o.Discovery > DiscoveryIndex {
-		return nil, fmt.Errorf("codemode: unknown Discovery %d", int(o.Discovery))
-	}
-	if o.DiscoveryBudget <= 0 {
-		o.DiscoveryBudget = DefaultDiscoveryBudget
-	}
-	if o.Name == "" {
-		o.Name = cat.Namespace()
-	}
-	if o.Version == "" {
-		o.Version = "0.0.0"
-	}
-	if o.MCPPath == "" {
-		o.MCPPath = DefaultMCPPath
-	}
-	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
-		return nil, fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
-	}
-	if o.RateLimiter != nil && o.RatePerSecond < 0 {
-		return nil, errors.New("codemode: RateLimiter is set but a negative RatePerSecond turns the rate limit off; keep one of the two")
-	}
-	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
-		return nil, errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
-	}
-	if o.RatePerSecond == 0 {
-		o.RatePerSecond = DefaultRatePerSec
-	}
-	if o.RateBurst <= 0 {
-		o.RateBurst = DefaultRateBurst
-	}
-	if o.AuthFailuresPerSecond == 0 {
-		o.AuthFailuresPerSecond = DefaultAuthFailuresPerSec
-	}
-	if o.AuthFailureBurst <= 0 {
-		o.AuthFailureBurst = DefaultAuthFailureBurst
-	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	s.logger = o.Logger
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
-	if f, ok := o.Audit.(AuditFunc); ok && f == nil {
-		return nil, errors.New("codemode: Options.Audit is a nil AuditFunc: pass a function, codemode.NoAudit to turn auditing off, or leave Audit nil for the default")
-	}
-	s.audit = o.Audit
-	switch {
-	case s.audit != nil:
-	case o.Logger != nil:
-		s.audit = NewSlogAudit(o.Logger)
-	default:
-		s.audit = NewSlogAudit(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
-	}
-	if err := checkIdentity(cat, o); err != nil {
+	if err := s.applyDefaults(); err != nil {
 		return nil, err
 	}
-	if o.Principal != nil && o.DisableLocalhostProtection && !o.InsecureRemotePrincipal {
-		return nil, errors.New("codemode: DisableLocalhostProtection with Principal lets a tunnel carry remote requests that act as Principal: " +
-			"configure Auth, or set InsecureRemotePrincipal if that is really meant")
-	}
-	if a := o.Auth; a != nil {
-		if err := a.check(); err != nil {
-			return nil, fmt.Errorf("codemode: %w", err)
-		}
-		if err := checkAuthConsistency(a); err != nil {
-			return nil, err
-		}
-		prm, err := oauthmeta.NewResourceMetadata(oauthmeta.ResourceConfig{
-			Resource:             a.Resource,
-			AuthorizationServers: a.AuthorizationServers,
-			ScopesSupported:      s.scopesSupported(),
-			ResourceName:         s.resourceName(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("codemode: Auth: %w", err)
-		}
-		if a.AuthServer != nil {
-			if err := oauthmeta.CheckAuthServerMeta(a.AuthServer); err != nil {
-				return nil, fmt.Errorf("codemode: Auth.AuthServer: %w", err)
-			}
-		}
-		s.prm = prm
-	}
-	var err error
-	if s.origins, err = httpmw.Origins(o.AllowedOrigins); err != nil {
-		return nil, fmt.Errorf("codemode: AllowedOrigins: %w", err)
-	}
-
-	if o.Sandbox != nil {
-		s.sb = o.Sandbox
-	} else {
-		s.sb, err = sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, WorkerPath: o.WorkerPath, Logger: s.logger})
-		if err != nil {
-			return nil, fmt.Errorf("codemode: sandbox: %w", err)
-		}
-		s.ownSB = true
-	}
-	if err := checkWorker(s.sb); err != nil {
-		s.Close()
+	if err := s.checkIdentity(); err != nil {
 		return nil, err
 	}
-	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
+	if err := s.setupAuth(); err != nil {
+		return nil, err
+	}
+	if err := s.startSandbox(); err != nil {
+		return nil, err
+	}
+	if s.keys, err = newApprovalKeys(s.opts.Approvals); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("codemode: %w", err)
 	}
-	if err := s.buildTools(); err != nil {
+	v, err := s.buildView(true)
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
-
-	instr := o.Instructions
-	if instr == "" {
-		instr = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description lists every function.", ToolName, cat.Namespace())
-	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: o.Title, Version: o.Version}, &mcp.ServerOptions{
-		Instructions: instr,
-		Logger:       sdkLogger(s.logger),
-		// No logging capability: logging notifications are deprecated in
-		// 2026-07-28 and the tool returns its logs in its result.
-		Capabilities: &mcp.ServerCapabilities{},
-	})
+	s.view.Store(v)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}, s.serverOptions())
 	s.mcp.AddReceivingMiddleware(joinCancellation)
 	s.AddTo(s.mcp)
 	return s, nil
+}
+
+// namespaces lists the served namespaces in order.
+func (s *Server) namespaces() []string {
+	out := make([]string, len(s.cats))
+	for i, c := range s.cats {
+		out[i] = c.Namespace()
+	}
+	return out
+}
+
+// serverOptions are the go-sdk options of New's server: the host's
+// Options.ServerOptions with codemode's instructions, logger and
+// capabilities where the host left them empty.
+func (s *Server) serverOptions() *mcp.ServerOptions {
+	so := &mcp.ServerOptions{}
+	if s.opts.ServerOptions != nil {
+		*so = *s.opts.ServerOptions
+	}
+	if so.Instructions == "" {
+		so.Instructions = s.opts.Instructions
+	}
+	if so.Instructions == "" {
+		so.Instructions = fmt.Sprintf("Use the %s tool to run TypeScript against the %s API; its description lists every function.", ToolName, strings.Join(s.namespaces(), ", "))
+	}
+	if so.Logger == nil {
+		so.Logger = sdkLogger(s.logger)
+	}
+	if so.Capabilities == nil {
+		// No logging capability: logging notifications are deprecated in
+		// 2026-07-28 and the tool returns its logs in its result.
+		so.Capabilities = &mcp.ServerCapabilities{}
+	}
+	return so
 }
 
 // MCPServer returns the go-sdk server New built, with the tools and the
@@ -218,33 +172,84 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 
 // Declarations returns the TypeScript declarations of every function, the
 // text the tool description ends with.
-func (s *Server) Declarations() string { return s.all.declarations }
+func (s *Server) Declarations() string { return s.current().all.declarations }
 
 // ToolDescription returns the execute_code tool description.
-func (s *Server) ToolDescription() string { return s.all.description }
+func (s *Server) ToolDescription() string { return s.current().all.description }
 
-// AddTo adds execute_code (and execute_readonly_code when enabled) and the
-// declarations resource codemode://types/<namespace>.d.ts to srv, so a host
-// can serve them from an MCP server it built itself. New already did this
-// for MCPServer().
+// AddTo adds execute_code (and execute_readonly_code when enabled), the
+// declarations resource codemode://types/<namespace>.d.ts of each catalog
+// and the per-function resource templates to srv, so a host can serve
+// them from an MCP server it built itself. New already did this for
+// MCPServer(). srv is kept up to date by [Server.Refresh].
+//
+// Calls over srv act for the principal in the request context (bearer
+// authentication, ServeStdio), else for Options.Principal. A request that
+// arrives over HTTP gets Options.Principal only through [Server.Middleware]
+// or [Server.Handler], which also refuse non-loopback peers: wrap the
+// host's own HTTP handler with Middleware.
 func (s *Server) AddTo(srv *mcp.Server) {
-	s.addTool(srv, &s.all)
-	if s.opts.ReadOnlyTool && len(s.readOnly.names) > 0 {
-		s.addTool(srv, &s.readOnly)
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if !slices.Contains(s.servers, srv) {
+		s.servers = append(s.servers, srv)
+		if srv != s.mcp {
+			srv.AddReceivingMiddleware(joinCancellation)
+		}
+		srv.AddReceivingMiddleware(s.refreshing)
 	}
-	s.addFunctionResources(srv)
-	uri := "codemode://types/" + s.cat.Namespace() + ".d.ts"
-	decls := s.all.declarations
-	srv.AddResource(&mcp.Resource{
-		URI:         uri,
-		Name:        s.cat.Namespace() + ".d.ts",
-		Title:       "TypeScript declarations of " + s.cat.Namespace(),
-		Description: "The functions " + ToolName + " can call, as TypeScript declarations.",
-		MIMEType:    "application/typescript",
-		Size:        int64(len(decls)),
-	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: decls}}}, nil
-	})
+	s.register(srv, s.view.Load(), nil)
+}
+
+// refreshing rebuilds the view before serving a request if a catalog
+// changed, so a client that lists tools or resources sees the new ones.
+func (s *Server) refreshing(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s.current()
+		return next(ctx, method, req)
+	}
+}
+
+// register adds v's tools and resources to srv, removing what old served
+// and v does not.
+func (s *Server) register(srv *mcp.Server, v, old *view) {
+	s.addTool(srv, &v.all)
+	if v.readOnly.name != "" {
+		s.addTool(srv, &v.readOnly)
+	} else if old != nil && old.readOnly.name != "" {
+		srv.RemoveTools(ReadOnlyToolName)
+	}
+	nss, groups := v.byNamespace(v.fns)
+	for _, ns := range nss {
+		decls, err := s.declarations(v, ns, groups[ns])
+		if err != nil {
+			// Built once already for the description: unreachable.
+			s.logger.Error("codemode: declarations", "namespace", ns, "err", err)
+			continue
+		}
+		uri := "codemode://types/" + ns + ".d.ts"
+		srv.AddResource(&mcp.Resource{
+			URI:         uri,
+			Name:        ns + ".d.ts",
+			Title:       "TypeScript declarations of " + ns,
+			Description: "The functions " + ToolName + " can call in " + ns + ", as TypeScript declarations.",
+			MIMEType:    "application/typescript",
+			Size:        int64(len(decls)),
+		}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: decls}}}, nil
+		})
+		s.addFunctionResources(srv, ns)
+	}
+	if old == nil {
+		return
+	}
+	for _, ns := range old.namespaces {
+		if !slices.Contains(v.namespaces, ns) {
+			// A catalog that lost every function: nothing to declare.
+			srv.RemoveResources("codemode://types/" + ns + ".d.ts")
+			srv.RemoveResourceTemplates("codemode://functions/"+ns+"/{name}.d.ts", "codemode://functions/"+ns+"/{name}.schema.json")
+		}
+	}
 }
 
 // Close releases the sandbox's worker processes (unless the sandbox came
@@ -257,18 +262,4 @@ func (s *Server) Close() error {
 		}
 	})
 	return s.closeErr
-}
-
-// callCatalog runs one catalog function; fn is unqualified. The call's
-// warnings (fields a READ-ONLY function ignored) go to the sandbox with
-// sandbox.Warn, which puts them in front of the model with the call's
-// position.
-func (s *Server) callCatalog(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
-	// The catalog logs internal errors through the server's logger unless
-	// its own Options.Logger is set.
-	out, warns, err := s.cat.CallWithWarnings(catalog.WithLogger(ctx, s.logger), fn, args)
-	for _, w := range warns {
-		sandbox.Warn(ctx, w.Message)
-	}
-	return out, err
 }

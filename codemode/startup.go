@@ -3,12 +3,14 @@ package codemode
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -23,16 +25,139 @@ var ErrNoIdentity = errors.New("codemode: no identity for HTTP requests: set Opt
 // process; see [Options.WorkerPath].
 var ErrWorkerStart = sandbox.ErrWorkerStart
 
+// applyDefaults checks the plain settings and fills their zero values.
+func (s *Server) applyDefaults() error {
+	o := &s.opts
+	if o.Discovery < DiscoveryAuto || o.Discovery > DiscoveryIndex {
+		return fmt.Errorf("codemode: unknown Discovery %d", int(o.Discovery))
+	}
+	if o.DiscoveryBudget <= 0 {
+		o.DiscoveryBudget = DefaultDiscoveryBudget
+	}
+	if o.Name == "" {
+		o.Name = strings.Join(s.namespaces(), "+")
+	}
+	if o.Version == "" {
+		o.Version = "0.0.0"
+	}
+	if o.MCPPath == "" {
+		o.MCPPath = DefaultMCPPath
+	}
+	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
+		return fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
+	}
+	if o.RateLimiter != nil && o.RatePerSecond < 0 {
+		return errors.New("codemode: RateLimiter is set but a negative RatePerSecond turns the rate limit off; keep one of the two")
+	}
+	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
+		return errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
+	}
+	if o.RatePerSecond == 0 {
+		o.RatePerSecond = DefaultRatePerSec
+	}
+	if o.RateBurst <= 0 {
+		o.RateBurst = DefaultRateBurst
+	}
+	if o.AuthFailuresPerSecond == 0 {
+		o.AuthFailuresPerSecond = DefaultAuthFailuresPerSec
+	}
+	if o.AuthFailureBurst <= 0 {
+		o.AuthFailureBurst = DefaultAuthFailureBurst
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s.logger = o.Logger
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if f, ok := o.Audit.(AuditFunc); ok && f == nil {
+		return errors.New("codemode: Options.Audit is a nil AuditFunc: pass a function, codemode.NoAudit to turn auditing off, or leave Audit nil for the default")
+	}
+	s.audit = o.Audit
+	switch {
+	case s.audit != nil:
+	case o.Logger != nil:
+		s.audit = NewSlogAudit(o.Logger)
+	default:
+		s.audit = NewSlogAudit(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
+	}
+	var err error
+	if s.origins, err = httpmw.Origins(o.AllowedOrigins); err != nil {
+		return fmt.Errorf("codemode: AllowedOrigins: %w", err)
+	}
+	return nil
+}
+
 // checkIdentity refuses settings that leave HTTP requests without a
 // usable identity, or with two.
-func checkIdentity(cat *catalog.Catalog, o *Options) error {
+func (s *Server) checkIdentity() error {
+	o := &s.opts
+	anonymous := false
+	for _, c := range s.cats {
+		anonymous = anonymous || c.AllowsAnonymous()
+	}
 	switch {
 	case o.Auth != nil && o.Principal != nil:
 		return errors.New("codemode: Options.Auth and Options.Principal are both set: Principal is for serving without authentication; remove one")
-	case o.Auth == nil && o.Principal == nil && !cat.AllowsAnonymous():
+	case o.Auth == nil && o.Principal == nil && !anonymous:
 		return ErrNoIdentity
 	case o.Principal == nil && o.InsecureRemotePrincipal:
 		return errors.New("codemode: Options.InsecureRemotePrincipal is set without Options.Principal")
+	case o.Principal != nil && o.DisableLocalhostProtection && !o.InsecureRemotePrincipal:
+		return errors.New("codemode: DisableLocalhostProtection with Principal lets a tunnel carry remote requests that act as Principal: " +
+			"configure Auth, or set InsecureRemotePrincipal if that is really meant")
+	}
+	return nil
+}
+
+// setupAuth checks Options.Auth and builds the protected resource
+// metadata it serves.
+func (s *Server) setupAuth() error {
+	a := s.opts.Auth
+	if a == nil {
+		return nil
+	}
+	if err := a.check(); err != nil {
+		return fmt.Errorf("codemode: %w", err)
+	}
+	if err := checkAuthConsistency(a); err != nil {
+		return err
+	}
+	prm, err := oauthmeta.NewResourceMetadata(oauthmeta.ResourceConfig{
+		Resource:             a.Resource,
+		AuthorizationServers: a.AuthorizationServers,
+		ScopesSupported:      s.scopesSupported(),
+		ResourceName:         s.resourceName(),
+	})
+	if err != nil {
+		return fmt.Errorf("codemode: Auth: %w", err)
+	}
+	if a.AuthServer != nil {
+		if err := oauthmeta.CheckAuthServerMeta(a.AuthServer); err != nil {
+			return fmt.Errorf("codemode: Auth.AuthServer: %w", err)
+		}
+	}
+	s.prm = prm
+	return nil
+}
+
+// startSandbox builds the sandbox (unless Options.Sandbox gives one) and
+// starts one worker to prove the binary can be one.
+func (s *Server) startSandbox() error {
+	o := &s.opts
+	if o.Sandbox != nil {
+		s.sb = o.Sandbox
+	} else {
+		sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, WorkerPath: o.WorkerPath, Logger: s.logger})
+		if err != nil {
+			return fmt.Errorf("codemode: sandbox: %w", err)
+		}
+		s.sb, s.ownSB = sb, true
+	}
+	if err := checkWorker(s.sb); err != nil {
+		s.Close()
+		return err
 	}
 	return nil
 }

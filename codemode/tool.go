@@ -28,7 +28,10 @@ type toolInput struct {
 	Code *string `json:"code"`
 }
 
+// addTool registers the code tool sp on srv. The handler serves the view
+// current when a call arrives, so a refresh reaches calls at once.
 func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
+	name := sp.name
 	srv.AddTool(&mcp.Tool{
 		Name:        sp.name,
 		Title:       sp.annotations.Title,
@@ -43,6 +46,11 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 				res = errorResult(newExecError(sandbox.KindInternal, "the server failed to run the code; retry, and report it if it persists"), nil)
 			}
 		}()
+		sp := s.current().tool(name)
+		if sp == nil {
+			// The catalogs changed and this tool no longer binds anything.
+			return errorResult(newExecError(kindInvalidInput, "the tool "+name+" has no functions any more; use "+ToolName), nil), nil
+		}
 		return s.execute(ctx, req, sp), nil
 	})
 }
@@ -64,7 +72,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
 
-	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, spec: sp, base: base}
+	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base}
 	// Functions adapted from go-sdk tools get this request's session,
 	// token info and headers.
 	ctx = mcpsource.WithRequest(ctx, req)
@@ -129,7 +137,9 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 
 // principal returns who the call acts for: the verified bearer token's
 // subject, client and scopes, else a principal put in the context (stdio,
-// Options.Principal, a host's own middleware).
+// Options.Principal through Handler or Middleware, a host's own
+// middleware), else Options.Principal for a call that did not come over
+// HTTP.
 func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catalog.Principal, bool) {
 	// The token info is per HTTP request; a context value may date from
 	// the request that opened a stateful session, so the token wins.
@@ -140,7 +150,17 @@ func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catal
 		}
 		return p, true
 	}
-	return catalog.PrincipalFrom(ctx)
+	if p, ok := catalog.PrincipalFrom(ctx); ok {
+		return p, true
+	}
+	// A server the host built and gave to AddTo, over a transport that is
+	// not HTTP (stdio, in memory): the configured principal. Over HTTP the
+	// principal comes from Handler or Middleware, which refuse remote
+	// peers.
+	if p := s.opts.Principal; p != nil && (req.Extra == nil || req.Extra.Header == nil) {
+		return *p, true
+	}
+	return catalog.Principal{}, false
 }
 
 // traceID takes the trace id of a W3C traceparent header when the client

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+// An upstream over Streamable HTTP gets the configured headers (with
+// ${VAR} from the environment), and a tool it adds later reaches the
+// gateway's clients: the upstream's list_changed refreshes the catalog,
+// and the gateway tells its own clients.
+func TestHTTPUpstreamHeadersAndListChanged(t *testing.T) {
+	t.Setenv("GW_TEST_KEY", "k-123")
+	up := mcp.NewServer(&mcp.Implementation{Name: "laps", Version: "1"}, nil)
+	type lapsOut struct {
+		Laps int `json:"laps"`
+	}
+	mcp.AddTool(up, &mcp.Tool{Name: "count-laps", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, lapsOut, error) {
+		return nil, lapsOut{Laps: 12}, nil
+	})
+	var badKey atomic.Int32
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k-123" {
+			badKey.Add(1)
+			http.Error(w, "bad key", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+
+	config := filepath.Join(t.TempDir(), "servers.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"lap-timer": map[string]any{"type": "http", "url": hs.URL, "headers": map[string]string{"X-Api-Key": "${GW_TEST_KEY}"}},
+	}})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ups, err := ReadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	changed := make(chan struct{}, 10)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	if got := string(call(t, cs, `return (await lap_timer.count_laps({})).laps`)); got != "12" {
+		t.Fatalf("count_laps: %s", got)
+	}
+	if n := badKey.Load(); n != 0 {
+		t.Fatalf("%d upstream requests without the configured key", n)
+	}
+
+	mcp.AddTool(up, &mcp.Tool{Name: "best_lap", Description: "The best lap time in ms.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "91800"}}}, nil, nil
+	})
+	select {
+	case <-changed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the gateway's client was not told the tools changed")
+	}
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tools.Tools[0].Description, "best_lap") {
+		t.Fatalf("description after the upstream added a tool:\n%s", tools.Tools[0].Description)
+	}
+	if got := string(call(t, cs, `return await lap_timer.best_lap({})`)); got != `"91800"` {
+		t.Fatalf("best_lap: %s", got)
+	}
+}
