@@ -372,7 +372,7 @@ func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFun
 		return doneMsg{Error: e, Dirty: breached}
 	}
 	hooks.spent = time.Since(start)
-	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
+	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, explain: m.Explain}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -465,6 +465,8 @@ type relayHost struct {
 	loop  *childLoop
 	funcs map[string][]string
 	free  []string
+	// explain: the parent's host is an Explainer (see explainCall).
+	explain bool
 }
 
 // relayCall is a host call waiting for the parent's answer.

@@ -38,11 +38,17 @@ const (
 	// WarningUndefinedArgument: a member of a call's argument object was
 	// undefined, so it was not sent ({ cornerIndex: c.cornerIdx }).
 	WarningUndefinedArgument = "UNDEFINED_ARGUMENT"
+	// WarningValue: the return value held something JSON cannot hold (a
+	// Map, a Set, a function, undefined in an array, NaN or Infinity),
+	// which became {} or null or was dropped. Message names the path
+	// and the fix; Line and Column are zero.
+	WarningValue = "VALUE"
 )
 
 // Warning is one problem reported alongside a result.
 type Warning struct {
-	// Kind is WarningUnawaited, WarningHost or WarningUndefinedArgument.
+	// Kind is WarningUnawaited, WarningHost, WarningUndefinedArgument or
+	// WarningValue.
 	Kind string `json:"kind"`
 	// Function is the host call concerned, "namespace.function".
 	Function string `json:"function,omitempty"`
@@ -90,4 +96,8 @@ type CallRecord struct {
 	Outcome string `json:"outcome"`
 	// Error is the host's error message when Outcome is not "ok".
 	Error string `json:"error,omitempty"`
+	// Line and Column are the 1-based position of the call in the
+	// submitted TypeScript when Outcome is not "ok"; zero when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
