@@ -15,7 +15,6 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/rank"
-	"github.com/brakinglab/codemode-go/internal/suggest"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -231,13 +230,7 @@ func (s *Server) describeFuncs(sp *toolSpec, names []string) (string, error) {
 	for _, n := range names {
 		n = strings.TrimPrefix(n, s.cat.Namespace()+".")
 		if _, ok := sp.tiers[n]; !ok {
-			msg := fmt.Sprintf("codemode.describe: %s has no function %q", s.cat.Namespace(), n)
-			if c := suggest.Closest(n, sp.names); c != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", c)
-			} else {
-				msg += "; find names with codemode.search"
-			}
-			return "", errors.New(msg)
+			return "", errors.New(s.unknownDescribed(sp, n))
 		}
 		if !seen[n] {
 			seen[n] = true

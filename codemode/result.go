@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,6 +41,8 @@ type callSummary struct {
 	Outcome  string  `json:"outcome"`
 	Ms       float64 `json:"ms"`
 	Error    string  `json:"error,omitempty"`
+	Line     int     `json:"line,omitempty"`
+	Column   int     `json:"column,omitempty"`
 }
 
 // structured is the structuredContent of a tool result.
@@ -110,6 +113,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
+	writeFailedCalls(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", "")
 	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
@@ -149,6 +153,10 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
+	if hasFailedCalls(st.Calls, xe.Message) {
+		b.WriteString("\n")
+		writeFailedCalls(&b, st.Calls, "Calls that failed before it:", xe.Message)
+	}
 	if len(st.Warnings) > 0 {
 		b.WriteString("\n")
 		writeWarnings(&b, st.Warnings)
@@ -161,6 +169,91 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	}
 }
 
+// maxFailedGroups bounds the distinct failures the text lists.
+const maxFailedGroups = 5
+
+// failedGroup is the calls of one function at one position that failed
+// with one error: a loop's failures are one line.
+type failedGroup struct {
+	c callSummary
+	n int
+}
+
+// failedGroups groups the calls that failed (the host's errors and the
+// sandbox's refusals other than the call limit, which the error states)
+// in the order they started, leaving out the error the execution itself
+// reports (shown): that one is already on the first line.
+func failedGroups(calls []callSummary, shown string) (groups []failedGroup, more int) {
+	idx := map[callSummary]int{}
+	for _, c := range calls {
+		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
+			continue
+		}
+		key := callSummary{Function: c.Function, Error: c.Error, Line: c.Line, Column: c.Column}
+		if i, ok := idx[key]; ok {
+			groups[i].n++
+			continue
+		}
+		if len(groups) == maxFailedGroups {
+			more++
+			continue
+		}
+		idx[key] = len(groups)
+		groups = append(groups, failedGroup{c: key, n: 1})
+	}
+	if shown != "" && len(groups) == 1 && groups[0].n == 1 && strings.Contains(shown, groups[0].c.Error) {
+		return nil, 0
+	}
+	return groups, more
+}
+
+// hasFailedCalls reports whether writeFailedCalls would write anything.
+func hasFailedCalls(calls []callSummary, shown string) bool {
+	g, _ := failedGroups(calls, shown)
+	return len(g) > 0
+}
+
+// writeFailedCalls lists the calls that failed, one line per function,
+// position and error: a model whose script caught the errors, or that
+// ran into a limit while retrying, sees why without the logs.
+func writeFailedCalls(b *strings.Builder, calls []callSummary, title, shown string) {
+	groups, more := failedGroups(calls, shown)
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString(title)
+	b.WriteString("\n")
+	for _, g := range groups {
+		b.WriteString("- ")
+		b.WriteString(g.c.Function)
+		if g.c.Line > 0 {
+			fmt.Fprintf(b, " at line %d, column %d", g.c.Line, g.c.Column)
+		}
+		if g.n > 1 {
+			fmt.Fprintf(b, " (%d calls)", g.n)
+		}
+		b.WriteString(": ")
+		b.WriteString(firstLine(g.c.Error, 300))
+		b.WriteString("\n")
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "- and %d more failed calls with other errors (structuredContent.calls lists every call)\n", more)
+	}
+	b.WriteString("\n")
+}
+
+// firstLine is the first line of s, cut to n bytes at a rune boundary.
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 func summarize(res *sandbox.Result) structured {
 	st := structured{Logs: make([]string, 0, len(res.Logs)), Calls: make([]callSummary, 0, len(res.Calls)), Truncated: res.Truncated}
 	for _, l := range res.Logs {
@@ -171,7 +264,7 @@ func summarize(res *sandbox.Result) structured {
 		}
 	}
 	for _, c := range res.Calls {
-		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error})
+		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error, Line: c.Line, Column: c.Column})
 	}
 	for _, w := range res.Warnings {
 		st.Warnings = append(st.Warnings, warning(w))

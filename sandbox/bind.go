@@ -433,15 +433,20 @@ func (e *execution) callSite() string {
 func (e *execution) callSiteOrigin() (site, origin string) {
 	var b strings.Builder
 	frames := e.vm.CaptureCallStack(maxFrames+1, nil)
-	direct := 0
-	for i, f := range frames {
-		if f.SrcName() != sourceName {
-			break
-		}
-		direct = i + 1
+	inner := 0
+	for inner < len(frames) && frames[inner].SrcName() != sourceName {
+		inner++ // the host function itself
 	}
-	if direct > 1 && direct == len(frames) {
-		p := frames[direct-1].Position()
+	chain := frames[inner:]
+	if e.inProgram && len(chain) > 0 {
+		chain = chain[:len(chain)-1] // the program's own frame, which starts the main function
+	}
+	direct := 0
+	for direct < len(chain) && chain[direct].SrcName() == sourceName {
+		direct++
+	}
+	if direct > 1 && direct == len(chain) {
+		p := chain[direct-1].Position()
 		origin = sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 	}
 	for _, f := range frames {

@@ -143,6 +143,9 @@ type execution struct {
 	// mainDone is set when the script's main function has settled; calls
 	// in flight then, or started later, are unawaited.
 	mainDone  bool
+	// inProgram: the program itself is running (it starts the main
+	// function), so the outermost frame of a stack is the program's.
+	inProgram bool
 	// mainFailed: the main function settled by failing, so calls still in
 	// flight were left by the error, not by a missing await.
 	mainFailed bool
@@ -218,7 +221,9 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		return nil, se
 	}
 
+	e.inProgram = true
 	v, runErr := e.vm.RunProgram(prog.program)
+	e.inProgram = false
 	if runErr != nil {
 		return e.result(start), e.scriptError(runErr)
 	}
@@ -421,7 +426,7 @@ func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 			". This is not a missing await: fix the error and run again."
 	case u.origin != "":
 		w.Line, w.Column = e.sitePosition("    at " + u.origin)
-		w.Message = fmt.Sprintf("the async function called here was not awaited, so the script ended before it finished: its call to %s (line %d) ran afterwards; %s. Put await before the async function's call (or return its promise).", rec.Name, line, what)
+		w.Message = fmt.Sprintf("the async function called here was not awaited, so the script ended before it finished: its call to %s (line %d) ran afterwards; %s. Await that function's call, or return its promise; for an async arrow function called on the spot, write await (async () => { … })().", rec.Name, line, what)
 	default:
 		w.Message = rec.Name + " was not awaited: the script ended before the call finished; " + what +
 			". Await it, or collect the promises and `await Promise.all(...)`."

@@ -19,7 +19,7 @@ import (
 // Bounds of one search: the values visited and the warnings kept.
 const (
 	maxLossyVisits   = 5000
-	maxLossyWarnings = 5
+	maxLossyWarnings = 8
 )
 
 // lossyFinding is one kind of loss at one path; paths that differ only in
@@ -74,10 +74,11 @@ func (e *execution) lossyJSON(v goja.Value, root string, visits int) []string {
 			add(path, "function")
 			return
 		}
-		switch o.ClassName() {
-		case "Map", "Set":
-			add(path, o.ClassName())
+		if kind := e.collectionKind(o); kind != "" {
+			add(path, kind)
 			return
+		}
+		switch o.ClassName() {
 		case "Array":
 			n := int(o.Get("length").ToInteger())
 			for i := 0; i < n && visits > 0; i++ {
@@ -163,4 +164,19 @@ func (e *execution) warnLossyArgs(name, site string, a goja.Value) {
 		}
 		e.warnings = append(e.warnings, Warning{Kind: WarningValue, Function: name, Line: line, Column: col, Message: "in the arguments to " + name + ", " + m})
 	}
+}
+
+// collectionKind is "Map" or "Set" when o is one (goja's class name for
+// both is "Object"), else "".
+func (e *execution) collectionKind(o *goja.Object) string {
+	proto := o.Prototype()
+	if proto == nil {
+		return ""
+	}
+	for _, kind := range [...]string{"Map", "Set"} {
+		if c, ok := e.vm.Get(kind).(*goja.Object); ok && proto == c.Get("prototype") {
+			return kind
+		}
+	}
+	return ""
 }
