@@ -166,6 +166,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				"call limit reached: this execution already made %d host calls, the most allowed. Fetch more per call (wider filters, batch arguments) or split the work across executions.", e.lim.MaxCalls))
 			_ = err.Set("code", string(KindCallLimit))
 			_ = err.Set("callsUsed", e.lim.MaxCalls)
+			e.markCallError(err)
 			if rerr := reject(err); rerr != nil {
 				panic(rerr)
 			}
@@ -372,6 +373,7 @@ func (e *execution) settle(r callResult) error {
 		r.err = err
 	}
 	obj := e.hostError(r.err)
+	e.markCallError(obj)
 	if pc.site != "" {
 		// Point the error at the call, since it was made on the loop.
 		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -512,4 +514,13 @@ func kindOf(v goja.Value) string {
 		return "symbol"
 	}
 	return "value of this kind"
+}
+
+// markCallError remembers o as the error a host call was rejected with
+// (see execution.mainFailed).
+func (e *execution) markCallError(o *goja.Object) {
+	if e.callErrors == nil {
+		e.callErrors = map[*goja.Object]struct{}{}
+	}
+	e.callErrors[o] = struct{}{}
 }

@@ -146,9 +146,12 @@ type execution struct {
 	// inProgram: the program itself is running (it starts the main
 	// function), so the outermost frame of a stack is the program's.
 	inProgram bool
-	// mainFailed: the main function settled by failing, so calls still in
-	// flight were left by the error, not by a missing await.
+	// mainFailed: the main function failed with the error of a host call
+	// (or the call limit's refusal), so calls still in flight were left by
+	// that error, as Promise.all leaves its other calls, not by a missing
+	// await. callErrors holds those errors: one per call at most.
 	mainFailed bool
+	callErrors map[*goja.Object]struct{}
 	// lastOrigin is the origin of the last call in flight when the main
 	// function settled, for calls its continuations make later.
 	lastOrigin string
@@ -243,7 +246,8 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 				main = e.mainValue(p.Result())
 			case goja.PromiseStateRejected:
 				main = &mainOutcome{err: e.rejection(p.Result())}
-				e.mainFailed = true
+				o, _ := p.Result().(*goja.Object)
+				_, e.mainFailed = e.callErrors[o]
 			}
 			if main != nil {
 				e.markUnawaited()
