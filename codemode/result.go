@@ -113,7 +113,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
-	writeFailedCalls(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", "")
+	writeFailedCalls(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", nil)
 	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
@@ -153,9 +153,13 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
-	if hasFailedCalls(st.Calls, xe.Message) {
+	if hasFailedCalls(st.Calls, xe) {
 		b.WriteString("\n")
-		writeFailedCalls(&b, st.Calls, "Calls that failed before it:", xe.Message)
+		writeFailedCalls(&b, st.Calls, "Calls that failed:", xe)
+		trimmed := strings.TrimRight(b.String(), "\n")
+		b.Reset()
+		b.WriteString(trimmed)
+		b.WriteString("\n")
 	}
 	if len(st.Warnings) > 0 {
 		b.WriteString("\n")
@@ -181,9 +185,10 @@ type failedGroup struct {
 
 // failedGroups groups the calls that failed (the host's errors and the
 // sandbox's refusals other than the call limit, which the error states)
-// in the order they started, leaving out the error the execution itself
-// reports (shown): that one is already on the first line.
-func failedGroups(calls []callSummary, shown string) (groups []failedGroup, more int) {
+// in the order they started, leaving out a lone call that failed where
+// the execution's error (xe, nil for a success) points: that error is
+// already on the first line.
+func failedGroups(calls []callSummary, xe *execError) (groups []failedGroup, more int) {
 	idx := map[callSummary]int{}
 	for _, c := range calls {
 		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
@@ -201,23 +206,23 @@ func failedGroups(calls []callSummary, shown string) (groups []failedGroup, more
 		idx[key] = len(groups)
 		groups = append(groups, failedGroup{c: key, n: 1})
 	}
-	if shown != "" && len(groups) == 1 && groups[0].n == 1 && strings.Contains(shown, groups[0].c.Error) {
+	if xe != nil && len(groups) == 1 && groups[0].n == 1 && groups[0].c.Line == xe.Line && groups[0].c.Column == xe.Column {
 		return nil, 0
 	}
 	return groups, more
 }
 
 // hasFailedCalls reports whether writeFailedCalls would write anything.
-func hasFailedCalls(calls []callSummary, shown string) bool {
-	g, _ := failedGroups(calls, shown)
+func hasFailedCalls(calls []callSummary, xe *execError) bool {
+	g, _ := failedGroups(calls, xe)
 	return len(g) > 0
 }
 
 // writeFailedCalls lists the calls that failed, one line per function,
 // position and error: a model whose script caught the errors, or that
 // ran into a limit while retrying, sees why without the logs.
-func writeFailedCalls(b *strings.Builder, calls []callSummary, title, shown string) {
-	groups, more := failedGroups(calls, shown)
+func writeFailedCalls(b *strings.Builder, calls []callSummary, title string, xe *execError) {
+	groups, more := failedGroups(calls, xe)
 	if len(groups) == 0 {
 		return
 	}
@@ -233,13 +238,34 @@ func writeFailedCalls(b *strings.Builder, calls []callSummary, title, shown stri
 			fmt.Fprintf(b, " (%d calls)", g.n)
 		}
 		b.WriteString(": ")
-		b.WriteString(firstLine(g.c.Error, 300))
+		b.WriteString(firstLine(callErrorLine(g.c.Error), 300))
 		b.WriteString("\n")
 	}
 	if more > 0 {
 		fmt.Fprintf(b, "- and %d more failed calls with other errors (structuredContent.calls lists every call)\n", more)
 	}
 	b.WriteString("\n")
+}
+
+// callErrorLine renders a call record's error, "message {…members}" (see
+// sandbox.CallRecord), as the model reads an uncaught one: a validation
+// error's issues as "path: message", joined by "; ".
+func callErrorLine(s string) string {
+	i := strings.Index(s, " {")
+	if i < 0 {
+		return s
+	}
+	var m struct {
+		Issues []catalog.Issue `json:"issues"`
+	}
+	if json.Unmarshal([]byte(s[i+1:]), &m) != nil || len(m.Issues) == 0 {
+		return s
+	}
+	parts := make([]string, len(m.Issues))
+	for j, is := range m.Issues {
+		parts[j] = issuePath(is.Path) + ": " + is.Message
+	}
+	return s[:i] + ": " + strings.Join(parts, "; ")
 }
 
 // firstLine is the first line of s, cut to n bytes at a rune boundary.

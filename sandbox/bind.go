@@ -159,7 +159,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				// A script that catches the refusal and calls again would
 				// spin until the time limit, its logs hiding why.
 				e.stop(KindCallLimit, fmt.Sprintf(
-					"call limit reached: this execution made %d host calls, the most allowed, and kept calling after being refused (%d refused calls). A loop that retries a failing call does not fix it: read the first error of the calls (above) and change the arguments, or fetch more per call.", e.lim.MaxCalls, e.refused))
+					"call limit reached: this execution made %d host calls, the most allowed, and kept calling after being refused (%d refused calls). Retrying a call that failed does not fix it: read the error the failed calls returned and change the arguments, or fetch more per call.", e.lim.MaxCalls, e.refused))
 				return goja.Undefined()
 			}
 			err := e.newJSError(e.errorCtor, fmt.Sprintf(
@@ -396,7 +396,7 @@ func (e *execution) record(r callResult) pendingCall {
 	case r.afterCancel:
 		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
 	default:
-		rec.Outcome, rec.Error = OutcomeError, r.err.Error()
+		rec.Outcome, rec.Error = OutcomeError, callErrorText(r.err)
 		// Where it failed, for a model whose script caught the error.
 		rec.Line, rec.Column = e.sitePosition(pc.site)
 	}
@@ -523,4 +523,32 @@ func (e *execution) markCallError(o *goja.Object) {
 		e.callErrors = map[*goja.Object]struct{}{}
 	}
 	e.callErrors[o] = struct{}{}
+}
+
+// callErrorText is what a call record says about a host error: its
+// message, then, compact, the members of its JSON object other than the
+// message (a catalog validation error's issues). A script that catches
+// the error and goes on leaves only the record to say why the call failed.
+func callErrorText(err error) string {
+	msg := err.Error()
+	jm, ok := err.(json.Marshaler)
+	if !ok {
+		return msg
+	}
+	b, merr := jm.MarshalJSON()
+	var m map[string]json.RawMessage
+	if merr != nil || len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
+		return msg
+	}
+	for _, k := range []string{"message", "error", "stack"} {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil && (k == "stack" || s == msg) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return msg
+	}
+	rest, _ := json.Marshal(m)
+	return msg + " " + string(rest)
 }

@@ -94,7 +94,9 @@ type CallRecord struct {
 	// context and the host then returned an error, rejected when the host
 	// never saw it, unknown when the host never returned.
 	Outcome string `json:"outcome"`
-	// Error is the host's error message when Outcome is not "ok".
+	// Error is the host's error message when Outcome is not "ok",
+	// followed, when the error marshals to a JSON object, by that object's
+	// other members, compact: `Validation failed {"issues":[…]}`.
 	Error string `json:"error,omitempty"`
 	// Line and Column are the 1-based position of the call in the
 	// submitted TypeScript when Outcome is not "ok"; zero when unknown.
