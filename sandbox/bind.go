@@ -540,11 +540,11 @@ func callErrorText(err error) string {
 	if merr != nil || len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
 		return msg
 	}
-	for _, k := range []string{"message", "error", "stack"} {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil && (k == "stack" || s == msg) {
-			delete(m, k)
-		}
+	delete(m, "message") // never copied onto the script's Error either
+	delete(m, "stack")
+	var e string
+	if json.Unmarshal(m["error"], &e) == nil && e == msg {
+		delete(m, "error")
 	}
 	if len(m) == 0 {
 		return msg

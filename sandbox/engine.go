@@ -142,7 +142,7 @@ type execution struct {
 
 	// mainDone is set when the script's main function has settled; calls
 	// in flight then, or started later, are unawaited.
-	mainDone  bool
+	mainDone bool
 	// inProgram: the program itself is running (it starts the main
 	// function), so the outermost frame of a stack is the program's.
 	inProgram bool
@@ -156,7 +156,7 @@ type execution struct {
 	// function settled, for calls its continuations make later.
 	lastOrigin string
 	unawaited  []unawaitedCall
-	warnings  []Warning // from Warn, at most maxHostWarnings
+	warnings   []Warning // from Warn, at most maxHostWarnings
 	// droppedWarnings counts host warnings over maxHostWarnings.
 	droppedWarnings int
 

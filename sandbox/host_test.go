@@ -119,7 +119,7 @@ try { await ns.validate({ lap: -1 }); } catch (e: any) {
 		if !jsonEqual(t, res.Value, `{"isError":true,"message":"Validation failed","issues":[{"path":["lap",0],"message":"must be positive"}],"error":"Validation failed"}`) {
 			t.Errorf("validation error = %s", res.Value)
 		}
-		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeError || res.Calls[0].Error != "Validation failed" {
+		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeError || res.Calls[0].Error != `Validation failed {"issues":[{"message":"must be positive","path":["lap",0]}]}` || res.Calls[0].Line != 2 {
 			t.Errorf("calls = %+v", res.Calls)
 		}
 
