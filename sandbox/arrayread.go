@@ -9,80 +9,63 @@ import (
 // A host function that returns a list (Session[]) is often read as if it
 // returned one item: latest.id, where latest is the array. That reads
 // undefined, which becomes a missing argument of the next call and a
-// "required field" error that points at the wrong place. So an array a
-// host call returned gets, for each member of its first element, a getter
-// that is not enumerable (JSON, Object.keys, spread and for…in do not see
-// it), still reads undefined, and records the read; the warning about an
+// "required field" error that points at the wrong place. So an array of
+// objects a host call returned gets a prototype between it and
+// Array.prototype: a proxy whose get trap answers what Array.prototype
+// has and otherwise records the read and returns undefined, as before.
+// It adds no property (JSON, Object.keys, spread, for…in and "in" see
+// what they saw), costs one proxy per execution, and only reads that miss
+// both the array and Array.prototype reach Go. The warning about an
 // undefined argument and a runtime error on undefined then say that the
 // value came from an array and to pick an element.
 
-// Bounds: the members given a getter per array, and the reads kept.
-const (
-	maxArrayFields = 40
-	maxArrayReads  = 4
-)
+// maxArrayReads bounds the reads kept.
+const maxArrayReads = 4
 
-// arrayRead is one read of a member of a host result's array.
+// arrayRead is one read of a member a host result's array lacks.
 type arrayRead struct {
 	field, from string // the member read; the function that returned the array
 	site        string // the script's stack at the read
 }
 
-// markArrayResult gives v, the result of host function fn, its getters
-// when it is an array of objects.
+// markArrayResult gives v, the result of host function fn, the recording
+// prototype when it is an array of objects.
 func (e *execution) markArrayResult(v goja.Value, fn string) {
 	o, ok := v.(*goja.Object)
 	if !ok || o.ClassName() != "Array" || o.Get("length").ToInteger() == 0 {
 		return
 	}
-	first, ok := o.Get("0").(*goja.Object)
-	if !ok || first.ClassName() != "Object" {
+	if first, ok := o.Get("0").(*goja.Object); !ok || first.ClassName() != "Object" {
 		return
 	}
-	if e.arrayFrom == nil {
+	if e.arrayProto == nil {
 		e.arrayFrom = map[*goja.Object]string{}
-		e.arrayAccessors = map[string][2]goja.Value{}
+		e.arrayProto = e.vm.ToValue(e.vm.NewProxy(o.Prototype(), &goja.ProxyTrapConfig{Get: e.arrayMember})).(*goja.Object)
 	}
-	e.arrayFrom[o] = fn // at most one entry per host call
-	for i, k := range first.Keys() {
-		if i == maxArrayFields {
-			break
-		}
-		if o.Get(k) != nil { // length, an Array method: never shadow them
-			continue
-		}
-		acc, ok := e.arrayAccessors[k]
-		if !ok {
-			acc = e.arrayAccessor(k)
-			e.arrayAccessors[k] = acc
-		}
-		_ = o.DefineAccessorProperty(k, acc[0], acc[1], goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if o.SetPrototype(e.arrayProto) == nil {
+		e.arrayFrom[o] = fn // at most one entry per host call
 	}
 }
 
-// arrayAccessor returns the getter and setter for member k: the getter
-// records the read and returns undefined; the setter turns the member
-// into an ordinary property, as assigning to a plain array would.
-func (e *execution) arrayAccessor(k string) [2]goja.Value {
-	vm := e.vm
-	get := vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		if o, ok := call.This.(*goja.Object); ok {
-			if from, ok := e.arrayFrom[o]; ok {
-				if len(e.arrayReads) == maxArrayReads {
-					e.arrayReads = e.arrayReads[1:]
-				}
-				e.arrayReads = append(e.arrayReads, arrayRead{field: k, from: from, site: e.callSite()})
+// arrayMember is the get trap of arrayProto.
+func (e *execution) arrayMember(t *goja.Object, prop string, receiver goja.Value) goja.Value {
+	if prop == "__proto__" { // an accessor: answer for the receiver, not the target
+		if r, ok := receiver.(*goja.Object); ok {
+			return r.Prototype()
+		}
+	}
+	if v := t.Get(prop); v != nil {
+		return v
+	}
+	if r, ok := receiver.(*goja.Object); ok {
+		if from, ok := e.arrayFrom[r]; ok {
+			if len(e.arrayReads) == maxArrayReads {
+				e.arrayReads = e.arrayReads[1:]
 			}
+			e.arrayReads = append(e.arrayReads, arrayRead{field: prop, from: from, site: e.callSite()})
 		}
-		return goja.Undefined()
-	})
-	set := vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		if o, ok := call.This.(*goja.Object); ok {
-			_ = o.DefineDataProperty(k, call.Argument(0), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
-		}
-		return goja.Undefined()
-	})
-	return [2]goja.Value{get, set}
+	}
+	return goja.Undefined()
 }
 
 // arrayReadHint explains the latest read of a member of a host result's

@@ -191,7 +191,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		e.arrayReads = e.arrayReads[:0] // older reads explain nothing after this call
 		if a := call.Argument(0); len(args) > 2 {
-			e.warnLossyArgs(name, site, a)
+			e.warnLossyArgs(name, site, a, string(args))
 		}
 		if e.mainDone {
 			// Nothing the script returned can depend on this call.

@@ -128,11 +128,13 @@ type execution struct {
 	explained map[string]string
 
 	// arrayFrom names the host function each array result came from,
-	// arrayAccessors holds the getter and setter per member name, and
-	// arrayReads the latest reads of those members (see arrayread.go).
-	arrayFrom      map[*goja.Object]string
-	arrayAccessors map[string][2]goja.Value
-	arrayReads     []arrayRead
+	// arrayProto is their prototype, and arrayReads the latest reads of
+	// members they lack (see arrayread.go).
+	arrayFrom  map[*goja.Object]string
+	arrayProto *goja.Object
+	arrayReads []arrayRead
+	// collectionProtos are Map.prototype and Set.prototype, once needed.
+	collectionProtos [2]*goja.Object
 
 	out output
 
@@ -722,7 +724,7 @@ func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 		return "", e.failure(&Error{Kind: KindRuntime, Message: fmt.Sprintf(
 			"the return value is nested %d levels deep, over the %d-level limit. Return flatter data.", d, maxOutputDepth)})
 	}
-	e.warnLossyValue(v)
+	e.warnLossyValue(v, s.String())
 	return s.String(), nil
 }
 

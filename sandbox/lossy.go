@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -31,9 +32,12 @@ type lossyFinding struct {
 
 var indexPart = regexp.MustCompile(`\[\d+\]`)
 
-// lossyJSON returns, for v about to become JSON, one sentence per thing
-// JSON will lose, with its path from root ("result", "the arguments").
-func (e *execution) lossyJSON(v goja.Value, root string, visits int) []string {
+// lossyJSON returns, for v about to become JSON (text), one sentence per
+// thing JSON will lose, with its path from root ("result", "args"). A Map
+// or Set is looked for only when text has an empty object: asking goja
+// for the Map constructor initialises it, which costs every execution.
+func (e *execution) lossyJSON(v goja.Value, text, root string, visits int) []string {
+	collections := strings.Contains(text, "{}")
 	var found []lossyFinding
 	byShape := map[string]int{}
 	add := func(path, what string) {
@@ -74,10 +78,6 @@ func (e *execution) lossyJSON(v goja.Value, root string, visits int) []string {
 			add(path, "function")
 			return
 		}
-		if kind := e.collectionKind(o); kind != "" {
-			add(path, kind)
-			return
-		}
 		switch o.ClassName() {
 		case "Array":
 			n := int(o.Get("length").ToInteger())
@@ -89,7 +89,14 @@ func (e *execution) lossyJSON(v goja.Value, root string, visits int) []string {
 			if tj := o.Get("toJSON"); tj != nil && !goja.IsUndefined(tj) {
 				return // serialises itself
 			}
-			for _, k := range o.Keys() {
+			keys := o.Keys()
+			if len(keys) == 0 && collections {
+				if kind := e.collectionKind(o); kind != "" {
+					add(path, kind)
+				}
+				return
+			}
+			for _, k := range keys {
 				if visits <= 0 {
 					return
 				}
@@ -139,8 +146,8 @@ func lossySentence(f lossyFinding) string {
 
 // warnLossyValue records a warning for each thing the return value lost
 // on its way to JSON.
-func (e *execution) warnLossyValue(v goja.Value) {
-	for _, m := range e.lossyJSON(v, "result", maxLossyVisits) {
+func (e *execution) warnLossyValue(v goja.Value, text string) {
+	for _, m := range e.lossyJSON(v, text, "result", maxLossyVisits) {
 		e.warnings = append(e.warnings, Warning{Kind: WarningValue, Message: m})
 	}
 }
@@ -151,8 +158,11 @@ const maxLossyArgVisits = 200
 
 // warnLossyArgs records a warning, at the call, for each thing the
 // arguments of name lost on their way to JSON: a Set of ids sent as {}.
-func (e *execution) warnLossyArgs(name, site string, a goja.Value) {
-	found := e.lossyJSON(a, "args", maxLossyArgVisits)
+func (e *execution) warnLossyArgs(name, site string, a goja.Value, text string) {
+	if !strings.Contains(text, "{}") && !strings.Contains(text, "null") {
+		return // nothing was turned into {} or null; a dropped function goes unseen
+	}
+	found := e.lossyJSON(a, text, "args", maxLossyArgVisits)
 	if len(found) == 0 {
 		return
 	}
@@ -173,10 +183,18 @@ func (e *execution) collectionKind(o *goja.Object) string {
 	if proto == nil {
 		return ""
 	}
-	for _, kind := range [...]string{"Map", "Set"} {
-		if c, ok := e.vm.Get(kind).(*goja.Object); ok && proto == c.Get("prototype") {
-			return kind
+	if e.collectionProtos[0] == nil {
+		for i, kind := range [...]string{"Map", "Set"} {
+			if c, ok := e.vm.Get(kind).(*goja.Object); ok {
+				e.collectionProtos[i], _ = c.Get("prototype").(*goja.Object)
+			}
 		}
+	}
+	switch proto {
+	case e.collectionProtos[0]:
+		return "Map"
+	case e.collectionProtos[1]:
+		return "Set"
 	}
 	return ""
 }
