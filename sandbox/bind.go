@@ -137,6 +137,11 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				e.throwTypeError("%s takes an object argument; a %s cannot be sent", name, kindOf(a))
 			}
 			args = json.RawMessage(s.String())
+			if args[0] != '{' {
+				if shape := e.explain("shape", name); shape != "" {
+					e.throwTypeError("%s takes one argument, an object with named members; got %s. Call it as %s(%s).", name, jsonKind(args), name, shape)
+				}
+			}
 		}
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
@@ -551,4 +556,19 @@ func callErrorText(err error) string {
 	}
 	rest, _ := json.Marshal(m)
 	return msg + " " + string(rest)
+}
+
+// jsonKind names the kind of a JSON value that is not an object.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

@@ -97,6 +97,8 @@ func TestContractReplies(t *testing.T) {
 			[]string{"codemode.getWeakCorners is not a function. getWeakCorners is in another namespace: call lab.getWeakCorners(…)."}},
 		{"positional-arguments", "const s = await lab.getSessions(\"Spa\", 5);\nreturn s;",
 			[]string{"lab.getSessions takes one argument, an object with named members; got 2 arguments. Call it as lab.getSessions({ trackName: string; limit?: number })."}},
+		{"string-argument", "const s = await lab.getSessions(\"Spa\");\nreturn s;",
+			[]string{"lab.getSessions takes one argument, an object with named members; got a string. Call it as lab.getSessions({ trackName: string; limit?: number })."}},
 		{"json-values", "const byTrack = new Map<string, number>();\nbyTrack.set(\"Spa\", 120500);\nconst tracks = new Set([\"Spa\", \"Monza\"]);\nconst laps = [1, undefined, 3];\nreturn { byTrack, tracks, laps, avg: 0 / 0, fmt: (x: number) => x, rows: [{ m: new Map() }, { m: new Map() }] };",
 			[]string{"result.byTrack is a Map", "Object.fromEntries(map)", "result.tracks is a Set", "[...set]", "result.laps[1] is undefined", "result.avg is NaN", "result.fmt is a function", "result.rows[0].m is a Map", "(and 1 more like it)"}},
 		{"set-in-arguments", "const ids = new Set([\"s1\"]);\nawait lab.addNote({ sessionIds: ids, note: \"x\" });\nreturn 1;",
