@@ -257,8 +257,15 @@ func callErrorLine(s string) string {
 	}
 	var m struct {
 		Issues []catalog.Issue `json:"issues"`
+		Code   string          `json:"code"`
 	}
-	if json.Unmarshal([]byte(s[i+1:]), &m) != nil || len(m.Issues) == 0 {
+	if json.Unmarshal([]byte(s[i+1:]), &m) != nil {
+		return s
+	}
+	if len(m.Issues) == 0 {
+		if m.Code != "" && !strings.Contains(s[i+1:], `,"`) { // the code alone
+			return s[:i] + " (code: " + m.Code + ")"
+		}
 		return s
 	}
 	parts := make([]string, len(m.Issues))
