@@ -197,6 +197,9 @@ func failedGroups(calls []callSummary, xe *execError) (groups []failedGroup, mor
 		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
 			continue
 		}
+		if approvalStop(c.Function, c.Error) {
+			continue // the approval's outcome, written in its place, says it
+		}
 		key := callSummary{Function: c.Function, Error: c.Error, Line: c.Line, Column: c.Column}
 		if i, ok := idx[key]; ok {
 			groups[i].n++
@@ -402,4 +405,10 @@ func writeFrames(b *strings.Builder, xe *execError) {
 		b.WriteString(f)
 		b.WriteString("\n")
 	}
+}
+
+// approvalStop reports whether a call of fn failed with err only because
+// the execution stopped for an approval (approval_host.go).
+func approvalStop(fn, err string) bool {
+	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error()
 }
