@@ -15,7 +15,6 @@ import (
 	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/rank"
-	"github.com/brakinglab/codemode-go/internal/suggest"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -236,7 +235,7 @@ func (s *Server) describeFuncs(sp *toolSpec, names []string) (string, error) {
 	for _, n := range names {
 		q, ok := sp.resolve(n)
 		if !ok {
-			return "", sp.unknown("codemode.describe", n)
+			return "", errors.New(s.unknownDescribed(sp, n))
 		}
 		if !seen[q] {
 			seen[q] = true
@@ -263,25 +262,6 @@ func (sp *toolSpec) resolve(n string) (string, bool) {
 		}
 	}
 	return found, found != ""
-}
-
-// unknown is the error for a name sp does not bind, with the closest
-// name it does.
-func (sp *toolSpec) unknown(what, n string) error {
-	where := strings.Join(sp.v.namespaces, ", ")
-	msg := fmt.Sprintf("%s: %s has no function %q", what, where, sp.v.display(n))
-	shown := make([]string, len(sp.names))
-	for i, q := range sp.names {
-		shown[i] = sp.v.display(q)
-	}
-	if c := suggest.Closest(sp.v.display(n), shown); c != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", c)
-	} else if !sp.v.single() && !strings.Contains(n, ".") {
-		msg += "; name it as namespace.function, and find names with codemode.search"
-	} else {
-		msg += "; find names with codemode.search"
-	}
-	return errors.New(msg)
 }
 
 // discoveryDeclarations declares the discovery namespace for the model.

@@ -62,12 +62,15 @@
 // marked read-only, so a client can auto-approve queries while mutations
 // still ask the user.
 //
-// A result's text holds the logs, then the return value as JSON; its
-// structuredContent is {result, logs, calls}. A failed run is an isError
-// result whose text starts with the error kind (SYNTAX, RUNTIME, TIMEOUT,
-// MEMORY_LIMIT, CALL_LIMIT, CODE_TOO_LARGE, …), the line and column in the
-// model's own TypeScript and the validation issues, followed by the logs
-// made before the failure; structuredContent.error carries the same fields.
+// A result's text holds the calls that failed (the script caught their
+// errors: function, line, first error), the warnings and the logs, then
+// the return value as JSON; its structuredContent is {result, logs, calls}.
+// A failed run is an isError result whose text starts with the error kind
+// (SYNTAX, RUNTIME, TIMEOUT, MEMORY_LIMIT, CALL_LIMIT, CODE_TOO_LARGE, …),
+// the line and column in the model's own TypeScript and the validation
+// issues, followed by the other calls that failed, the warnings and the
+// logs made before the failure; structuredContent.error carries the same
+// fields.
 // When the client sent a progress token, each function call is reported as
 // a progress notification ("brakinglab.getSessions (2/20)").
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,6 +41,8 @@ type callSummary struct {
 	Outcome  string  `json:"outcome"`
 	Ms       float64 `json:"ms"`
 	Error    string  `json:"error,omitempty"`
+	Line     int     `json:"line,omitempty"`
+	Column   int     `json:"column,omitempty"`
 }
 
 // structured is the structuredContent of a tool result.
@@ -113,6 +116,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
+	writeFailedCalls(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", nil)
 	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
@@ -152,6 +156,14 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
+	if hasFailedCalls(st.Calls, xe) {
+		b.WriteString("\n")
+		writeFailedCalls(&b, st.Calls, "Calls that failed:", xe)
+		trimmed := strings.TrimRight(b.String(), "\n")
+		b.Reset()
+		b.WriteString(trimmed)
+		b.WriteString("\n")
+	}
 	if len(st.Warnings) > 0 {
 		b.WriteString("\n")
 		writeWarnings(&b, st.Warnings)
@@ -164,6 +176,123 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 	}
 }
 
+// maxFailedGroups bounds the distinct failures the text lists.
+const maxFailedGroups = 5
+
+// failedGroup is the calls of one function at one position that failed
+// with one error: a loop's failures are one line.
+type failedGroup struct {
+	c callSummary
+	n int
+}
+
+// failedGroups groups the calls that failed (the host's errors and the
+// sandbox's refusals other than the call limit, which the error states)
+// in the order they started, leaving out a lone call that failed where
+// the execution's error (xe, nil for a success) points: that error is
+// already on the first line.
+func failedGroups(calls []callSummary, xe *execError) (groups []failedGroup, more int) {
+	idx := map[callSummary]int{}
+	for _, c := range calls {
+		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
+			continue
+		}
+		if approvalStop(c.Function, c.Error) {
+			continue // the approval's outcome, written in its place, says it
+		}
+		key := callSummary{Function: c.Function, Error: c.Error, Line: c.Line, Column: c.Column}
+		if i, ok := idx[key]; ok {
+			groups[i].n++
+			continue
+		}
+		if len(groups) == maxFailedGroups {
+			more++
+			continue
+		}
+		idx[key] = len(groups)
+		groups = append(groups, failedGroup{c: key, n: 1})
+	}
+	if xe != nil && len(groups) == 1 && groups[0].n == 1 && groups[0].c.Line == xe.Line && groups[0].c.Column == xe.Column {
+		return nil, 0
+	}
+	return groups, more
+}
+
+// hasFailedCalls reports whether writeFailedCalls would write anything.
+func hasFailedCalls(calls []callSummary, xe *execError) bool {
+	g, _ := failedGroups(calls, xe)
+	return len(g) > 0
+}
+
+// writeFailedCalls lists the calls that failed, one line per function,
+// position and error: a model whose script caught the errors, or that
+// ran into a limit while retrying, sees why without the logs.
+func writeFailedCalls(b *strings.Builder, calls []callSummary, title string, xe *execError) {
+	groups, more := failedGroups(calls, xe)
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString(title)
+	b.WriteString("\n")
+	for _, g := range groups {
+		b.WriteString("- ")
+		b.WriteString(g.c.Function)
+		if g.c.Line > 0 {
+			fmt.Fprintf(b, " at line %d, column %d", g.c.Line, g.c.Column)
+		}
+		if g.n > 1 {
+			fmt.Fprintf(b, " (%d calls)", g.n)
+		}
+		b.WriteString(": ")
+		b.WriteString(firstLine(callErrorLine(g.c.Error), 300))
+		b.WriteString("\n")
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "- and %d more failed calls with other errors (structuredContent.calls lists every call)\n", more)
+	}
+	b.WriteString("\n")
+}
+
+// callErrorLine renders a call record's error, "message {…members}" (see
+// sandbox.CallRecord), as the model reads an uncaught one: a validation
+// error's issues as "path: message", joined by "; ".
+func callErrorLine(s string) string {
+	i := strings.Index(s, " {")
+	if i < 0 {
+		return s
+	}
+	var m struct {
+		Issues []catalog.Issue `json:"issues"`
+		Code   string          `json:"code"`
+	}
+	if json.Unmarshal([]byte(s[i+1:]), &m) != nil {
+		return s
+	}
+	if len(m.Issues) == 0 {
+		if m.Code != "" && !strings.Contains(s[i+1:], `,"`) { // the code alone
+			return s[:i] + " (code: " + m.Code + ")"
+		}
+		return s
+	}
+	parts := make([]string, len(m.Issues))
+	for j, is := range m.Issues {
+		parts[j] = issuePath(is.Path) + ": " + is.Message
+	}
+	return s[:i] + ": " + strings.Join(parts, "; ")
+}
+
+// firstLine is the first line of s, cut to n bytes at a rune boundary.
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 func summarize(res *sandbox.Result) structured {
 	st := structured{Logs: make([]string, 0, len(res.Logs)), Calls: make([]callSummary, 0, len(res.Calls)), Truncated: res.Truncated}
 	for _, l := range res.Logs {
@@ -174,7 +303,7 @@ func summarize(res *sandbox.Result) structured {
 		}
 	}
 	for _, c := range res.Calls {
-		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error})
+		st.Calls = append(st.Calls, callSummary{Function: c.Name, Outcome: c.Outcome, Ms: float64(c.Duration.Microseconds()) / 1000, Error: c.Error, Line: c.Line, Column: c.Column})
 	}
 	for _, w := range res.Warnings {
 		st.Warnings = append(st.Warnings, warning(w))
@@ -276,4 +405,10 @@ func writeFrames(b *strings.Builder, xe *execError) {
 		b.WriteString(f)
 		b.WriteString("\n")
 	}
+}
+
+// approvalStop reports whether a call of fn failed with err only because
+// the execution stopped for an approval (approval_host.go).
+func approvalStop(fn, err string) bool {
+	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error()
 }

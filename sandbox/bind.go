@@ -55,7 +55,7 @@ func (e *execution) bindHost() error {
 				case "then", "toJSON", "constructor", "inspect", "length":
 					return goja.Undefined()
 				}
-				e.throwTypeError("%s.%s is not a function. %s", nsName, prop, suggest(prop, sorted))
+				e.throwTypeError("%s", e.unknownFunction(nsName, prop, sorted))
 				return nil
 			},
 			Set: func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
@@ -70,7 +70,36 @@ func (e *execution) bindHost() error {
 	return nil
 }
 
-// suggest names the closest function, or lists what exists.
+// unknownFunction explains ns.prop, which the namespace does not hold
+// (names, sorted): the namespace that does hold it, else the name it
+// most likely misspells, else the host's own suggestions (Explainer),
+// else every name, counted so a cut list says it was cut.
+func (e *execution) unknownFunction(ns, prop string, names []string) string {
+	msg := ns + "." + prop + " is not a function."
+	var elsewhere []string
+	for other, fns := range e.host.Functions() {
+		if other != ns && slices.Contains(fns, prop) {
+			elsewhere = append(elsewhere, other+"."+prop)
+		}
+	}
+	if len(elsewhere) > 0 {
+		sort.Strings(elsewhere)
+		return msg + " " + prop + " is in another namespace: call " + strings.Join(elsewhere, " or ") + "(…)."
+	}
+	if best := suggestpkg.Closest(prop, names); best != "" {
+		return msg + " Did you mean " + best + "?"
+	}
+	if s := e.explain("suggest", ns+"."+prop); s != "" {
+		return msg + " " + s
+	}
+	return msg + " " + suggest(prop, names)
+}
+
+// maxListedNames bounds the names an unknown-function error lists.
+const maxListedNames = 60
+
+// suggest names the closest function, or lists what exists, saying how
+// many it left out.
 func suggest(name string, names []string) string {
 	if best := suggestpkg.Closest(name, names); best != "" {
 		return "Did you mean " + best + "?"
@@ -78,11 +107,10 @@ func suggest(name string, names []string) string {
 	if len(names) == 0 {
 		return "This namespace has no functions."
 	}
-	list := names
-	if len(list) > 20 {
-		list = list[:20]
+	if len(names) > maxListedNames {
+		return fmt.Sprintf("The first %d of its %d functions: %s, …", maxListedNames, len(names), strings.Join(names[:maxListedNames], ", "))
 	}
-	return "Available functions: " + strings.Join(list, ", ") + "."
+	return fmt.Sprintf("Its %d functions: %s.", len(names), strings.Join(names, ", "))
 }
 
 // hostFunc returns the native function bound as name ("ns.fn"): it takes
@@ -92,7 +120,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		vm := e.vm
 		if len(call.Arguments) > 1 {
-			e.throwTypeError("%s takes one argument, an object; got %d arguments", name, len(call.Arguments))
+			e.throwTypeError("%s", e.positional(name, len(call.Arguments)))
 		}
 		args := json.RawMessage("{}")
 		var undef []string
@@ -109,12 +137,18 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				e.throwTypeError("%s takes an object argument; a %s cannot be sent", name, kindOf(a))
 			}
 			args = json.RawMessage(s.String())
+			if args[0] != '{' {
+				if shape := e.explain("shape", name); shape != "" {
+					e.throwTypeError("%s takes one argument, an object with named members; got %s. Call it as %s(%s).", name, jsonKind(args), name, shape)
+				}
+			}
 		}
 		id := len(e.calls)
 		promise, resolve, reject := vm.NewPromise()
 		if len(args) > maxCallArgsBytes {
 			msg := callArgsTooLarge(name, len(args))
-			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: msg})
+			line, col := e.sitePosition(e.callSite())
+			e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: msg, Line: line, Column: col})
 			if rerr := reject(e.newJSError(e.errorCtor, msg)); rerr != nil {
 				panic(rerr)
 			}
@@ -122,13 +156,22 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		if e.made >= e.lim.MaxCalls {
 			if !e.callLimit { // record the first refusal only: a script may retry forever
-				e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached"})
+				line, col := e.sitePosition(e.callSite())
+				e.calls = append(e.calls, CallRecord{Name: name, Outcome: OutcomeRejected, Error: "call limit reached", Line: line, Column: col})
 			}
 			e.callLimit = true
+			if e.refused++; e.refused >= maxRefusedCalls {
+				// A script that catches the refusal and calls again would
+				// spin until the time limit, its logs hiding why.
+				e.stop(KindCallLimit, fmt.Sprintf(
+					"call limit reached: this execution made %d host calls, the most allowed, and kept calling after being refused (%d refused calls). Retrying a call that failed does not fix it: read the error the failed calls returned and change the arguments, or fetch more per call.", e.lim.MaxCalls, e.refused))
+				return goja.Undefined()
+			}
 			err := e.newJSError(e.errorCtor, fmt.Sprintf(
 				"call limit reached: this execution already made %d host calls, the most allowed. Fetch more per call (wider filters, batch arguments) or split the work across executions.", e.lim.MaxCalls))
 			_ = err.Set("code", string(KindCallLimit))
 			_ = err.Set("callsUsed", e.lim.MaxCalls)
+			e.markCallError(err)
 			if rerr := reject(err); rerr != nil {
 				panic(rerr)
 			}
@@ -141,14 +184,23 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		e.promiseFrom[pv.(*goja.Object)] = name // at most MaxCalls entries
 		e.calls = append(e.calls, CallRecord{Name: name})
-		site := e.callSite()
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site}
+		site, origin := e.callSiteOrigin()
+		if origin == "" && e.mainDone {
+			// A continuation of an async function the script did not
+			// await: the frame that called it is gone.
+			origin = e.lastOrigin
+		}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}
+		e.arrayReads = e.arrayReads[:0] // older reads explain nothing after this call
+		if a := call.Argument(0); len(args) > 2 {
+			e.warnLossyArgs(name, site, a, string(args))
+		}
 		if e.mainDone {
 			// Nothing the script returned can depend on this call.
-			e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: site})
+			e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: site, origin: origin})
 		}
 		e.wg.Add(1)
 		if ah, ok := e.host.(asyncHost); ok {
@@ -204,6 +256,20 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 	}
 }
 
+// maxRefusedCalls is the number of calls refused for the call limit after
+// which the execution ends with CALL_LIMIT, caught or not.
+const maxRefusedCalls = 100
+
+// positional explains a call with n arguments to name, which takes one
+// object, showing that object (Explainer) so the fix is one step.
+func (e *execution) positional(name string, n int) string {
+	msg := fmt.Sprintf("%s takes one argument, an object with named members; got %d arguments.", name, n)
+	if shape := e.explain("shape", name); shape != "" {
+		return msg + " Call it as " + name + "(" + shape + ")."
+	}
+	return msg + " Pass one object: " + name + "({ name: value, … })."
+}
+
 // maxUndefinedNames bounds the members one undefined-argument warning
 // names.
 const maxUndefinedNames = 5
@@ -245,6 +311,11 @@ func (e *execution) warnUndefined(name, site string, undef []string) {
 		verb, it = "were", "them"
 	}
 	list := strings.Join(quoted, ", ")
+	if h := e.arrayReadHint(); h != "" {
+		e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
+			Message: fmt.Sprintf("%s was called without %s: the value %s undefined, so the host never received %s. %s", name, list, verb, it, h)})
+		return
+	}
 	e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
 		Message: fmt.Sprintf("%s was called without %s: the value %s undefined and JSON has no undefined, so the host never received %s. If you meant to pass a value, check the expression it comes from (a misspelled field name?); otherwise leave it out.", name, list, verb, it)})
 }
@@ -298,13 +369,16 @@ func (e *execution) settle(r callResult) error {
 	if r.err == nil {
 		v, err := e.parseJSON(r.out)
 		if err == nil {
+			e.markArrayResult(v, e.calls[r.id].Name)
 			return pc.resolve(v)
 		}
 		rec := &e.calls[r.id]
 		rec.Outcome, rec.Error = OutcomeError, err.Error()
+		rec.Line, rec.Column = e.sitePosition(pc.site)
 		r.err = err
 	}
 	obj := e.hostError(r.err)
+	e.markCallError(obj)
 	if pc.site != "" {
 		// Point the error at the call, since it was made on the loop.
 		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -327,7 +401,9 @@ func (e *execution) record(r callResult) pendingCall {
 	case r.afterCancel:
 		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
 	default:
-		rec.Outcome, rec.Error = OutcomeError, r.err.Error()
+		rec.Outcome, rec.Error = OutcomeError, callErrorText(r.err)
+		// Where it failed, for a model whose script caught the error.
+		rec.Line, rec.Column = e.sitePosition(pc.site)
 	}
 	if len(r.warnings) > 0 {
 		line, col := e.sitePosition(pc.site)
@@ -352,8 +428,35 @@ func (e *execution) sitePosition(site string) (line, col int) {
 
 // callSite is the script's stack at a host call, as goja formats it.
 func (e *execution) callSite() string {
+	site, _ := e.callSiteOrigin()
+	return site
+}
+
+// callSiteOrigin is callSite, and the position ("agent.ts:L:C") of the
+// outermost frame when the call was made inside functions the script
+// called directly (no built-in such as forEach in between): where an
+// async function was called, which is what a model must await if the
+// call is left unawaited. origin is "" for a call made by the main body.
+func (e *execution) callSiteOrigin() (site, origin string) {
 	var b strings.Builder
-	for _, f := range e.vm.CaptureCallStack(maxFrames+1, nil) {
+	frames := e.vm.CaptureCallStack(maxFrames+1, nil)
+	inner := 0
+	for inner < len(frames) && frames[inner].SrcName() != sourceName {
+		inner++ // the host function itself
+	}
+	chain := frames[inner:]
+	if e.inProgram && len(chain) > 0 {
+		chain = chain[:len(chain)-1] // the program's own frame, which starts the main function
+	}
+	direct := 0
+	for direct < len(chain) && chain[direct].SrcName() == sourceName {
+		direct++
+	}
+	if direct > 1 && direct == len(chain) {
+		p := chain[direct-1].Position()
+		origin = sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
+	}
+	for _, f := range frames {
 		if f.SrcName() != sourceName {
 			continue
 		}
@@ -365,7 +468,7 @@ func (e *execution) callSite() string {
 			b.WriteString(sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + "\n")
 		}
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(b.String(), "\n"), origin
 }
 
 // parseJSON turns a host result into a fresh JavaScript value.
@@ -416,4 +519,56 @@ func kindOf(v goja.Value) string {
 		return "symbol"
 	}
 	return "value of this kind"
+}
+
+// markCallError remembers o as the error a host call was rejected with
+// (see execution.mainFailed).
+func (e *execution) markCallError(o *goja.Object) {
+	if e.callErrors == nil {
+		e.callErrors = map[*goja.Object]struct{}{}
+	}
+	e.callErrors[o] = struct{}{}
+}
+
+// callErrorText is what a call record says about a host error: its
+// message, then, compact, the members of its JSON object other than the
+// message (a catalog validation error's issues). A script that catches
+// the error and goes on leaves only the record to say why the call failed.
+func callErrorText(err error) string {
+	msg := err.Error()
+	jm, ok := err.(json.Marshaler)
+	if !ok {
+		return msg
+	}
+	b, merr := jm.MarshalJSON()
+	var m map[string]json.RawMessage
+	if merr != nil || len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
+		return msg
+	}
+	delete(m, "message") // never copied onto the script's Error either
+	delete(m, "stack")
+	var e string
+	if json.Unmarshal(m["error"], &e) == nil && e == msg {
+		delete(m, "error")
+	}
+	if len(m) == 0 {
+		return msg
+	}
+	rest, _ := json.Marshal(m)
+	return msg + " " + string(rest)
+}
+
+// jsonKind names the kind of a JSON value that is not an object.
+func jsonKind(v []byte) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

@@ -29,9 +29,16 @@
 //
 // Errors a model makes often are answered with what to do: reading a
 // member of a Promise (a missing await) names the host function that
-// returned it, a circular return value names the path of the cycle, and
+// returned it, a circular return value names the path of the cycle,
 // Node or browser globals (setTimeout, Buffer, process, require, fetch)
-// say what the sandbox offers instead.
+// say what the sandbox offers instead and name the host's namespaces,
+// JSON.parse of an object says it is already parsed, a member read from
+// an array a host call returned (latest.id) is named when it leaves an
+// argument undefined, a Map, Set, function, NaN or undefined in an array
+// that JSON would silently change is a warning with its path and the fix,
+// and a function that does not exist names the namespace that has it or
+// the closest ones. A Host that is also an [Explainer] supplies its own
+// ranking of close functions and the argument object a function takes.
 //
 // Every execution is bounded by [Limits]: wall-clock time, heap memory,
 // number of host calls, source size and output size. A breach ends the

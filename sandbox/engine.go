@@ -88,8 +88,9 @@ type callResult struct {
 // unawaitedCall is a host call in flight when the script's main function
 // settled, or started after that.
 type unawaitedCall struct {
-	id   int
-	site string
+	id     int
+	site   string
+	origin string // where the unawaited async function was called (callSiteOrigin)
 }
 
 // mainOutcome is how the script's main function settled: its return value
@@ -103,6 +104,7 @@ type mainOutcome struct {
 type pendingCall struct {
 	resolve, reject func(any) error
 	site            string // the script's stack at the call
+	origin          string // see callSiteOrigin
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -121,6 +123,21 @@ type execution struct {
 	calls      []CallRecord
 	made       int  // calls that reached the host
 	callLimit  bool // a call was refused for the call limit
+	// refused counts calls refused for the call limit: a script that
+	// catches the refusal and calls again is looping (see hostFunc).
+	refused int
+
+	// explained caches the host's answers to explain, per question.
+	explained map[string]string
+
+	// arrayFrom names the host function each array result came from,
+	// arrayProto is their prototype, and arrayReads the latest reads of
+	// members they lack (see arrayread.go).
+	arrayFrom  map[*goja.Object]string
+	arrayProto *goja.Object
+	arrayReads []arrayRead
+	// collectionProtos are Map.prototype and Set.prototype, once needed.
+	collectionProtos [2]*goja.Object
 
 	out output
 
@@ -130,9 +147,21 @@ type execution struct {
 
 	// mainDone is set when the script's main function has settled; calls
 	// in flight then, or started later, are unawaited.
-	mainDone  bool
-	unawaited []unawaitedCall
-	warnings  []Warning // from Warn, at most maxHostWarnings
+	mainDone bool
+	// inProgram: the program itself is running (it starts the main
+	// function), so the outermost frame of a stack is the program's.
+	inProgram bool
+	// mainFailed: the main function failed with the error of a host call
+	// (or the call limit's refusal), so calls still in flight were left by
+	// that error, as Promise.all leaves its other calls, not by a missing
+	// await. callErrors holds those errors: one per call at most.
+	mainFailed bool
+	callErrors map[*goja.Object]struct{}
+	// lastOrigin is the origin of the last call in flight when the main
+	// function settled, for calls its continuations make later.
+	lastOrigin string
+	unawaited  []unawaitedCall
+	warnings   []Warning // from Warn, at most maxHostWarnings
 	// droppedWarnings counts host warnings over maxHostWarnings.
 	droppedWarnings int
 
@@ -209,7 +238,9 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		return nil, se
 	}
 
+	e.inProgram = true
 	v, runErr := e.vm.RunProgram(prog.program)
+	e.inProgram = false
 	if runErr != nil {
 		return e.result(start), e.scriptError(runErr)
 	}
@@ -229,6 +260,8 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 				main = e.mainValue(p.Result())
 			case goja.PromiseStateRejected:
 				main = &mainOutcome{err: e.rejection(p.Result())}
+				o, _ := p.Result().(*goja.Object)
+				_, e.mainFailed = e.callErrors[o]
 			}
 			if main != nil {
 				e.markUnawaited()
@@ -291,7 +324,11 @@ func (e *execution) markUnawaited() {
 	}
 	sort.Ints(ids)
 	for _, id := range ids {
-		e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: e.pending[id].site})
+		pc := e.pending[id]
+		e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: pc.site, origin: pc.origin})
+		if pc.origin != "" {
+			e.lastOrigin = pc.origin
+		}
 	}
 }
 
@@ -399,9 +436,20 @@ func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 	default:
 		what = "it had not finished when the execution ended; whether it took effect is unknown"
 	}
-	return Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome,
-		Message: rec.Name + " was not awaited: the script ended before the call finished; " + what +
-			". Await it, or collect the promises and `await Promise.all(...)`."}
+	w := Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome}
+	switch {
+	case e.mainFailed:
+		// Awaited or not, the call was left behind by the script's error.
+		w.Message = rec.Name + " was still running when the script failed with the error above; " + what +
+			". This is not a missing await: fix the error and run again."
+	case u.origin != "":
+		w.Line, w.Column = e.sitePosition("    at " + u.origin)
+		w.Message = fmt.Sprintf("the async function called here was not awaited, so the script ended before it finished: its call to %s (line %d) ran afterwards; %s. Await that function's call, or return its promise; for an async arrow function called on the spot, write await (async () => { … })().", rec.Name, line, what)
+	default:
+		w.Message = rec.Name + " was not awaited: the script ended before the call finished; " + what +
+			". Await it, or collect the promises and `await Promise.all(...)`."
+	}
+	return w
 }
 
 // failure completes err with the number of host calls made.
@@ -540,6 +588,9 @@ func (e *execution) rejection(reason goja.Value) *Error {
 	obj, isObj := reason.(*goja.Object)
 	if isObj && obj.ClassName() == "Error" {
 		out.Message = errorMessage(obj) + e.namespaceHint(obj)
+		if h := e.arrayReadHint(); h != "" && valueString(obj.Get("name")) == "TypeError" && strings.Contains(out.Message, "undefined") {
+			out.Message += ". " + h
+		}
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			out.Stack = e.prog.cleanStack(st.String())
 			out.Line, out.Column = firstPosition(out.Stack)
@@ -559,12 +610,12 @@ func (e *execution) rejection(reason goja.Value) *Error {
 // have, what it offers instead and why.
 var missingGlobals = func() map[string]string {
 	timers := "the sandbox has no timers: a run is capped at {limit} and only waits for host calls, so there is nothing to wait for between them. Await host calls directly, or run several together with await Promise.all([...])"
-	modules := "the sandbox has no modules: everything a script can use is the host's namespace and the standard JavaScript built-ins (Array, Math, JSON, Date, Map, …)"
-	network := "the sandbox has no network access: data comes only from the host's functions"
+	modules := "the sandbox has no modules and nothing to install: data comes from the host's functions{ns}, and everything else from the standard JavaScript built-ins (Array, Math, JSON, Date, Map, …)"
+	network := "the sandbox has no network access: data comes only from the host's functions{ns}"
 	browser := "the sandbox is not a browser: there is no page, window or DOM, only the host's functions and the standard JavaScript built-ins"
 	m := map[string]string{
 		"Buffer":  "the sandbox is not Node.js and has no Buffer: host functions send and return JSON, so work with strings, arrays and numbers (Uint8Array exists for bytes)",
-		"process": "the sandbox is not Node.js and has no process: there are no environment variables or arguments, and a script ends by returning a value. Get inputs from the host's functions",
+		"process": "the sandbox is not Node.js and has no process: there are no environment variables, files or arguments, and a script ends by returning a value. Data comes from the host's functions{ns}",
 		"global":  "the sandbox is not Node.js: use globalThis",
 	}
 	for _, n := range []string{"setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate", "queueMicrotask", "requestAnimationFrame"} {
@@ -593,21 +644,45 @@ func (e *execution) namespaceHint(o *goja.Object) string {
 	if !ok {
 		return ""
 	}
+	spaces := e.dataNamespaces()
 	if why, known := missingGlobals[name]; known {
-		return ": " + strings.ReplaceAll(why, "{limit}", e.lim.Timeout.String()) + "."
+		where := ""
+		if len(spaces) > 0 {
+			where = ", on " + strings.Join(spaces, " and ") + " (const rows = await " + spaces[0] + ".someFunction({ … }))"
+		}
+		return ": " + strings.NewReplacer("{limit}", e.lim.Timeout.String(), "{ns}", where).Replace(why) + "."
 	}
-	var spaces []string
+	var all []string
 	for ns := range e.host.Functions() {
-		spaces = append(spaces, ns)
+		all = append(all, ns)
 	}
-	if len(spaces) == 0 {
+	if len(all) == 0 {
 		return ""
 	}
-	sort.Strings(spaces)
-	if h := suggest(name, spaces); strings.HasPrefix(h, "Did you mean") {
+	sort.Strings(all)
+	if h := suggest(name, all); strings.HasPrefix(h, "Did you mean") {
 		return ". " + h
 	}
-	return ". Host functions are in: " + strings.Join(spaces, ", ") + "."
+	return ". Host functions are in: " + strings.Join(all, ", ") + "."
+}
+
+// dataNamespaces lists, sorted, the host's namespaces whose functions are
+// not free (FreeHost): where a script's data comes from. When every
+// namespace is free it lists them all.
+func (e *execution) dataNamespaces() []string {
+	free := freeNamespaces(e.host)
+	var data, all []string
+	for ns := range e.host.Functions() {
+		all = append(all, ns)
+		if !free[ns] {
+			data = append(data, ns)
+		}
+	}
+	if len(data) == 0 {
+		data = all
+	}
+	sort.Strings(data)
+	return data
 }
 
 // errorData returns the own properties of an Error other than message and
@@ -661,6 +736,7 @@ func (e *execution) valueJSON(v goja.Value) (string, *Error) {
 		return "", e.failure(&Error{Kind: KindRuntime, Message: fmt.Sprintf(
 			"the return value is nested %d levels deep, over the %d-level limit. Return flatter data.", d, maxOutputDepth)})
 	}
+	e.warnLossyValue(v, s.String())
 	return s.String(), nil
 }
 

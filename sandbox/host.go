@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Host is what a script can call. The sandbox binds each listed function as
@@ -47,4 +48,81 @@ func freeNamespaces(h Host) map[string]bool {
 		m[ns] = true
 	}
 	return m
+}
+
+// Explainer is a Host that helps the sandbox word its errors about the
+// functions it binds with what only the host knows. The sandbox asks it
+// while the script waits, without spending the script's host calls; in
+// worker mode the question travels to the parent like a free call. Both
+// methods must answer quickly and must not fail; "" means nothing to add.
+type Explainer interface {
+	Host
+	// Suggest returns what follows "ns.fn is not a function." when a
+	// script uses name ("ns.fn"), which no namespace holds: typically the
+	// closest functions by the host's own search, and how to find others.
+	Suggest(name string) string
+	// Shape returns the argument object function name ("ns.fn") takes,
+	// written as TypeScript with optional members marked:
+	// "{ trackName: string; limit?: number }".
+	Shape(name string) string
+}
+
+// explainPrefix starts the name of a relayed question to an Explainer: no
+// function name starts with a NUL byte.
+const explainPrefix = "\x00explain."
+
+// explainCall answers a relayed question (explainPrefix + "suggest" or
+// "shape", args a JSON string naming the function) from host, and reports
+// whether name was such a question.
+func explainCall(host Host, name string, args []byte) (json.RawMessage, bool) {
+	q, ok := strings.CutPrefix(name, explainPrefix)
+	if !ok {
+		return nil, false
+	}
+	var fn string
+	x, isExplainer := host.(Explainer)
+	if !isExplainer || json.Unmarshal(args, &fn) != nil {
+		return json.RawMessage(`""`), true
+	}
+	var s string
+	func() {
+		defer func() { _ = recover() }()
+		switch q {
+		case "suggest":
+			s = x.Suggest(fn)
+		case "shape":
+			s = x.Shape(fn)
+		}
+	}()
+	b, _ := json.Marshal(cut(s, maxWarningBytes*2))
+	return b, true
+}
+
+// explain asks the execution's host question ("suggest" or "shape") about
+// fn, relayed to the parent in worker mode; "" when it has nothing to say.
+func (e *execution) explain(question, fn string) string {
+	key := question + " " + fn
+	if s, ok := e.explained[key]; ok {
+		return s
+	}
+	var s string
+	switch h := e.host.(type) {
+	case *relayHost:
+		if h.explain {
+			args, _ := json.Marshal(fn)
+			if out, err := h.Call(e.callCtx, explainPrefix+question, args); err == nil {
+				_ = json.Unmarshal(out, &s)
+			}
+		}
+	default:
+		out, _ := explainCall(e.host, explainPrefix+question, mustJSON(fn))
+		_ = json.Unmarshal(out, &s)
+	}
+	if e.explained == nil {
+		e.explained = map[string]string{}
+	}
+	if len(e.explained) < 64 {
+		e.explained[key] = s
+	}
+	return s
 }

@@ -55,7 +55,7 @@ func TestMisspelledFunction(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{"return await brakinglab.getSesions({})", "TypeError: brakinglab.getSesions is not a function. Did you mean getSessions?"},
 		{"return await brakinglab.getlaps()", "TypeError: brakinglab.getlaps is not a function. Did you mean getLaps?"},
-		{"return await brakinglab.deleteEverything()", "TypeError: brakinglab.deleteEverything is not a function. Available functions: createPlan, getLaps, getSessions."},
+		{"return await brakinglab.deleteEverything()", "TypeError: brakinglab.deleteEverything is not a function. Its 3 functions: createPlan, getLaps, getSessions."},
 	}
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
 		for _, tc := range tests {
@@ -119,7 +119,7 @@ try { await ns.validate({ lap: -1 }); } catch (e: any) {
 		if !jsonEqual(t, res.Value, `{"isError":true,"message":"Validation failed","issues":[{"path":["lap",0],"message":"must be positive"}],"error":"Validation failed"}`) {
 			t.Errorf("validation error = %s", res.Value)
 		}
-		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeError || res.Calls[0].Error != "Validation failed" {
+		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeError || res.Calls[0].Error != `Validation failed {"issues":[{"message":"must be positive","path":["lap",0]}]}` || res.Calls[0].Line != 2 {
 			t.Errorf("calls = %+v", res.Calls)
 		}
 
@@ -161,7 +161,7 @@ func TestHostArguments(t *testing.T) {
 			t.Errorf("value = %s", res.Value)
 		}
 		for src, want := range map[string]string{
-			"await ns.echo({}, 2)":                         "ns.echo takes one argument, an object; got 2 arguments",
+			"await ns.echo({}, 2)":                         "ns.echo takes one argument, an object with named members; got 2 arguments. Pass one object: ns.echo({ name: value, … }).",
 			"await ns.echo(() => 1)":                       "ns.echo takes an object argument; a function cannot be sent",
 			"await ns.echo({ n: 1n })":                     "BigInt",
 			"const o: any = {}; o.o = o; await ns.echo(o)": "circular",

@@ -263,14 +263,21 @@ func TestErrorJSON(t *testing.T) {
 	}
 }
 
-// TestCallLimitRetries checks that a script retrying past the call limit
-// keeps getting refused without the record growing.
+// TestCallLimitRetries checks that a script catching the call limit's
+// refusal may go on (and return what it has), but one that keeps calling
+// is stopped with CALL_LIMIT after maxRefusedCalls refusals, long before
+// the time limit, without the record growing.
 func TestCallLimitRetries(t *testing.T) {
-	sb := inProcessSandbox(t, Limits{MaxCalls: 2})
-	res := mustRun(t, sb, "let refused = 0;\nfor (let i = 0; i < 1000; i++) { try { await ns.f(); } catch { refused++; } }\nreturn refused;", echoHost("ns.f"))
-	if string(res.Value) != "998" || len(res.Calls) != 3 {
-		t.Errorf("value %s, %d call records", res.Value, len(res.Calls))
-	}
+	forEachMode(t, Limits{MaxCalls: 2}, func(t *testing.T, sb *Sandbox) {
+		res := mustRun(t, sb, "let refused = 0;\nfor (let i = 0; i < 10; i++) { try { await ns.f(); } catch { refused++; } }\nreturn refused;", echoHost("ns.f"))
+		if string(res.Value) != "8" || len(res.Calls) != 3 {
+			t.Errorf("value %s, %d call records", res.Value, len(res.Calls))
+		}
+		res, e := runErr(t, sb, "let refused = 0;\nwhile (true) { try { await ns.f(); } catch { refused++; } }", echoHost("ns.f"))
+		if e.Kind != KindCallLimit || !strings.Contains(e.Message, "kept calling after being refused (100 refused calls)") || len(res.Calls) != 3 {
+			t.Errorf("error %v, %d call records", e, len(res.Calls))
+		}
+	})
 }
 
 // TestInProcessHardDeadline checks that in process, a builtin that ignores

@@ -40,6 +40,7 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 	if fh, ok := host.(FreeHost); ok {
 		msg.Free = fh.FreeNamespaces()
 	}
+	_, msg.Explain = host.(Explainer)
 	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
@@ -179,7 +180,11 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 func (w *workerProc) relayCall(ctx context.Context, p *pool, host Host, id uint64, name string, args []byte) {
 	defer p.bg.Done()
 	ctx, sink := withWarnings(ctx)
-	res, err := callHost(ctx, host, name, args)
+	res, explained := explainCall(host, name, args)
+	var err error
+	if !explained {
+		res, err = callHost(ctx, host, name, args)
+	}
 	for _, m := range sink.take() {
 		_ = w.w.Write(wire.Frame{Type: wire.Warn, ID: id, A: []byte(m)})
 	}

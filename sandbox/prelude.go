@@ -54,6 +54,18 @@ Object.setPrototypeOf(Promise.prototype, new Proxy(objectProto, { get(t, k, r) {
 		: "cannot " + what + " a Promise, not its result: add await before the call that returned it (an async function returns a Promise).");
 } }));
 
+// JSON.parse of an object converts it to "[object Object]" and fails with
+// the decoder's "invalid character 'o'": say instead that host functions
+// already return parsed values.
+const parseJSON = JSON.parse;
+defineProperty(JSON, "parse", { writable: true, enumerable: false, configurable: true, value: function parse(text, reviver) {
+	if (text !== null && (typeof text === "object" || typeof text === "function")) {
+		const what = Array.isArray(text) ? "an array" : typeof text === "function" ? "a function" : "an object";
+		throw new TypeErr("JSON.parse takes a JSON string, but this value is already " + what + ": host functions return parsed values, so use it directly, without JSON.parse.");
+	}
+	return reviver === undefined ? parseJSON(text) : parseJSON(text, reviver);
+} });
+
 function deny(what, instead) {
 	const f = function () { throw new EvalError(what + " is disabled in the sandbox; " + instead); };
 	return f;

@@ -42,7 +42,8 @@ type execMsg struct {
 	Key       []byte              `json:"key"`
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
-	Free      []string            `json:"free,omitempty"` // free namespaces (FreeHost)
+	Free      []string            `json:"free,omitempty"`    // free namespaces (FreeHost)
+	Explain   bool                `json:"explain,omitempty"` // the host is an Explainer
 	// Entropy is RunOptions.Entropy: record the clock and Math.random,
 	// replaying these values first.
 	Entropy *Entropy `json:"entropy,omitempty"`

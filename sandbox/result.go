@@ -41,11 +41,17 @@ const (
 	// WarningUndefinedArgument: a member of a call's argument object was
 	// undefined, so it was not sent ({ cornerIndex: c.cornerIdx }).
 	WarningUndefinedArgument = "UNDEFINED_ARGUMENT"
+	// WarningValue: the return value held something JSON cannot hold (a
+	// Map, a Set, a function, undefined in an array, NaN or Infinity),
+	// which became {} or null or was dropped. Message names the path
+	// and the fix; Line and Column are zero.
+	WarningValue = "VALUE"
 )
 
 // Warning is one problem reported alongside a result.
 type Warning struct {
-	// Kind is WarningUnawaited, WarningHost or WarningUndefinedArgument.
+	// Kind is WarningUnawaited, WarningHost, WarningUndefinedArgument or
+	// WarningValue.
 	Kind string `json:"kind"`
 	// Function is the host call concerned, "namespace.function".
 	Function string `json:"function,omitempty"`
@@ -91,6 +97,12 @@ type CallRecord struct {
 	// context and the host then returned an error, rejected when the host
 	// never saw it, unknown when the host never returned.
 	Outcome string `json:"outcome"`
-	// Error is the host's error message when Outcome is not "ok".
+	// Error is the host's error message when Outcome is not "ok",
+	// followed, when the error marshals to a JSON object, by that object's
+	// other members, compact: `Validation failed {"issues":[…]}`.
 	Error string `json:"error,omitempty"`
+	// Line and Column are the 1-based position of the call in the
+	// submitted TypeScript when Outcome is not "ok"; zero when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }

@@ -1,0 +1,2 @@
+const d = await codemode.describe(["getLaps"]);
+return d;

@@ -1,0 +1,2 @@
+const tracks = await brakinglab.getTracks({});
+return tracks.map((t: any) => t.name);

@@ -1,0 +1,7 @@
+const sessions = await brakinglab.getSessions({ limit: 20 });
+const bestByTrack = new Map<string, number>();
+for (const s of sessions) {
+  const prev = bestByTrack.get(s.trackName);
+  if (s.bestLapMs && (!prev || s.bestLapMs < prev)) bestByTrack.set(s.trackName, s.bestLapMs);
+}
+return { bestByTrack: Object.fromEntries(bestByTrack) };

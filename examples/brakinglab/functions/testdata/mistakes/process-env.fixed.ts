@@ -1,0 +1,2 @@
+const profile = await brakinglab.getProfile({});
+return profile;

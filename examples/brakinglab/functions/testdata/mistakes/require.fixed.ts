@@ -1,0 +1,2 @@
+const sessions = await brakinglab.getSessions({});
+return sessions.length;

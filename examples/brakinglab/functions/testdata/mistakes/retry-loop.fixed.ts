@@ -1,0 +1,2 @@
+const sessions = await brakinglab.getSessions({ trackName: "Spa", limit: 100 });
+return sessions.length;

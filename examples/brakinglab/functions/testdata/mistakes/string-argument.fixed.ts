@@ -1,0 +1,2 @@
+const notes = await brakinglab.getTrackNotes({ trackName: "Spa" });
+return notes;

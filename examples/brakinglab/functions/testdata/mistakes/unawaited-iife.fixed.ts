@@ -1,0 +1,5 @@
+await (async () => {
+  const notes = await brakinglab.getTrackNotes({ trackName: "Spa" });
+  console.log(notes.length, "notes");
+})();
+return "started";

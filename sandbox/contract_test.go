@@ -1,0 +1,177 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/internal/golden"
+)
+
+// explainHost is a funcHost that is also an Explainer, answering as a
+// catalog with its own search would.
+type explainHost struct {
+	*funcHost
+	asked []string
+}
+
+func (h *explainHost) Suggest(name string) string {
+	h.asked = append(h.asked, "suggest "+name)
+	return "Closest by search: lab.getSessions (sessions with their personal best lap)."
+}
+
+func (h *explainHost) Shape(name string) string {
+	h.asked = append(h.asked, "shape "+name)
+	if name == "lab.getSessions" {
+		return "{ trackName: string; limit?: number }"
+	}
+	return ""
+}
+
+// contractHost has a data namespace (lab), a free one (codemode, as
+// codemode binds its discovery) and functions that return a list or
+// fail validation.
+func contractHost() *explainHost {
+	h := echoHost("lab.getWeakCorners", "lab.addNote")
+	h.funcs["lab.getSessions"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`[{"id":"s2","trackName":"Spa","bestLapMs":120500},{"id":"s1","trackName":"Spa","bestLapMs":121000}]`), nil
+	}
+	h.funcs["lab.getLapTimes"] = func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		if !strings.Contains(string(args), "sessionId") {
+			return nil, errors.New("invalid arguments: sessionId: Required field")
+		}
+		return json.RawMessage(`[1,2]`), nil
+	}
+	h.funcs["lab.getTelemetry"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("invalid arguments: maxPoints: must be at most 1440")
+	}
+	h.funcs["codemode.search"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`[]`), nil
+	}
+	return &explainHost{funcHost: h}
+}
+
+func (h *explainHost) FreeNamespaces() []string { return []string{"codemode"} }
+
+// report is what a test compares with its golden file: the error (kind,
+// position, message), the failed calls with their positions, and the
+// warnings, as a model would read them.
+func report(res *Result, err error) string {
+	var b strings.Builder
+	var se *Error
+	if errors.As(err, &se) {
+		fmt.Fprintf(&b, "%s at %d:%d: %s\n", se.Kind, se.Line, se.Column, se.Message)
+	}
+	if res != nil {
+		for _, c := range res.Calls {
+			if c.Outcome != OutcomeOK {
+				fmt.Fprintf(&b, "call %s %s at %d:%d: %s\n", c.Name, c.Outcome, c.Line, c.Column, c.Error)
+			}
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(&b, "warning %s %s at %d:%d: %s\n", w.Kind, w.Function, w.Line, w.Column, w.Message)
+		}
+		if err == nil {
+			fmt.Fprintf(&b, "value %s\n", res.Value)
+		}
+	}
+	return b.String()
+}
+
+// TestContractReplies runs the mistakes of issue 26's classes that the
+// sandbox answers, as a model writes them on first contact, in both
+// modes, and compares what the model reads with a golden file: each reply
+// must name the fix. The modes must agree byte for byte.
+func TestContractReplies(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string // pieces the reply must hold, besides its golden file
+	}{
+		{"unknown-function", "const bests = await lab.getPersonalBests({ trackName: \"Spa\" });\nreturn bests;",
+			[]string{"lab.getPersonalBests is not a function. Closest by search: lab.getSessions"}},
+		{"wrong-namespace", "const weak = await codemode.getWeakCorners({ trackName: \"Spa\" });\nreturn weak;",
+			[]string{"codemode.getWeakCorners is not a function. getWeakCorners is in another namespace: call lab.getWeakCorners(…)."}},
+		{"positional-arguments", "const s = await lab.getSessions(\"Spa\", 5);\nreturn s;",
+			[]string{"lab.getSessions takes one argument, an object with named members; got 2 arguments. Call it as lab.getSessions({ trackName: string; limit?: number })."}},
+		{"string-argument", "const s = await lab.getSessions(\"Spa\");\nreturn s;",
+			[]string{"lab.getSessions takes one argument, an object with named members; got a string. Call it as lab.getSessions({ trackName: string; limit?: number })."}},
+		{"json-values", "const byTrack = new Map<string, number>();\nbyTrack.set(\"Spa\", 120500);\nconst tracks = new Set([\"Spa\", \"Monza\"]);\nconst laps = [1, undefined, 3];\nreturn { byTrack, tracks, laps, avg: 0 / 0, fmt: (x: number) => x, rows: [{ m: new Map() }, { m: new Map() }] };",
+			[]string{"result.byTrack is a Map", "Object.fromEntries(map)", "result.tracks is a Set", "[...set]", "result.laps[1] is undefined", "result.avg is NaN", "result.fmt is a function", "result.rows[0].m is a Map", "(and 1 more like it)"}},
+		{"set-in-arguments", "const ids = new Set([\"s1\"]);\nawait lab.addNote({ sessionIds: ids, note: \"x\" });\nreturn 1;",
+			[]string{"in the arguments to lab.addNote, args.sessionIds is a Set"}},
+		{"caught-errors", "const out: any = {};\nfor (const id of [\"a\", \"b\"]) {\n  try { out[id] = await lab.getTelemetry({ sessionId: id, maxPoints: 5000 }); } catch (e) { }\n}\nreturn out;",
+			[]string{"call lab.getTelemetry error at 3:29: invalid arguments: maxPoints: must be at most 1440"}},
+		{"retry-loop", "let data;\nwhile (!data) {\n  try { data = await lab.getTelemetry({ sessionId: \"s1\", maxPoints: 5000 }); } catch (e) { console.log(\"retrying\", String(e)); }\n}\nreturn data;",
+			[]string{"CALL_LIMIT", "kept calling after being refused", "call lab.getTelemetry error at 3:26: invalid arguments: maxPoints: must be at most 1440"}},
+		{"promise-all-over-limit", "const ids = Array.from({ length: 25 }, (_, i) => \"s\" + i);\nconst all = await Promise.all(ids.map((id) => lab.getLapTimes({ sessionId: id })));\nreturn all.length;",
+			[]string{"CALL_LIMIT", "was still running when the script failed with the error above", "This is not a missing await"}},
+		{"unawaited-iife", "(async () => {\n  const s = await lab.getSessions({});\n  await lab.addNote({ sessionId: s[0].id, note: \"x\" });\n})();\nreturn \"started\";",
+			[]string{"warning UNAWAITED_CALL lab.getSessions at 4:1: the async function called here was not awaited", "its call to lab.getSessions (line 2)", "warning UNAWAITED_CALL lab.addNote at 4:1:", "its call to lab.addNote (line 3)"}},
+		{"json-parse-object", "const s = await lab.getSessions({});\nconst rows = JSON.parse(s);\nreturn rows.length;",
+			[]string{"JSON.parse takes a JSON string, but this value is already an array: host functions return parsed values, so use it directly"}},
+		{"field-of-array", "const latest = await lab.getSessions({ limit: 1 });\nconst laps = await lab.getLapTimes({ sessionId: latest.id });\nreturn laps;",
+			[]string{"lab.getLapTimes was called without \"sessionId\"", "The script read .id at line 2 from an array (the result of lab.getSessions is a list)", "list[0].id"}},
+		{"field-of-array-error", "const latest = await lab.getSessions({ limit: 1 });\nreturn latest.trackName.toUpperCase();",
+			[]string{"The script read .trackName at line 2 from an array"}},
+		{"require", "const fs = require(\"fs\");\nreturn fs.readFileSync(\"laps.json\");",
+			[]string{"require is not defined: the sandbox has no modules", "data comes from the host's functions, on lab (const rows = await lab.someFunction({ … }))"}},
+		{"process", "const user = process.env.USER;\nreturn user;",
+			[]string{"process is not defined", "Data comes from the host's functions, on lab"}},
+	}
+	replies := map[string]map[string]string{}
+	for _, m := range testModes {
+		sb, err := New(&Options{Mode: m, Limits: Limits{MaxCalls: 20}, PoolSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sb.Close() })
+		replies[m.String()] = map[string]string{}
+		for _, tc := range cases {
+			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
+				host := contractHost()
+				res, err := sb.Run(context.Background(), tc.src, host)
+				got := report(res, err)
+				replies[m.String()][tc.name] = got
+				for _, p := range tc.want {
+					if !strings.Contains(got, p) {
+						t.Errorf("reply lacks %q:\n%s", p, got)
+					}
+				}
+				if m == ModeInProcess {
+					golden.Check(t, filepath.Join("testdata", "contract", tc.name+".golden"), []byte(got))
+				}
+			})
+		}
+	}
+	for _, tc := range cases {
+		if a, b := replies["in-process"][tc.name], replies["worker"][tc.name]; a != b {
+			t.Errorf("%s: the modes differ:\nin process:\n%s\nworker:\n%s", tc.name, a, b)
+		}
+	}
+}
+
+// TestArrayMembersStayInvisible checks that the getters an array result
+// gets for its elements' members change nothing a script can observe
+// through JSON, keys, spread or iteration, and that assigning one works.
+func TestArrayMembersStayInvisible(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		src := `const s = await lab.getSessions({});
+const keys = Object.keys(s).join(",");
+let forIn = 0;
+for (const k in s) forIn++;
+const spread = Object.keys({ ...s }).length;
+(s as any).id = "set";
+return { json: JSON.stringify(s).length, keys, forIn, spread, id: (s as any).id, len: s.length };`
+		res := mustRun(t, sb, src, contractHost())
+		if !jsonEqual(t, res.Value, `{"json":99,"keys":"0,1","forIn":2,"spread":2,"id":"set","len":2}`) {
+			t.Errorf("value %s", res.Value)
+		}
+		if len(res.Warnings) != 0 {
+			t.Errorf("warnings %+v", res.Warnings)
+		}
+	})
+}
