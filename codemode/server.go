@@ -108,6 +108,15 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
 		return nil, errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
 	}
+	if o.RequestLimiter != nil && o.RequestsPerSecond < 0 {
+		return nil, errors.New("codemode: RequestLimiter is set but a negative RequestsPerSecond turns the request limit off; keep one of the two")
+	}
+	if o.RequestsPerSecond == 0 {
+		o.RequestsPerSecond = DefaultRequestsPerSec
+	}
+	if o.RequestBurst <= 0 {
+		o.RequestBurst = DefaultRequestBurst
+	}
 	if o.RatePerSecond == 0 {
 		o.RatePerSecond = DefaultRatePerSec
 	}
