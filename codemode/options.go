@@ -12,13 +12,13 @@ const (
 	DefaultMCPPath = "/mcp"
 	// DefaultRatePerSec and DefaultRateBurst limit executions
 	// (tools/call) per principal; see Options.RatePerSecond for why.
-	DefaultRatePerSec   = 2.0
-	DefaultRateBurst    = 60
+	DefaultRatePerSec = 2.0
+	DefaultRateBurst  = 60
 	// DefaultRequestsPerSec and DefaultRequestBurst limit every MCP
 	// message per principal; see Options.RequestsPerSecond for why.
 	DefaultRequestsPerSec = 10.0
 	DefaultRequestBurst   = 200
-	DefaultMaxBodyBytes = 1 << 20
+	DefaultMaxBodyBytes   = 1 << 20
 	// DefaultAuthFailuresPerSec and DefaultAuthFailureBurst are generous
 	// because behind a tunnel every client shares one address.
 	DefaultAuthFailuresPerSec = 20.0

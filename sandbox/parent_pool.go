@@ -180,7 +180,9 @@ func (p *pool) put(w *workerProc, reuse bool) {
 	w.uses++
 	reuse = reuse && w.uses < maxWorkerUses && w.alive()
 	p.mu.Lock()
-	if reuse && !p.closed && len(p.idle) < p.size {
+	// The reserved worker is kept idle too, so a newcomer does not wait
+	// for a spawn while the pool is saturated.
+	if reuse && !p.closed && len(p.idle) < p.size+admissionReserve {
 		p.idle = append(p.idle, w)
 		p.broadcast()
 		p.mu.Unlock()

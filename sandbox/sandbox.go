@@ -47,7 +47,10 @@ type Options struct {
 	// Mode selects worker processes (the default) or in-process execution.
 	Mode Mode
 	// PoolSize is the number of worker processes; zero means GOMAXPROCS.
-	// Ignored in ModeInProcess.
+	// One more worker is kept in reserve for a caller with nothing running
+	// while the others hold the whole pool (see the package doc). In
+	// ModeInProcess it bounds the executions running at once in the same
+	// way.
 	PoolSize int
 	// WorkerPath, if set, is a separately installed worker binary to run
 	// instead of re-executing the current binary. The binary must import
@@ -121,7 +124,7 @@ func New(opts *Options) (*Sandbox, error) {
 	}
 	switch opts.Mode {
 	case ModeInProcess:
-		s.exec = newInProcess()
+		s.exec = newInProcess(o.PoolSize, s.quit)
 	case ModeWorker:
 		p, err := newPool(&o, s.limits, s.quit)
 		if err != nil {
@@ -139,10 +142,12 @@ func (s *Sandbox) Limits() Limits { return s.limits }
 
 // Stats is a snapshot of a sandbox's admission to its workers.
 type Stats struct {
-	// Workers is the pool size: how many executions run at once. Zero in
-	// process, where executions do not wait for a worker.
+	// Workers is the pool size: how many executions any caller may run at
+	// once. In process it is the same bound on executions running at once.
 	Workers int
-	// Running is how many executions hold a worker.
+	// Running is how many executions hold a worker. It exceeds Workers by
+	// at most one: the worker kept in reserve for a caller with nothing
+	// running while the others are busy.
 	Running int
 	// Waiting is how many executions wait for one.
 	Waiting int
@@ -151,12 +156,17 @@ type Stats struct {
 // Stats reports the sandbox's workers and the executions running on and
 // waiting for them.
 func (s *Sandbox) Stats() Stats {
-	p, ok := s.exec.(*pool)
-	if !ok {
+	var admit *admission
+	switch e := s.exec.(type) {
+	case *pool:
+		admit = e.admit
+	case *inProcess:
+		admit = e.admit
+	default:
 		return Stats{}
 	}
-	running, waiting := p.admit.counts()
-	return Stats{Workers: p.size, Running: running, Waiting: waiting}
+	running, waiting := admit.counts()
+	return Stats{Workers: admit.capacity, Running: running, Waiting: waiting}
 }
 
 // Mode returns the mode the sandbox runs in.
