@@ -58,12 +58,16 @@ func TestPlainToolsOutsideExecutionLimit(t *testing.T) {
 		t.Fatalf("execution after 100 plain calls: %d", resp.StatusCode)
 	}
 
-	counted := startWithPlainTool(t, func(o *codemode.Options) { o.RateLimitPlainTools = true })
+	// A rate that refills nothing within the test, so a slow machine
+	// cannot earn the 61st call a token.
+	counted := startWithPlainTool(t, func(o *codemode.Options) {
+		o.RateLimitPlainTools, o.RatePerSecond, o.RateBurst = true, 0.0001, 60
+	})
 	alice = counted.token("alice", allScopes...)
-	for i := 1; i <= codemode.DefaultRateBurst+1; i++ {
+	for i := 1; i <= 61; i++ {
 		resp := rawPost(t, counted.URL, plainCallBody, mcpHeaders(alice))
 		want := http.StatusOK
-		if i > codemode.DefaultRateBurst {
+		if i > 60 {
 			want = http.StatusTooManyRequests
 		}
 		if resp.StatusCode != want {

@@ -41,6 +41,7 @@ type Server struct {
 	// before it is served.
 	all, readOnly toolSpec
 	disc          *discovery // search index over the catalog's functions
+	discCache     discoveryCache
 
 	handlerOnce sync.Once
 	handler     http.Handler
