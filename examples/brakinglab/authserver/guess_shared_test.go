@@ -28,7 +28,9 @@ func sharedGuesses(t *testing.T, dsn string) func(string, float64, int) GuessLim
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return func(name string, perSecond float64, burst int) GuessLimiter { return st.Limiter(name, perSecond, burst) }
+	return func(name string, perSecond float64, burst int) GuessLimiter {
+		return st.Limiter(name, perSecond, burst)
+	}
 }
 
 // twoReplicas starts a second Server on e's database and serves both
