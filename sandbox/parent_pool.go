@@ -96,6 +96,7 @@ func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Res
 		if err != nil {
 			return nil, err
 		}
+		p.prewarmSpare()
 		res, err, reuse := w.run(ctx, p, src, host, lim)
 		p.put(w, reuse)
 		if err == errLostBeforeStart {
@@ -203,7 +204,28 @@ func (p *pool) put(w *workerProc, reuse bool) {
 
 // prewarm starts one worker in the background and parks it as idle, so the
 // next execution does not pay for a spawn.
-func (p *pool) prewarm() {
+func (p *pool) prewarm() { p.prewarmUpTo(p.size) }
+
+// prewarmSpare starts, when no worker is left idle, every worker the pool
+// may still have (the pool size plus the reserve) at once: the execution
+// the reserve admits while every other worker is busy must not wait for a
+// spawn, which on a host whose cores busy workers keep loaded takes
+// seconds. Spawning them together, as soon as the first is taken, does it
+// before the load builds up.
+func (p *pool) prewarmSpare() {
+	p.mu.Lock()
+	n := 0
+	if len(p.idle) == 0 {
+		n = p.size + admissionReserve - len(p.live) - p.starting
+	}
+	p.mu.Unlock()
+	for range n {
+		p.prewarmUpTo(p.size + admissionReserve)
+	}
+}
+
+// prewarmUpTo is prewarm while fewer than limit workers live or start.
+func (p *pool) prewarmUpTo(limit int) {
 	select {
 	case <-p.quit: // closing: a new worker would only delay Close
 		return
@@ -211,7 +233,7 @@ func (p *pool) prewarm() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.live)+p.starting >= p.size {
+	if p.closed || len(p.live)+p.starting >= limit {
 		return
 	}
 	p.starting++
@@ -227,7 +249,7 @@ func (p *pool) prewarm() {
 			p.logger.Warn("sandbox: cannot prestart a worker", "err", err)
 			return
 		}
-		if p.closed || len(p.live) >= p.size {
+		if p.closed || len(p.live) >= limit {
 			w.kill()
 			return
 		}
