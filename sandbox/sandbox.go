@@ -71,11 +71,12 @@ type RunOptions struct {
 	// (codemode uses the principal's subject); "" is a partition like any
 	// other. It separates compile caches: executions in different
 	// partitions never share a cached compilation, so the speed of a cache
-	// hit cannot tell one partition what another ran. In worker mode it is
-	// also the unit of fair admission: when every worker is busy, a freed
-	// worker goes to the waiting partition with the fewest executions
-	// running, and a partition with too many executions waiting (twice the
-	// pool size, at least 8) is refused with a BUSY error.
+	// hit cannot tell one partition what another ran. It is also the unit
+	// of fair admission: a partition with nothing running may take the
+	// reserved extra worker while the others are busy; when every worker
+	// is busy a freed one goes to the waiting partition with the fewest
+	// executions running; and a partition with too many executions waiting
+	// (twice the pool size, at least 8) is refused with a BUSY error.
 	Partition string
 }
 
