@@ -206,20 +206,15 @@ func (p *pool) put(w *workerProc, reuse bool) {
 // next execution does not pay for a spawn.
 func (p *pool) prewarm() { p.prewarmUpTo(p.size) }
 
-// prewarmSpare starts, when no worker is left idle, every worker the pool
-// may still have (the pool size plus the reserve) at once: the execution
-// the reserve admits while every other worker is busy must not wait for a
-// spawn, which on a host whose cores busy workers keep loaded takes
-// seconds. Spawning them together, as soon as the first is taken, does it
-// before the load builds up.
+// prewarmSpare starts one worker when none is left idle or starting, up
+// to the pool size plus the reserve: the execution the reserve admits
+// while every other worker is busy should not wait for a spawn, which on
+// a host whose cores busy workers keep loaded takes seconds.
 func (p *pool) prewarmSpare() {
 	p.mu.Lock()
-	n := 0
-	if len(p.idle) == 0 {
-		n = p.size + admissionReserve - len(p.live) - p.starting
-	}
+	spare := len(p.idle) == 0 && p.starting == 0
 	p.mu.Unlock()
-	for range n {
+	if spare {
 		p.prewarmUpTo(p.size + admissionReserve)
 	}
 }
