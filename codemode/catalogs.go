@@ -53,6 +53,7 @@ func (f boundFunc) qualified() string { return f.ns + "." + f.Name }
 // functions at one set of versions. A refresh builds a new view and
 // swaps it in; an execution keeps the view it started with.
 type view struct {
+	gen           uint64 // this view's number: discovery answers are cached per view
 	versions      []uint64
 	namespaces    []string
 	fns           []boundFunc // by namespace, then name
@@ -153,7 +154,7 @@ func (s *Server) Refresh() error {
 // At New (strict) every catalog must have a function; later, one that
 // lost them all is left out until it has some again.
 func (s *Server) buildView(strict bool) (*view, error) {
-	v := &view{versions: s.versions()}
+	v := &view{gen: s.viewGen.Add(1), versions: s.versions()}
 	for _, cat := range s.cats {
 		fns := cat.Functions()
 		if len(fns) == 0 && strict {

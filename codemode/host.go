@@ -31,6 +31,7 @@ type execHost struct {
 	progressMu sync.Mutex
 	mu         sync.Mutex
 	calls      int
+	disc       discoveryUse // this execution's discovery budget
 }
 
 // count numbers a call and reports it as progress.
@@ -67,7 +68,7 @@ func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespac
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
 		// Discovery needs no scope: it shows only what this tool binds.
-		return h.s.discoveryCall(h.spec, fn, args)
+		return h.discover(fn, args)
 	}
 	ap := h.ap.Load()
 	if ap != nil {

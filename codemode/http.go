@@ -19,8 +19,10 @@ import (
 // Handler returns the HTTP handler of the whole server. From the outside
 // in: CORS (the default AI-client origins plus Options.AllowedOrigins),
 // then on the MCP path a request body limit, a per-IP limit on failed
-// authentication and bearer authentication (when Options.Auth is set), a
-// per-principal limit on executions, in stateless mode the
+// authentication and bearer authentication (when Options.Auth is set),
+// the JSON-RPC envelope check (no batches on revisions that removed them,
+// at most 10 messages in one elsewhere), a per-principal limit on every
+// message and one on executions, in stateless mode the
 // registry that lets a notifications/cancelled POST reach the call it
 // names, and go-sdk's Streamable HTTP handler with its DNS-rebinding
 // guard. With Auth, the RFC 9728 metadata is served at /.well-known/oauth-protected-resource and at the
@@ -104,9 +106,29 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		}
 		endpoint = httpmw.Cancellation(reg, cancelKey, s.logger)(endpoint)
 	}
-	// Executions are what cost: each tools/call (also inside a batch)
-	// takes a token, set-up traffic takes none.
-	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.ExecutionCost, s.logger)(endpoint)
+	// Executions are what cost: each tools/call of a code tool (also
+	// inside a batch) takes a token, set-up traffic and plain tools take
+	// none, unless the host counts its plain tools too.
+	var execCost func(*http.Request) int
+	if o.RateLimitPlainTools {
+		execCost = httpmw.ToolCallCost()
+	} else {
+		execCost = httpmw.ToolCallCost(s.codeToolNames()...)
+	}
+	endpoint = httpmw.RateLimitCost(limiter, principalKey, execCost, s.logger)(endpoint)
+	// Every message, whatever its method, takes a token of the larger
+	// request budget, so no method is free to flood.
+	var requests httpmw.Limiter
+	switch {
+	case o.RequestLimiter != nil:
+		requests = o.RequestLimiter
+	case o.RequestsPerSecond > 0:
+		requests = httpmw.NewRateLimiter(o.RequestsPerSecond, o.RequestBurst)
+	}
+	endpoint = httpmw.RateLimitCost(requests, principalKey, httpmw.RequestCost, s.logger)(endpoint)
+	// Read the JSON-RPC envelope once for both limits; batches are
+	// refused where the protocol removed them, and capped elsewhere.
+	endpoint = httpmw.JSONRPC(httpmw.DefaultMaxBatch)(endpoint)
 
 	if a := o.Auth; a != nil {
 		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
@@ -139,6 +161,16 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		}
 	}
 	return httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
+}
+
+// codeToolNames are the tools that run code: their calls are the
+// executions the execution limit counts.
+func (s *Server) codeToolNames() []string {
+	names := []string{ToolName}
+	if s.opts.ReadOnlyTool {
+		names = append(names, ReadOnlyToolName)
+	}
+	return names
 }
 
 // sessionIdleTimeout closes a stateful session after this long without a

@@ -14,9 +14,13 @@ const (
 	DefaultMCPPath = "/mcp"
 	// DefaultRatePerSec and DefaultRateBurst limit executions
 	// (tools/call) per principal; see Options.RatePerSecond for why.
-	DefaultRatePerSec   = 2.0
-	DefaultRateBurst    = 60
-	DefaultMaxBodyBytes = 1 << 20
+	DefaultRatePerSec = 2.0
+	DefaultRateBurst  = 60
+	// DefaultRequestsPerSec and DefaultRequestBurst limit every MCP
+	// message per principal; see Options.RequestsPerSecond for why.
+	DefaultRequestsPerSec = 10.0
+	DefaultRequestBurst   = 200
+	DefaultMaxBodyBytes   = 1 << 20
 	// DefaultAuthFailuresPerSec and DefaultAuthFailureBurst are generous
 	// because behind a tunnel every client shares one address.
 	DefaultAuthFailuresPerSec = 20.0
@@ -152,9 +156,11 @@ type Options struct {
 	// as in https://*.example.com, is allowed).
 	AllowedOrigins []string
 	// RatePerSecond and RateBurst set the per-principal limit on
-	// executions: each tools/call costs one token (one per call in a
-	// JSON-RPC batch); initialize, tools/list, resources/read and
-	// notifications cost nothing. The key is the token's subject, or the
+	// executions: each tools/call of execute_code or
+	// execute_readonly_code costs one token (one per call in a JSON-RPC
+	// batch); initialize, tools/list, resources/read, notifications and
+	// the host's own plain tools cost nothing here (RequestsPerSecond
+	// limits them). The key is the token's subject, or the
 	// client IP when anonymous; over the limit the server answers 429 with
 	// Retry-After. Defaults: 2 executions per second with bursts of 60. An
 	// agent's executions come in bursts: a model that issues parallel tool
@@ -168,6 +174,29 @@ type Options struct {
 	// off: do that behind a gateway that already rate-limits per user.
 	RatePerSecond float64
 	RateBurst     int
+	// RateLimitPlainTools counts a call of any tool, the host's own plain
+	// tools on MCPServer() included, against the execution limit. Set it
+	// when those tools cost as much as an execution; by default only the
+	// code tools spend it.
+	RateLimitPlainTools bool
+	// RequestsPerSecond and RequestBurst set the per-principal limit on
+	// every MCP message, whatever its method: each message naming a
+	// method (each element of a JSON-RPC batch) costs one token, and an
+	// HTTP request at least one. It bounds what executions do not count:
+	// tools/list, resources/list and read, templates, prompts, plain
+	// tools, notifications. Defaults: 10 per second with bursts of 200,
+	// so that an agent's set-up traffic (four messages per stateless
+	// session) and a full burst of executions fit together, while a loop
+	// of reads is refused within seconds. Over the limit the server
+	// answers 429 with Retry-After. A negative RequestsPerSecond turns
+	// the limit off.
+	RequestsPerSecond float64
+	RequestBurst      int
+	// RequestLimiter, if set, replaces the in-process limit that
+	// RequestsPerSecond and RequestBurst configure, so that replicas
+	// share it (see package codemode/pgstate; use a limiter name of its
+	// own). Setting it with a negative RequestsPerSecond is an error.
+	RequestLimiter RateLimiter
 	// RateLimiter, if set, replaces the in-process limit that
 	// RatePerSecond and RateBurst configure (which are then ignored), so
 	// that replicas share one budget per principal: see package

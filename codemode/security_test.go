@@ -70,16 +70,21 @@ func gateCatalog(t *testing.T) (cat *catalog.Catalog, entered chan string, relea
 	return cat, entered, func() { gate <- struct{}{} }
 }
 
-// TestOnePrincipalCannotHoldEveryWorker: when workers are busy, a free one
-// goes to the waiting principal with the fewest executions running. Before,
-// the pool served waiters first come first served, so a user who started
-// many long scripts at once (well within the rate limit's burst) held every
-// worker until all of them had ended, and everyone else waited.
+// TestOnePrincipalCannotHoldEveryWorker: while one principal's scripts
+// hold every worker, another principal's execution starts at once on the
+// worker kept in reserve for principals with nothing running; and when a
+// worker frees, it goes to the waiting principal with the fewest
+// executions running. Before, the pool served waiters first come first
+// served, so a user who started many long scripts at once (well within the
+// rate limit's burst) held every worker until all of them had ended, and
+// everyone else waited; fair order alone still made them wait for one
+// script to end, up to a whole timeout.
 func TestOnePrincipalCannotHoldEveryWorker(t *testing.T) {
 	cat, entered, releaseOne := gateCatalog(t)
 	ts := startServerFor(t, cat, nil) // two workers
 	alice := ts.connect(t, ts.token("alice"), nil)
 	bob := ts.connect(t, ts.token("bob"), nil)
+	carol := ts.connect(t, ts.token("carol"), nil)
 
 	results := make(chan *mcp.CallToolResult, 8)
 	call := func(cs *mcp.ClientSession) {
@@ -100,15 +105,19 @@ func TestOnePrincipalCannotHoldEveryWorker(t *testing.T) {
 	}
 	waitQueued(t, ts.Server, 2)
 	go call(bob)
-	waitQueued(t, ts.Server, 3) // bob queued after alice's two
-	releaseOne()
-	if who := <-entered; who != "bob" {
-		t.Fatalf("a freed worker went to alice's third script while bob waited (entry by %q)", who)
+	if who := <-entered; who != "bob" { // no release: the reserve
+		t.Fatalf("entry by %q, want bob on the reserved worker", who)
 	}
-	for range 4 {
-		releaseOne()
+	go call(carol)
+	waitQueued(t, ts.Server, 3) // the reserve is taken: carol queues after alice's two
+	releaseOne()
+	if who := <-entered; who != "carol" {
+		t.Fatalf("a freed worker went to alice's third script while carol waited (entry by %q)", who)
 	}
 	for range 5 {
+		releaseOne()
+	}
+	for range 6 {
 		if res := <-results; res == nil || res.IsError {
 			t.Fatalf("execution failed: %+v", res)
 		}
@@ -164,13 +173,17 @@ func TestWaitingExecutionsBoundedPerPrincipal(t *testing.T) {
 		}
 		results <- res
 	}()
-	waitQueued(t, ts.Server, 9)
-	for range 9 { // each release lets one waiting execution in
-		releaseOne()
-		<-entered
+	if who := <-entered; who != "bob" { // at once, on the reserved worker
+		t.Fatalf("entry by %q, want bob", who)
 	}
-	releaseOne()
-	releaseOne()
+	waitQueued(t, ts.Server, 8)
+	// Each release of alice's lets one of her waiting executions in (a
+	// release of bob's frees the reserve, which she may not take).
+	go func() {
+		for range 11 {
+			releaseOne()
+		}
+	}()
 	for range 11 {
 		if res := <-results; res == nil || res.IsError {
 			t.Fatalf("execution failed: %+v", res)

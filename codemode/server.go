@@ -42,6 +42,8 @@ type Server struct {
 	view      atomic.Pointer[view]
 	refreshMu sync.Mutex    // serialises refreshes and guards servers
 	servers   []*mcp.Server // where the tools are registered
+	viewGen   atomic.Uint64  // numbers the views buildView makes
+	discCache discoveryCache // describe and search answers of the current view, per tool
 
 	handlerOnce sync.Once
 	handler     http.Handler

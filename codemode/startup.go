@@ -52,6 +52,15 @@ func (s *Server) applyDefaults() error {
 	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
 		return errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
 	}
+	if o.RequestLimiter != nil && o.RequestsPerSecond < 0 {
+		return errors.New("codemode: RequestLimiter is set but a negative RequestsPerSecond turns the request limit off; keep one of the two")
+	}
+	if o.RequestsPerSecond == 0 {
+		o.RequestsPerSecond = DefaultRequestsPerSec
+	}
+	if o.RequestBurst <= 0 {
+		o.RequestBurst = DefaultRequestBurst
+	}
 	if o.RatePerSecond == 0 {
 		o.RatePerSecond = DefaultRatePerSec
 	}

@@ -11,14 +11,23 @@ import (
 // partition (RunOptions.Partition, the caller) has the fewest executions
 // running, the longest waiting among equals. A first-come queue would let
 // one caller who starts many long scripts at once hold every worker while
-// everyone else waits for all of them; here another caller waits for at
-// most one execution to end.
+// everyone else waits for all of them.
+//
+// Fair order alone still makes a newcomer wait for one of those scripts to
+// end, up to a whole timeout. So beyond the capacity (the pool size) the
+// queue keeps a reserve of one slot that only a caller with nothing
+// running may take: while one caller (or several) hold every worker,
+// another caller's execution starts at once on an extra worker, and
+// capacity+reserve bounds the executions running at any time. A reserve
+// within the capacity would do the same but take a worker from a caller
+// who is alone; an extra worker costs one more process only while the
+// pool is saturated.
 //
 // It is work-conserving: with no one else waiting, one caller may use
-// every worker. It is sized by the pool itself, so the number of slots is
-// always the number of workers.
+// every worker of the capacity.
 type admission struct {
-	capacity int // workers
+	capacity int // workers any caller may hold
+	reserve  int // further slots, for callers with nothing running
 	// maxWaiting bounds one caller's waiting executions: each holds a
 	// request and its connection, and callers can start new ones faster
 	// than long scripts finish.
@@ -36,8 +45,17 @@ type admissionWaiter struct {
 	granted bool
 }
 
+// admissionReserve is the number of extra slots kept for callers with
+// nothing running.
+const admissionReserve = 1
+
 func newAdmission(workers int) *admission {
-	return &admission{capacity: workers, maxWaiting: max(2*workers, 8), running: map[string]int{}}
+	return &admission{capacity: workers, reserve: admissionReserve, maxWaiting: max(2*workers, 8), running: map[string]int{}}
+}
+
+// may reports whether key may take a slot now. Call with mu held.
+func (q *admission) may(key string) bool {
+	return q.total < q.capacity || (q.total < q.capacity+q.reserve && q.running[key] == 0)
 }
 
 // busyError refuses an execution whose caller already has maxWaiting
@@ -53,7 +71,7 @@ func busyError(waiting int) *Error {
 func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{}) (release func(), err error) {
 	release = func() { q.release(key) }
 	q.mu.Lock()
-	if q.total < q.capacity && len(q.waiting) == 0 {
+	if len(q.waiting) == 0 && q.may(key) {
 		q.grant(key)
 		q.mu.Unlock()
 		return release, nil
@@ -70,6 +88,9 @@ func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{
 	}
 	w := &admissionWaiter{key: key, ready: make(chan struct{})}
 	q.waiting = append(q.waiting, w)
+	// The waiters ahead may all be barred from the reserve that this
+	// caller, with nothing running, may take.
+	q.dispatch()
 	q.mu.Unlock()
 
 	var stopped error
@@ -112,7 +133,7 @@ func (q *admission) grant(key string) {
 	q.total++
 }
 
-// dispatch hands free workers to waiters, fewest running first. Call with
+// dispatch hands free slots to waiters, fewest running first. Call with
 // mu held.
 func (q *admission) dispatch() {
 	for k, n := range q.running {
@@ -120,7 +141,7 @@ func (q *admission) dispatch() {
 			delete(q.running, k)
 		}
 	}
-	for q.total < q.capacity && len(q.waiting) > 0 {
+	for len(q.waiting) > 0 {
 		best := 0
 		for i, w := range q.waiting {
 			if q.running[w.key] < q.running[q.waiting[best].key] {
@@ -128,6 +149,10 @@ func (q *admission) dispatch() {
 			}
 		}
 		w := q.waiting[best]
+		if !q.may(w.key) {
+			// The waiter with the fewest running may not: nobody may.
+			return
+		}
 		q.waiting = append(q.waiting[:best], q.waiting[best+1:]...)
 		q.grant(w.key)
 		w.granted = true

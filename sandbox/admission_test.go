@@ -41,8 +41,10 @@ func waitFor(t *testing.T, sb *Sandbox, what string, cond func(Stats) bool) {
 }
 
 // One caller starting many long scripts cannot starve another: with both
-// workers busy with the flooder's runs and more of them queued, the worker
-// freed next goes to the other caller, who has none running.
+// workers busy with the flooder's runs and more of them queued, another
+// caller's run starts at once on the reserved extra worker. A third caller
+// then waits, but the worker freed next goes to it, not to the flooder's
+// queue; running executions never exceed the pool size plus the reserve.
 func TestAdmissionIsFairBetweenPartitions(t *testing.T) {
 	sb, _ := newWorkerSandbox(t, Limits{Timeout: 30 * time.Second}, 2)
 	entered, release := make(chan string, 8), make(chan struct{})
@@ -62,16 +64,23 @@ func TestAdmissionIsFairBetweenPartitions(t *testing.T) {
 		waitFor(t, sb, "flooder queued", func(s Stats) bool { return s.Waiting == i+1 })
 	}
 	go run("other", errs)
-	waitFor(t, sb, "other queued", func(s Stats) bool { return s.Waiting == 4 })
-	if s := sb.Stats(); s.Workers != 2 || s.Running != 2 {
-		t.Fatalf("stats %+v, want 2 workers, 2 running", s)
+	if who := <-entered; who != "other" {
+		t.Fatalf("%s entered, want the other caller on the reserve", who)
+	}
+	if s := sb.Stats(); s.Workers != 2 || s.Running != 3 || s.Waiting != 3 {
+		t.Fatalf("stats %+v, want 2 workers, 3 running (one on the reserve), 3 waiting", s)
+	}
+	go run("third", errs)
+	waitFor(t, sb, "third queued", func(s Stats) bool { return s.Waiting == 4 })
+	if s := sb.Stats(); s.Running != 3 {
+		t.Fatalf("stats %+v: the reserve holds one execution", s)
 	}
 	release <- struct{}{}
-	if who := <-entered; who != "other" {
-		t.Fatalf("the freed worker went to %s while the other caller waited", who)
+	if who := <-entered; who != "third" {
+		t.Fatalf("the freed worker went to %s while the third caller waited", who)
 	}
 	close(release)
-	for range 6 {
+	for range 7 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +114,15 @@ func TestAdmissionBoundsCancelAndClose(t *testing.T) {
 		t.Fatalf("over the bound: err = %v, want BUSY", err)
 	}
 
-	// Another caller may still queue; cancelling its wait removes it.
+	// Another caller takes the reserve; a third may still queue, and
+	// cancelling its wait removes it.
+	go func() {
+		_, err := sb.RunWith(context.Background(), "return await g.wait()", &gateHost{"c", entered, release}, &RunOptions{Partition: "c"})
+		errs <- err
+	}()
+	if who := <-entered; who != "c" {
+		t.Fatalf("%s entered, want c on the reserve", who)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -129,7 +146,8 @@ func TestAdmissionBoundsCancelAndClose(t *testing.T) {
 		}
 	}
 	close(release)
-	<-errs // the running one
+	<-errs // the running ones
+	<-errs
 	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}

@@ -95,10 +95,15 @@
 // about 4 MiB of its own memory per worker beyond the binary's shared
 // pages.
 //
-// The pool is the one owner of admission to its workers: when every worker
-// is busy, a freed worker goes to the waiting caller ([RunOptions.Partition])
-// with the fewest executions running, so one caller starting many long
-// scripts cannot hold every worker while others wait. A caller with
+// The pool is the one owner of admission to its workers: beyond the pool
+// size it keeps one extra worker in reserve that only a caller
+// ([RunOptions.Partition]) with nothing running may take, so while one
+// caller's long scripts hold every worker another caller's execution
+// starts at once; at most PoolSize + 1 executions run. When every slot is
+// taken, a freed worker goes to the waiting caller with the fewest
+// executions running, so one caller starting many long scripts cannot
+// hold every worker while others wait. In process the same admission
+// bounds the executions running at once. A caller with
 // max(2 × PoolSize, 8) executions already waiting is refused at once with
 // [KindBusy]. [Sandbox.Stats] reports the pool size and how many
 // executions run and wait.

@@ -28,10 +28,16 @@ type inProcess struct {
 	bg    sync.WaitGroup // a runtime being made
 
 	abandoned atomic.Int32 // executions past their hard deadline, still running
+
+	// admit bounds the executions running at once as the pool's workers
+	// do, with the same fairness and reserve: goroutines cost no process,
+	// but one caller's spinning scripts would otherwise take every core.
+	admit *admission
+	quit  <-chan struct{} // closed when the sandbox starts closing
 }
 
-func newInProcess() *inProcess {
-	p := &inProcess{ready: make(chan *execution, 1)}
+func newInProcess(slots int, quit <-chan struct{}) *inProcess {
+	p := &inProcess{ready: make(chan *execution, 1), admit: newAdmission(slots), quit: quit}
 	p.refill()
 	return p
 }
@@ -60,6 +66,11 @@ func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) 
 	if n := p.abandoned.Load(); n >= MaxAbandonedInProcess {
 		return nil, newError(KindInternal, "the sandbox is still stopping %d earlier executions that ran past their deadline; retry in a few seconds", n)
 	}
+	release, err := p.admit.acquire(ctx, src.partition, p.quit)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	var prepared *execution
 	select {
 	case prepared = <-p.ready:

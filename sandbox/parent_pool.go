@@ -96,6 +96,7 @@ func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Res
 		if err != nil {
 			return nil, err
 		}
+		p.prewarmSpare()
 		res, err, reuse := w.run(ctx, p, src, host, lim)
 		p.put(w, reuse)
 		if err == errLostBeforeStart {
@@ -180,7 +181,9 @@ func (p *pool) put(w *workerProc, reuse bool) {
 	w.uses++
 	reuse = reuse && w.uses < maxWorkerUses && w.alive()
 	p.mu.Lock()
-	if reuse && !p.closed && len(p.idle) < p.size {
+	// The reserved worker is kept idle too, so a newcomer does not wait
+	// for a spawn while the pool is saturated.
+	if reuse && !p.closed && len(p.idle) < p.size+admissionReserve {
 		p.idle = append(p.idle, w)
 		p.broadcast()
 		p.mu.Unlock()
@@ -201,7 +204,23 @@ func (p *pool) put(w *workerProc, reuse bool) {
 
 // prewarm starts one worker in the background and parks it as idle, so the
 // next execution does not pay for a spawn.
-func (p *pool) prewarm() {
+func (p *pool) prewarm() { p.prewarmUpTo(p.size) }
+
+// prewarmSpare starts one worker when none is left idle or starting, up
+// to the pool size plus the reserve: the execution the reserve admits
+// while every other worker is busy should not wait for a spawn, which on
+// a host whose cores busy workers keep loaded takes seconds.
+func (p *pool) prewarmSpare() {
+	p.mu.Lock()
+	spare := len(p.idle) == 0 && p.starting == 0
+	p.mu.Unlock()
+	if spare {
+		p.prewarmUpTo(p.size + admissionReserve)
+	}
+}
+
+// prewarmUpTo is prewarm while fewer than limit workers live or start.
+func (p *pool) prewarmUpTo(limit int) {
 	select {
 	case <-p.quit: // closing: a new worker would only delay Close
 		return
@@ -209,7 +228,7 @@ func (p *pool) prewarm() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || len(p.live)+p.starting >= p.size {
+	if p.closed || len(p.live)+p.starting >= limit {
 		return
 	}
 	p.starting++
@@ -225,7 +244,7 @@ func (p *pool) prewarm() {
 			p.logger.Warn("sandbox: cannot prestart a worker", "err", err)
 			return
 		}
-		if p.closed || len(p.live) >= p.size {
+		if p.closed || len(p.live) >= limit {
 			w.kill()
 			return
 		}

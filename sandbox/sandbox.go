@@ -47,7 +47,10 @@ type Options struct {
 	// Mode selects worker processes (the default) or in-process execution.
 	Mode Mode
 	// PoolSize is the number of worker processes; zero means GOMAXPROCS.
-	// Ignored in ModeInProcess.
+	// One more worker is kept in reserve for a caller with nothing running
+	// while the others hold the whole pool (see the package doc). In
+	// ModeInProcess it bounds the executions running at once in the same
+	// way.
 	PoolSize int
 	// WorkerPath, if set, is a separately installed worker binary to run
 	// instead of re-executing the current binary. The binary must import
@@ -68,11 +71,12 @@ type RunOptions struct {
 	// (codemode uses the principal's subject); "" is a partition like any
 	// other. It separates compile caches: executions in different
 	// partitions never share a cached compilation, so the speed of a cache
-	// hit cannot tell one partition what another ran. In worker mode it is
-	// also the unit of fair admission: when every worker is busy, a freed
-	// worker goes to the waiting partition with the fewest executions
-	// running, and a partition with too many executions waiting (twice the
-	// pool size, at least 8) is refused with a BUSY error.
+	// hit cannot tell one partition what another ran. It is also the unit
+	// of fair admission: a partition with nothing running may take the
+	// reserved extra worker while the others are busy; when every worker
+	// is busy a freed one goes to the waiting partition with the fewest
+	// executions running; and a partition with too many executions waiting
+	// (twice the pool size, at least 8) is refused with a BUSY error.
 	Partition string
 	// Entropy, if set, makes the run reproducible: the script's clock
 	// readings (Date.now, new Date()) and Math.random values are recorded
@@ -129,7 +133,7 @@ func New(opts *Options) (*Sandbox, error) {
 	}
 	switch opts.Mode {
 	case ModeInProcess:
-		s.exec = newInProcess()
+		s.exec = newInProcess(o.PoolSize, s.quit)
 	case ModeWorker:
 		p, err := newPool(&o, s.limits, s.quit)
 		if err != nil {
@@ -147,10 +151,12 @@ func (s *Sandbox) Limits() Limits { return s.limits }
 
 // Stats is a snapshot of a sandbox's admission to its workers.
 type Stats struct {
-	// Workers is the pool size: how many executions run at once. Zero in
-	// process, where executions do not wait for a worker.
+	// Workers is the pool size: how many executions any caller may run at
+	// once. In process it is the same bound on executions running at once.
 	Workers int
-	// Running is how many executions hold a worker.
+	// Running is how many executions hold a worker. It exceeds Workers by
+	// at most one: the worker kept in reserve for a caller with nothing
+	// running while the others are busy.
 	Running int
 	// Waiting is how many executions wait for one.
 	Waiting int
@@ -159,12 +165,17 @@ type Stats struct {
 // Stats reports the sandbox's workers and the executions running on and
 // waiting for them.
 func (s *Sandbox) Stats() Stats {
-	p, ok := s.exec.(*pool)
-	if !ok {
+	var admit *admission
+	switch e := s.exec.(type) {
+	case *pool:
+		admit = e.admit
+	case *inProcess:
+		admit = e.admit
+	default:
 		return Stats{}
 	}
-	running, waiting := p.admit.counts()
-	return Stats{Workers: p.size, Running: running, Waiting: waiting}
+	running, waiting := admit.counts()
+	return Stats{Workers: admit.capacity, Running: running, Waiting: waiting}
 }
 
 // Mode returns the mode the sandbox runs in.

@@ -483,6 +483,17 @@ func (l *Limiter) Failed(ctx context.Context, key string) error {
 	return nil
 }
 
+// Clear fills key's bucket again, as when a success clears a count of
+// failures (a password throttle forgets a source's guesses at an account
+// once it signs in).
+func (l *Limiter) Clear(ctx context.Context, key string) error {
+	l.local.Forget(key)
+	if _, err := l.s.pool.Exec(ctx, `DELETE FROM codemode_buckets WHERE name = $1 AND key = $2`, l.name, key); err != nil {
+		l.fallback(err)
+	}
+	return nil
+}
+
 // wait is how long refilling missing tokens takes.
 func (l *Limiter) wait(missing float64) time.Duration {
 	if l.rate <= 0 {

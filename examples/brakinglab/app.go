@@ -13,6 +13,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/demo"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
@@ -109,28 +110,17 @@ func (a *app) Close() error {
 	return a.store.Close()
 }
 
-// shareState puts the MCP endpoint's per-user execution budget, its
-// failed-authentication budget, its notifications/cancelled registry and
-// its spent approvals in the PostgreSQL database when the store is there (package
+// shareState puts the MCP endpoint's per-user execution and request
+// budgets, its failed-authentication budget, its notifications/cancelled
+// registry and its spent approvals in the PostgreSQL database when the store is there (package
 // codemode/pgstate), so that replicas on that database share them: a
 // user's budget holds across replicas, a cancellation reaches the
 // replica running the call, and an approval is spent once. With SQLite (one process) the in-process
 // defaults stay. Limits turned off in opts stay off.
 func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
-	if a.store.Engine() != sqldb.Postgres {
-		return nil
-	}
-	if a.shared == nil {
-		pool, err := pgxpool.New(ctx, a.cfg.DB)
-		if err != nil {
-			return fmt.Errorf("shared limits: %w", err)
-		}
-		st, err := pgstate.New(ctx, pool, &pgstate.Options{Logger: a.log})
-		if err != nil {
-			pool.Close()
-			return err
-		}
-		a.shared, a.pool = st, pool
+	st, err := a.sharedState(ctx)
+	if st == nil {
+		return err
 	}
 	if opts.RatePerSecond >= 0 {
 		opts.RateLimiter = a.shared.Limiter("executions",
@@ -140,9 +130,47 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 		opts.FailureLimiter = a.shared.Limiter("auth-failures",
 			cmp.Or(opts.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
 	}
+	if opts.RequestsPerSecond >= 0 {
+		opts.RequestLimiter = a.shared.Limiter("requests",
+			cmp.Or(opts.RequestsPerSecond, codemode.DefaultRequestsPerSec), cmp.Or(opts.RequestBurst, codemode.DefaultRequestBurst))
+	}
 	opts.Cancellations = a.shared.Cancellations()
 	opts.Approvals.Spent = a.shared.SpentApprovals()
 	return nil
+}
+
+// sharedState returns the PostgreSQL state replicas share, connecting on
+// first use, or nil with SQLite (one process).
+func (a *app) sharedState(ctx context.Context) (*pgstate.State, error) {
+	if a.store.Engine() != sqldb.Postgres {
+		return nil, nil
+	}
+	if a.shared == nil {
+		pool, err := pgxpool.New(ctx, a.cfg.DB)
+		if err != nil {
+			return nil, fmt.Errorf("shared limits: %w", err)
+		}
+		st, err := pgstate.New(ctx, pool, &pgstate.Options{Logger: a.log})
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		a.shared, a.pool = st, pool
+	}
+	return a.shared, nil
+}
+
+// guessLimiter is the sign-in password throttle's shared state: the same
+// PostgreSQL buckets as the other limits, or nil (per process) with
+// SQLite.
+func (a *app) guessLimiter(ctx context.Context) (func(string, float64, int) authserver.GuessLimiter, error) {
+	st, err := a.sharedState(ctx)
+	if st == nil {
+		return nil, err
+	}
+	return func(name string, perSecond float64, burst int) authserver.GuessLimiter {
+		return st.Limiter(name, perSecond, burst)
+	}, nil
 }
 
 // principal returns the identity of a local user (for -stdio and

@@ -99,12 +99,17 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 			ScopesSupported:      allScopes,
 		}
 	default:
+		guesses, err := a.guessLimiter(ctx)
+		if err != nil {
+			return nil, err
+		}
 		as, err := authserver.New(a.store.DB(), storeUsers{a.store}, &authserver.Options{
 			Issuer:         base,
 			Resource:       h.mcpURL,
 			AccessTokenTTL: cfg.TokenTTL,
 			SignInHint:     a.signInHint(),
 			Logger:         a.log,
+			GuessLimiter:   guesses,
 		})
 		if err != nil {
 			return nil, err

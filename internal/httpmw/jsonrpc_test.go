@@ -71,3 +71,69 @@ func TestRateLimitCostChargesEveryBatchedCall(t *testing.T) {
 		t.Fatalf("call with an empty bucket: %d", c)
 	}
 }
+
+func TestToolCallCostNamesTools(t *testing.T) {
+	plain := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note"}}`
+	cost := httpmw.ToolCallCost("execute_code", "execute_readonly_code")
+	for _, tc := range []struct {
+		body      string
+		code, all int
+		requests  int
+	}{
+		{call, 1, 1, 1},
+		{plain, 0, 1, 1},
+		{`[` + call + `,` + plain + `,` + list + `]`, 1, 2, 3},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}`, 0, 1, 1},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, 0, 0, 1},
+		{`not json`, 0, 0, 1},
+	} {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(tc.body))
+		if got := cost(r); got != tc.code {
+			t.Errorf("%s: code-tool cost %d, want %d", tc.body, got, tc.code)
+		}
+		if got := httpmw.ExecutionCost(r); got != tc.all {
+			t.Errorf("%s: any-tool cost %d, want %d", tc.body, got, tc.all)
+		}
+		if got := httpmw.RequestCost(r); got != tc.requests {
+			t.Errorf("%s: request cost %d, want %d", tc.body, got, tc.requests)
+		}
+	}
+}
+
+func TestJSONRPCBatches(t *testing.T) {
+	var seen httpmw.Messages
+	h := httpmw.JSONRPC(3)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = httpmw.MessagesOf(r)
+		b, _ := io.ReadAll(r.Body)
+		w.Write(b)
+	}))
+	post := func(body, version string) (int, string) {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		if version != "" {
+			r.Header.Set("Mcp-Protocol-Version", version)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	batch := `[` + call + `,` + list + `]`
+	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		if code, body := post(batch, v); code != http.StatusBadRequest || !strings.Contains(body, "removed in 2025-06-18") {
+			t.Errorf("batch under %s: %d %s", v, code, body)
+		}
+	}
+	for _, v := range []string{"", "2025-03-26", "2024-11-05"} {
+		if code, body := post(batch, v); code != http.StatusOK || body != batch {
+			t.Errorf("batch under %q: %d %s", v, code, body)
+		}
+		if !seen.Batch || seen.Methods != 2 || len(seen.Calls) != 1 {
+			t.Errorf("batch under %q: recorded %+v", v, seen)
+		}
+	}
+	if code, body := post(`[`+list+`,`+list+`,`+list+`,`+list+`]`, ""); code != http.StatusBadRequest || !strings.Contains(body, "at most 3 messages") {
+		t.Errorf("batch of 4 over a cap of 3: %d %s", code, body)
+	}
+	if code, _ := post(call, "2026-07-28"); code != http.StatusOK {
+		t.Errorf("single message: %d", code)
+	}
+}

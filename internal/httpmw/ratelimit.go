@@ -133,6 +133,14 @@ func (l *RateLimiter) Charge(key string) {
 	l.bucket(key, now).lim.ReserveN(now, 1)
 }
 
+// Forget drops key's bucket: its next request finds it full, as after a
+// success that clears a count of failures.
+func (l *RateLimiter) Forget(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.buckets, key)
+}
+
 // Take implements [Limiter] with [RateLimiter.ReserveN]; it never fails.
 func (l *RateLimiter) Take(_ context.Context, key string, n int) (time.Duration, error) {
 	return l.ReserveN(key, n), nil

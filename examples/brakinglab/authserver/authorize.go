@@ -1,6 +1,7 @@
 package authserver
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -312,7 +314,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	source := s.sourceOf(r)
-	if wait := s.signInBlocked(username, source); wait > 0 {
+	if wait := s.signInBlocked(r.Context(), username, source); wait > 0 {
 		s.log.Warn("authserver: sign-in refused: too many wrong passwords from this source", "username", username, "source", source)
 		s.errorPage(w, http.StatusTooManyRequests, "Too many attempts",
 			fmt.Sprintf("Too many wrong passwords from your network. Try again in %d minutes.", int(wait.Minutes())+1))
@@ -328,7 +330,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if err != nil || subject == "" {
 		if err == nil || errors.Is(err, ErrBadCredentials) {
 			s.log.Info("authserver: failed sign-in", "username", username)
-			s.signInFailed(username, source)
+			s.signInFailed(r.Context(), username, source)
 			if s.countFailure(r.Context(), id, p) {
 				s.errorPage(w, http.StatusTooManyRequests, "Too many attempts", "Too many wrong passwords for this sign-in. Start again from the application.")
 				return
@@ -340,7 +342,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.renderSignIn(w, http.StatusInternalServerError, id, p, username, "Sign-in failed because of a server error. Try again.")
 		return
 	}
-	s.signInSucceeded(username, source)
+	s.signInSucceeded(r.Context(), username, source)
 	if name == "" {
 		name = username
 	}
@@ -551,10 +553,11 @@ func pairKey(username, source string) string {
 func sourceKey(source string) string { return "source\x00" + source }
 
 // signInBlocked returns how long source may not sign in to username (0:
-// it may).
-func (s *Server) signInBlocked(username, source string) time.Duration {
+// it may): the longer of this process's count and, with
+// Options.GuessLimiter, the shared one. A shared limiter that fails is
+// logged and this process's count decides alone.
+func (s *Server) signInBlocked(ctx context.Context, username, source string) time.Duration {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	wait := time.Duration(0)
 	for _, k := range []struct {
 		key string
@@ -565,22 +568,62 @@ func (s *Server) signInBlocked(username, source string) time.Duration {
 			wait = max(wait, f.since.Add(failureWindow).Sub(s.now()))
 		}
 	}
+	s.mu.Unlock()
+	for _, g := range s.sharedGuesses(username, source) {
+		d, err := g.lim.Blocked(ctx, g.key)
+		if err != nil {
+			s.log.Error("authserver: shared password throttle failed; this process's count decides", "err", err)
+			continue
+		}
+		wait = max(wait, d)
+	}
 	return wait
 }
 
 // signInFailed records a wrong password for username from source.
-func (s *Server) signInFailed(username, source string) {
+func (s *Server) signInFailed(ctx context.Context, username, source string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.countFailureKey(pairKey(username, source))
 	s.countFailureKey(sourceKey(source))
+	s.mu.Unlock()
+	for _, g := range s.sharedGuesses(username, source) {
+		if err := g.lim.Failed(ctx, g.key); err != nil {
+			s.log.Error("authserver: shared password throttle failed; this process's count decides", "err", err)
+		}
+	}
 }
 
 // signInSucceeded clears source's count for username.
-func (s *Server) signInSucceeded(username, source string) {
+func (s *Server) signInSucceeded(ctx context.Context, username, source string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	delete(s.failures, pairKey(username, source))
+	s.mu.Unlock()
+	if s.guessAccount != nil {
+		if err := s.guessAccount.Clear(ctx, sharedPairKey(username, source)); err != nil {
+			s.log.Error("authserver: shared password throttle failed to clear a count", "err", err)
+		}
+	}
+}
+
+// sharedGuess is one shared bucket a wrong password counts in.
+type sharedGuess struct {
+	lim GuessLimiter
+	key string
+}
+
+// sharedGuesses are the shared buckets of username and source: none
+// without Options.GuessLimiter.
+func (s *Server) sharedGuesses(username, source string) []sharedGuess {
+	if s.guessAccount == nil {
+		return nil
+	}
+	return []sharedGuess{{s.guessAccount, sharedPairKey(username, source)}, {s.guessSource, strconv.Quote(source)}}
+}
+
+// sharedPairKey is pairKey for shared state, where keys are text without
+// NUL: each part quoted, so no pair can spell another's key.
+func sharedPairKey(username, source string) string {
+	return strconv.Quote(accountKey(username)) + " " + strconv.Quote(source)
 }
 
 // countFailureKey counts one failure under key. The table is bounded:

@@ -102,6 +102,30 @@ type Options struct {
 	// X-Forwarded-For); otherwise every browser shares the proxy's
 	// address and its limits.
 	ClientAddress func(*http.Request) string
+	// GuessLimiter, if set, also counts wrong passwords in state shared
+	// by replicas, so that two replicas behind a proxy do not allow twice
+	// the guesses. New calls it twice, for token buckets with the
+	// throttle's settings: "signin-account" (one source's wrong passwords
+	// at one account, 10 per 15 minutes) and "signin-source" (one
+	// source's at any account, 100 per 15 minutes). The package
+	// codemode/pgstate's (*State).Limiter fits, and falls back to a
+	// per-process bucket while its database is down. A source is refused
+	// while either this process's count or the shared one says so; a
+	// limiter error is logged and leaves this process's count to decide.
+	// Nil: the throttle is per process.
+	GuessLimiter func(name string, perSecond float64, burst int) GuessLimiter
+}
+
+// GuessLimiter is a token bucket per key in state that replicas share
+// (see Options.GuessLimiter).
+type GuessLimiter interface {
+	// Blocked returns 0 when key has a token left, or how long until it
+	// has one.
+	Blocked(ctx context.Context, key string) (time.Duration, error)
+	// Failed takes one token from key's bucket, even past empty.
+	Failed(ctx context.Context, key string) error
+	// Clear fills key's bucket again.
+	Clear(ctx context.Context, key string) error
 }
 
 // Server is the authorization server. It is an http.Handler serving its
@@ -146,6 +170,10 @@ type Server struct {
 	// clientAddress is Options.ClientAddress; nil means the peer address.
 	clientAddress func(*http.Request) string
 
+	// guessAccount and guessSource are the shared password throttle
+	// (Options.GuessLimiter); nil without one.
+	guessAccount, guessSource GuessLimiter
+
 	mu       sync.Mutex
 	failures map[string]*failureCount // wrong passwords per account and source, and per source
 }
@@ -171,8 +199,9 @@ const (
 // families and the keys, so any number of Servers on one PostgreSQL
 // database behave as one: a token minted by one verifies on the others,
 // and a refresh token reused on another is recognised. Only the
-// registration rate limit and the password-guess throttle (wrong passwords
-// per account and source) are per process.
+// registration rate limit is per process, and the password-guess
+// throttle (wrong passwords per account and source) unless
+// Options.GuessLimiter shares it.
 func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 	if db == nil {
 		return nil, errors.New("authserver: nil database")
@@ -213,6 +242,14 @@ func New(db *sql.DB, users UserAuthenticator, opts *Options) (*Server, error) {
 		registrations: rate.NewLimiter(registrationsPerSecond, registrationBurst),
 	}
 	s.clientAddress = opts.ClientAddress
+	if g := opts.GuessLimiter; g != nil {
+		per := failureWindow.Seconds()
+		s.guessAccount = g("signin-account", maxSourceAccountFailures/per, maxSourceAccountFailures)
+		s.guessSource = g("signin-source", maxSourceFailures/per, maxSourceFailures)
+		if s.guessAccount == nil || s.guessSource == nil {
+			return nil, errors.New("authserver: Options.GuessLimiter returned nil")
+		}
+	}
 	if len(s.scopes) == 0 {
 		s.scopes = []string{ScopeRead, ScopeWrite}
 	}

@@ -55,8 +55,9 @@
 //     PostgreSQL database (replicas behind a load balancer) act as one: a
 //     browser's next page, the code exchange or a refresh may reach any
 //     of them; the bounds on pending sign-ins count the shared table. Per
-//     process: the registration rate limit and the password-guess
-//     throttle below. The client table is capped (Options.MaxClients);
+//     process: the registration rate limit, and the password-guess
+//     throttle below unless Options.GuessLimiter keeps it in shared state
+//     too (BrakingLab passes codemode/pgstate on PostgreSQL). The client table is capped (Options.MaxClients);
 //     never-used clients are pruned first, as Claude registers on every
 //     connection.
 //   - The sign-in session is a random HttpOnly, SameSite=Lax cookie (Secure
@@ -70,7 +71,11 @@
 //     while the account's owner signing in from elsewhere is never locked
 //     out. The source is the peer address, so behind a reverse proxy or
 //     a tunnel every client shares the proxy's, unless
-//     Options.ClientAddress returns the address the proxy forwards.
+//     Options.ClientAddress returns the address the proxy forwards. With
+//     Options.GuessLimiter the same numbers are also token buckets in
+//     shared state (ten, then one more guess per 90 s; a hundred, then
+//     one per 9 s), so replicas do not multiply the guesses; a source is
+//     refused while either count says so.
 //   - One source keeps at most 64 pending sign-ins (its oldest goes), and
 //     a full table drops the oldest of the source holding the most, so an
 //     anonymous flood of /authorize evicts only its own requests.
