@@ -180,6 +180,8 @@ func (s *Server) elicit(ctx context.Context, host *execHost, req *mcp.CallToolRe
 	ask := func() {
 		ectx, cancel := context.WithTimeout(ctx, s.approvals.ttl)
 		defer cancel()
+		ectx, end := s.tel.startApproval(ectx)
+		defer func() { end(elicitAction(answer, err)) }()
 		answer, err = req.Session.Elicit(ectx, params)
 		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
 			err = context.DeadlineExceeded

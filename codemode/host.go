@@ -51,15 +51,18 @@ func (h *execHost) count(ctx context.Context, name string) {
 // Functions implements sandbox.Host: the tool's functions, and the
 // discovery functions in their own namespace.
 func (h *execHost) Functions() map[string][]string {
-	return map[string][]string{h.ns: h.names, DiscoveryNamespace: {"describe", "search"}}
+	return map[string][]string{h.ns: h.names, DiscoveryNamespace: {"describe", "progress", "search"}}
 }
 
-// FreeNamespaces implements sandbox.FreeHost: discovery calls are neither
-// counted against the call limit nor listed as calls.
+// FreeNamespaces implements sandbox.FreeHost: discovery and progress calls
+// are neither counted against the call limit nor listed as calls.
 func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespace} }
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if name == DiscoveryNamespace+".progress" {
+		return scriptProgress(ctx, args)
+	}
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
 		// Discovery needs no scope: it shows only what this tool binds.
 		return h.s.discoveryCall(h.spec, fn, args)
@@ -85,7 +88,9 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 
 	start := time.Now()
+	ctx, end := h.s.tel.startCall(ctx, name, tier, args)
 	out, err := h.s.callCatalog(ctx, fn, args)
+	end(err)
 	ev := h.base
 	ev.Kind = FunctionCalled
 	ev.Time = start

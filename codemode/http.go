@@ -64,7 +64,7 @@ func (s *Server) buildHandler() http.Handler {
 	}
 	// Executions are what cost: each tools/call (also inside a batch)
 	// takes a token, set-up traffic takes none.
-	endpoint = httpmw.RateLimitCost(limiter, principalKey, httpmw.ExecutionCost, s.logger)(endpoint)
+	endpoint = httpmw.RateLimitCost(s.tel.limited(limiter), principalKey, httpmw.ExecutionCost, s.logger)(endpoint)
 
 	mux := http.NewServeMux()
 	if a := o.Auth; a != nil {

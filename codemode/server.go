@@ -33,6 +33,7 @@ type Server struct {
 	ownSB   bool
 	logger  *slog.Logger
 	audit   AuditSink
+	tel     *telemetry
 	origins []string
 	mcp     *mcp.Server
 	prm     *oauthex.ProtectedResourceMetadata // nil without Auth
@@ -186,6 +187,11 @@ func New(cat *catalog.Catalog, opts *Options) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	if s.tel, err = newTelemetry(o.Telemetry, s.sb); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("codemode: Telemetry: %w", err)
+	}
+	s.audit = s.tel.observe(s.audit)
 	if s.approvals, err = newApprover(cat, o.Approvals); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("codemode: %w", err)
@@ -252,6 +258,7 @@ func (s *Server) AddTo(srv *mcp.Server) {
 // to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.tel.close()
 		if s.ownSB && s.sb != nil {
 			s.closeErr = s.sb.Close()
 		}

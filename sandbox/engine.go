@@ -160,7 +160,9 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 	e.prog, e.host, e.lim = prog, host, lim
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
-	e.callCtx, e.cancelCall = context.WithCancel(context.WithoutCancel(ctx))
+	// Host calls see the execution's deadline (the time limit counts from
+	// before compiling), so a database driver can bound its own work.
+	e.callCtx, e.cancelCall = context.WithDeadline(context.WithoutCancel(ctx), start.Add(lim.Timeout-hooks.spent))
 	defer func() {
 		if r := recover(); r != nil {
 			ie := internalError(fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
@@ -170,7 +172,8 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		e.finish()
 		e.out.fit(res, err)
 		if res != nil {
-			res.Duration = time.Since(start)
+			res.Duration = time.Since(start) + hooks.spent
+			res.Compile = hooks.spent
 		}
 	}()
 
