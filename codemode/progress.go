@@ -7,16 +7,20 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
 )
 
-// ProgressInterval is the least time between two progress notifications
-// of one execution. Reports in between are dropped, except the first one
-// that reaches total: a client learns that the work is done.
-const ProgressInterval = 200 * time.Millisecond
+// ProgressBurst and ProgressPerSecond bound the progress notifications of
+// one execution: up to ProgressBurst at once, then ProgressPerSecond.
+// Reports over the limit are dropped, except the first one that reaches
+// its total: the client learns that the work is done.
+const (
+	ProgressBurst     = 10
+	ProgressPerSecond = 5
+)
 
 // maxProgressMessage bounds a progress message, in bytes.
 const maxProgressMessage = 200
@@ -24,7 +28,7 @@ const maxProgressMessage = 200
 // ReportProgress reports a host function's progress on the execution that
 // called it: done units of total (0 when unknown), with an optional short
 // message. When the client sent a progressToken with its tools/call, this
-// becomes a notifications/progress (at most one per [ProgressInterval]),
+// becomes a notifications/progress (rate limited: see [ProgressBurst]),
 // which lets the client show it and restart its request timeout; without a
 // token, or outside an execution, it does nothing. It never blocks for
 // long and never fails the call.
@@ -53,7 +57,7 @@ type progress struct {
 	sent     func()
 
 	mu       sync.Mutex
-	last     time.Time
+	lim      *rate.Limiter
 	lastDone float64
 	explicit bool // a script or host function reported: calls no longer count
 	finished bool // a report reached its total
@@ -71,6 +75,7 @@ func (s *Server) newProgress(req *mcp.CallToolRequest) *progress {
 		token:    tok,
 		maxCalls: s.sb.Limits().MaxCalls,
 		sent:     func() { s.tel.progressOut.Add(1) },
+		lim:      rate.NewLimiter(ProgressPerSecond, ProgressBurst),
 	}
 }
 
@@ -104,15 +109,10 @@ func (p *progress) report(ctx context.Context, done, total float64, message stri
 	p.notify(ctx, done, total, message)
 }
 
-// due reports whether a notification may go now, and if so takes the
-// slot. The caller holds mu.
+// due reports whether a notification may go now, and if so takes its
+// token. The caller holds mu.
 func (p *progress) due(complete bool) bool {
-	now := time.Now()
-	if !complete && now.Sub(p.last) < ProgressInterval {
-		return false
-	}
-	p.last = now
-	return true
+	return p.lim.Allow() || complete
 }
 
 func (p *progress) notify(ctx context.Context, done, total float64, message string) {
