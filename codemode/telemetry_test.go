@@ -2,7 +2,6 @@ package codemode_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -270,22 +269,7 @@ func TestSpanTreeFromMetaOverStdio(t *testing.T) {
 // stdio does.
 func serveStdio(t *testing.T, srv *codemode.Server) *mcp.ClientSession {
 	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(ctx, principal("local-user"), sr, sw) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-served
-	})
-	return cs
+	return serveStdioWith(t, srv, nil)
 }
 
 // RecordContent puts code and arguments in spans.
