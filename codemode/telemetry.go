@@ -94,6 +94,7 @@ type telemetry struct {
 	rateLimited  metric.Int64Counter
 	approvals    metric.Int64Counter
 	gauges       metric.Registration
+	sets         sync.Map // name + outcome → metric.MeasurementOption
 
 	// Server.Stats without OpenTelemetry.
 	mu          sync.Mutex
@@ -216,23 +217,23 @@ func (t *telemetry) extract(ctx context.Context, req *mcp.CallToolRequest) conte
 // startExecution starts the span of one tools/call of a code tool.
 func (t *telemetry) startExecution(ctx context.Context, req *mcp.CallToolRequest, tool string) (context.Context, trace.Span) {
 	ctx = t.extract(ctx, req)
-	attrs := []attribute.KeyValue{
-		attrMCPMethod.String("tools/call"),
-		attrToolName.String(tool),
-		attrOperation.String("execute_tool"),
-	}
-	if req.Extra != nil && req.Extra.Header != nil {
-		attrs = append(attrs, attrTransport.String("tcp"))
-	} else {
-		attrs = append(attrs, attrTransport.String("pipe"))
-	}
-	if req.Session != nil {
-		if id := req.Session.ID(); id != "" {
-			attrs = append(attrs, attrMCPSession.String(id))
-		}
-	}
-	ctx, span := t.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	ctx, span := t.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer))
 	if span.IsRecording() {
+		transport := "pipe"
+		if req.Extra != nil && req.Extra.Header != nil {
+			transport = "tcp"
+		}
+		span.SetAttributes(
+			attrMCPMethod.String("tools/call"),
+			attrToolName.String(tool),
+			attrOperation.String("execute_tool"),
+			attrTransport.String(transport),
+		)
+		if req.Session != nil {
+			if id := req.Session.ID(); id != "" {
+				span.SetAttributes(attrMCPSession.String(id))
+			}
+		}
 		var in toolInput
 		if json.Unmarshal(req.Params.Arguments, &in) == nil && in.Code != nil {
 			span.SetAttributes(attrCodeBytes.Int(len(*in.Code)))
@@ -265,7 +266,7 @@ func (t *telemetry) endExecution(ctx context.Context, span trace.Span, tool stri
 		span.SetStatus(codes.Error, outcome)
 	}
 	span.End()
-	attrs := metric.WithAttributeSet(attribute.NewSet(attrToolName.String(tool), attrOutcome.String(outcome)))
+	attrs := t.set(tool, outcome)
 	t.executions.Add(ctx, 1, attrs)
 	t.execDuration.Record(ctx, time.Since(start).Seconds(), attrs)
 	t.mu.Lock()
@@ -309,16 +310,18 @@ func (t *telemetry) endRun(ctx context.Context, span trace.Span, start time.Time
 // startCall starts the span of one host call; end records its outcome.
 func (t *telemetry) startCall(ctx context.Context, name string, tier catalog.Tier, args json.RawMessage) (context.Context, func(err error)) {
 	start := time.Now()
-	attrs := []attribute.KeyValue{
-		attrOperation.String("execute_tool"),
-		attrToolName.String(name),
-		attrTier.String(tier.String()),
-		attrArgsBytes.Int(len(args)),
+	ctx, span := t.tracer.Start(ctx, "execute_tool "+name)
+	if span.IsRecording() {
+		span.SetAttributes(
+			attrOperation.String("execute_tool"),
+			attrToolName.String(name),
+			attrTier.String(tier.String()),
+			attrArgsBytes.Int(len(args)),
+		)
+		if t.recordContent {
+			span.SetAttributes(attrArgs.String(string(args)))
+		}
 	}
-	if t.recordContent {
-		attrs = append(attrs, attrArgs.String(string(args)))
-	}
-	ctx, span := t.tracer.Start(ctx, "execute_tool "+name, trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		outcome := "ok"
 		if err != nil {
@@ -330,10 +333,22 @@ func (t *telemetry) startCall(ctx context.Context, name string, tier catalog.Tie
 		span.SetAttributes(attrOutcome.String(outcome))
 		span.End()
 		t.hostCalls.Add(1)
-		set := metric.WithAttributeSet(attribute.NewSet(attrToolName.String(name), attrOutcome.String(outcome)))
+		set := t.set(name, outcome)
 		t.calls.Add(ctx, 1, set)
 		t.callDuration.Record(ctx, time.Since(start).Seconds(), set)
 	}
+}
+
+// set returns the metric attributes of a tool or function and an outcome,
+// built once: they are the same for most executions.
+func (t *telemetry) set(name, outcome string) metric.MeasurementOption {
+	key := name + "\x00" + outcome
+	if o, ok := t.sets.Load(key); ok {
+		return o.(metric.MeasurementOption)
+	}
+	o := metric.WithAttributeSet(attribute.NewSet(attrToolName.String(name), attrOutcome.String(outcome)))
+	t.sets.Store(key, o)
+	return o
 }
 
 // startApproval starts the span of one wait for the user's approval.
