@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/brakinglab/codemode-go/codemode"
 )
@@ -73,7 +73,7 @@ func callWithToken(t *testing.T, cs *mcp.ClientSession, code string, token any) 
 }
 
 func TestScriptAndHostProgress(t *testing.T) {
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
@@ -106,7 +106,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 // A script reporting in a tight loop is rate limited; its final report
 // still arrives.
 func TestProgressRateLimited(t *testing.T) {
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
@@ -125,7 +125,7 @@ func TestProgressRateLimited(t *testing.T) {
 
 // Unusable arguments throw an error that says how to call it.
 func TestScriptProgressArguments(t *testing.T) {
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
 	cs := serveStdioWith(t, srv, nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
@@ -216,7 +216,7 @@ func decodeTS(t *testing.T, stderr string) tsProgress {
 // host function's progress over Streamable HTTP.
 func TestTypeScriptClientProgressHTTP(t *testing.T) {
 	node, script := tsClient(t, "ts-progress.mjs")
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	ts := startServerFor(t, oc.Catalog, nil)
 	cmd := exec.CommandContext(t.Context(), node, script)
 	cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_CODE="+progressCode)
@@ -235,7 +235,7 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 // stdout.
 func TestTypeScriptClientProgressStdio(t *testing.T) {
 	node, script := tsClient(t, "ts-progress.mjs")
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
 	cmd := exec.CommandContext(t.Context(), node, script)
 	cmd.Env = append(os.Environ(), "MCP_TRANSPORT=stdio", "MCP_CODE="+progressCode)

@@ -16,6 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
@@ -65,7 +66,7 @@ func newOpsCatalog(t *testing.T, tp trace.TracerProvider) *opsCatalog {
 			_, q := oc.tracer.Start(ctx, "SELECT laps")
 			q.End()
 			codemode.ReportProgress(ctx, 1, 2, "laps read")
-			return out{Laps: a.Laps}, nil
+			return out(a), nil
 		},
 	})
 	catalog.MustAdd(cat, catalog.Func[in, out]{
@@ -300,7 +301,7 @@ func TestSpansRecordContentWhenAsked(t *testing.T) {
 func TestMetricsAndStats(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit, Telemetry: codemode.Telemetry{MeterProvider: mp}})
 	cs := serveStdio(t, srv)
 	run(t, cs, opsCode)
@@ -368,7 +369,7 @@ func TestMetricsAndStats(t *testing.T) {
 func pointKey(s attribute.Set) string {
 	var parts []string
 	for _, kv := range s.ToSlice() {
-		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
+		parts = append(parts, string(kv.Key)+"="+kv.Value.String())
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
@@ -376,7 +377,7 @@ func pointKey(s attribute.Set) string {
 
 // CheckWorker is a readiness check: nil while a worker starts.
 func TestCheckWorker(t *testing.T) {
-	oc := newOpsCatalog(t, trace.NewNoopTracerProvider())
+	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
 	if err := srv.CheckWorker(t.Context()); err != nil {
 		t.Fatalf("CheckWorker: %v", err)
