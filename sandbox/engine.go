@@ -160,9 +160,12 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 	e.prog, e.host, e.lim = prog, host, lim
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
-	// Host calls see the execution's deadline (the time limit counts from
-	// before compiling), so a database driver can bound its own work.
-	e.callCtx, e.cancelCall = context.WithDeadline(context.WithoutCancel(ctx), start.Add(lim.Timeout-hooks.spent))
+	// Host calls see when the execution ends at the latest (its hard
+	// deadline: the time limit, counted from before compiling, plus the
+	// grace), so a database driver can bound its own work. The time limit
+	// itself cancels them first: a deadline at the limit would race it and
+	// fail calls before the script is stopped with TIMEOUT.
+	e.callCtx, e.cancelCall = context.WithDeadline(context.WithoutCancel(ctx), start.Add(lim.Timeout-hooks.spent+hardDeadlineGrace))
 	defer func() {
 		if r := recover(); r != nil {
 			ie := internalError(fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
