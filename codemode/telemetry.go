@@ -256,12 +256,16 @@ func (t *telemetry) endExecution(ctx context.Context, span trace.Span, tool stri
 				outcome = string(st.Error.Kind)
 			}
 		}
+		if len(res.InputRequests) > 0 {
+			// 2026-07-28: the client is asked for approval and retries.
+			outcome = "APPROVAL_REQUIRED"
+		}
 		if res.IsError && outcome == "ok" {
 			outcome = string(sandbox.KindInternal)
 		}
 	}
 	span.SetAttributes(attrOutcome.String(outcome), attrCalls.Int(calls))
-	if outcome != "ok" {
+	if outcome != "ok" && outcome != "APPROVAL_REQUIRED" {
 		span.SetAttributes(attrErrorType.String(outcome))
 		span.SetStatus(codes.Error, outcome)
 	}
@@ -422,8 +426,9 @@ type Stats struct {
 	// and those waiting for a worker.
 	Sandbox sandbox.Stats
 	// Executions counts finished tools/calls of code tools by outcome:
-	// "ok" or the error kind the model read (RUNTIME, TIMEOUT,
-	// APPROVAL_DECLINED, …).
+	// "ok", the error kind the model read (RUNTIME, TIMEOUT,
+	// APPROVAL_DECLINED, …), or APPROVAL_REQUIRED for a call answered
+	// with an input request (2026-07-28), which the client retries.
 	Executions map[string]uint64
 	// HostCalls counts calls that reached a host function; HostCallErrors
 	// those that returned an error.
