@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // Func describes one function to register. In must be a struct type (use
@@ -39,9 +41,10 @@ type Func[In, Out any] struct {
 type entry struct {
 	info FuncInfo
 	plan *node
-	// run decodes args (already checked against plan), validates, runs the
-	// Validate hook and, unless dry, the handler.
-	run func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error)
+	// run decodes args (already checked against plan; obj is their parse,
+	// without _validateOnly), validates, runs the Validate hook and, unless
+	// dry, the handler.
+	run func(c *Catalog, ctx context.Context, args []byte, obj map[string]any, dry bool) (any, error)
 	// tags decodes args and returns what the validate tags find, for
 	// arguments that already failed the plan check with the faulty
 	// members removed; nil if they do not decode.
@@ -60,13 +63,15 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	if err != nil {
 		return err
 	}
-	e.run = func(c *Catalog, ctx context.Context, args []byte, dry bool) (any, error) {
+	e.run = func(c *Catalog, ctx context.Context, args []byte, _ map[string]any, dry bool) (any, error) {
 		var v In
 		if err := unmarshalArgs(args, &v); err != nil {
 			return nil, err
 		}
 		if err := c.validateStruct(in, &v); err != nil {
-			return nil, err
+			if err = presentOnly(err, args); err != nil {
+				return nil, err
+			}
 		}
 		if f.Validate != nil {
 			if err := f.Validate(ctx, v); err != nil {
@@ -84,7 +89,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil
 		}
 		var ve *ValidationError
-		if errors.As(c.validateStruct(in, &v), &ve) {
+		if errors.As(presentOnly(c.validateStruct(in, &v), args), &ve) {
 			return ve.Issues
 		}
 		return nil
@@ -92,13 +97,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	if err := c.checkTags(in); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, dup := c.funcs[f.Name]; dup {
-		return fmt.Errorf("catalog: function %s.%s is already registered", c.ns, f.Name)
-	}
-	c.funcs[f.Name] = e
-	return nil
+	return c.insert(e)
 }
 
 // MustAdd is like Add but panics on a registration error. It suits
@@ -113,40 +112,111 @@ type validResult struct {
 	Valid bool `json:"valid"`
 }
 
-func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
+// checkInfo checks what every kind of function must get right: its
+// name, handler, tier, approval setting and scopes.
+func checkInfo(info FuncInfo, noHandler bool) error {
 	if err := checkIdent(info.Name); err != nil {
-		return nil, fmt.Errorf("catalog: function name %w", err)
+		return fmt.Errorf("catalog: function name %w", err)
 	}
 	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if noHandler {
-		return nil, wrap(errors.New("the Handler field is nil"))
+		return wrap(errors.New("the Handler field is nil"))
 	}
 	if info.Tier == 0 {
-		return nil, wrap(errors.New("the Tier field is required: set catalog.ReadOnly, catalog.Mutating or catalog.Creative"))
+		return wrap(errors.New("the Tier field is required: set catalog.ReadOnly, catalog.Mutating or catalog.Creative"))
 	}
 	if !info.Tier.valid() {
-		return nil, wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
+		return wrap(fmt.Errorf("unknown tier %d", int(info.Tier)))
 	}
 	if err := checkApproval(info.Approval, info.Tier); err != nil {
-		return nil, wrap(err)
+		return wrap(err)
 	}
 	for _, s := range info.Scopes {
 		if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
-			return nil, wrap(fmt.Errorf("invalid scope %q", s))
+			return wrap(fmt.Errorf("invalid scope %q", s))
 		}
 	}
+	return nil
+}
+
+func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
+	if err := checkInfo(info, noHandler); err != nil {
+		return nil, err
+	}
+	wrap := func(err error) error { return fmt.Errorf("catalog: %s: %w", info.Name, err) }
 	if info.In.Kind() != reflect.Struct {
 		return nil, wrap(fmt.Errorf("argument type %s must be a struct (use struct{} for none)", info.In))
 	}
-	plan, err := buildPlan(info.In, true)
+	plan, err := jsontype.FromGo(info.In, true)
 	if err != nil {
 		return nil, wrap(fmt.Errorf("argument type: %w", err))
 	}
-	if _, clash := plan.byName[validateOnlyKey]; clash {
+	if _, clash := plan.ByName[validateOnlyKey]; clash {
 		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, validateOnlyKey))
 	}
-	if _, err := buildPlan(info.Out, false); err != nil {
+	out, err := jsontype.FromGo(info.Out, false)
+	if err != nil {
 		return nil, wrap(fmt.Errorf("result type: %w", err))
 	}
+	info.args, info.result = plan, out
 	return &entry{info: info, plan: plan}, nil
+}
+
+// presentOnly removes from a validation error the issues inside members
+// the arguments do not have. validator/v10 checks an absent optional
+// struct member as its zero value, so {} would fail on the required
+// fields of an optional "output" object that was never given; the
+// declarations call such a member optional, and JSON Schema agrees.
+// It returns nil when no issue remains, and other errors unchanged.
+func presentOnly(err error, args []byte) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	v, perr := parseArgs(args)
+	if perr != nil {
+		return err
+	}
+	var kept []Issue
+	for _, is := range ve.Issues {
+		if insidePresent(v, is.Path) {
+			kept = append(kept, is)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return &ValidationError{Issues: kept}
+}
+
+// insidePresent reports whether every member on path, except the last,
+// is present in v: an issue about the last member itself (a required
+// member missing) always stands.
+func insidePresent(v any, path []any) bool {
+	for i, step := range path {
+		if i == len(path)-1 {
+			return true
+		}
+		switch s := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return true
+			}
+			next, present := m[s]
+			if !present || next == nil {
+				return false
+			}
+			v = next
+		case int:
+			a, ok := v.([]any)
+			if !ok || s < 0 || s >= len(a) {
+				return true
+			}
+			v = a[s]
+		default:
+			return true
+		}
+	}
+	return true
 }

@@ -1,10 +1,14 @@
 package catalog_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/typegen"
 )
 
 // realisticReport is a coaching report for a 12-corner track, the kind of
@@ -44,5 +48,45 @@ func BenchmarkCall(b *testing.B) {
 				st.saved = st.saved[:0]
 			}
 		})
+	}
+}
+
+// BenchmarkCallSchemaVsTyped compares checking the same arguments for a
+// typed function and for its JSON-Schema twin (typegen.InputSchema of
+// the typed one), with dry runs so that only the checks are measured.
+func BenchmarkCallSchemaVsTyped(b *testing.B) {
+	typed, _ := newFixture(nil)
+	var info catalog.FuncInfo
+	for _, f := range typed.Functions() {
+		if f.Name == "saveReport" {
+			info = f
+		}
+	}
+	in, err := typegen.InputSchema(info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	twin, _ := catalog.New(typed.Namespace(), nil)
+	catalog.MustAddSchema(twin, catalog.SchemaFunc{Name: info.Name, Tier: info.Tier, Scopes: info.Scopes, InputSchema: in,
+		Handler: func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }})
+	for _, bc := range []struct {
+		name string
+		args json.RawMessage
+	}{
+		{"valid 12-corner report", realisticReport(`,"_validateOnly":true`)},
+		{"validation error", json.RawMessage(`{"summary":7,"corners":[{"corner":"1"}],"x":1,"_validateOnly":true}`)},
+	} {
+		for _, k := range []struct {
+			kind string
+			c    *catalog.Catalog
+		}{{"typed", typed}, {"schema", twin}} {
+			b.Run(bc.name+"/"+k.kind, func(b *testing.B) {
+				ctx := driver()
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = k.c.Call(ctx, "saveReport", bc.args)
+				}
+			})
+		}
 	}
 }

@@ -65,11 +65,11 @@ func (c *Catalog) CallWithWarnings(ctx context.Context, name string, args json.R
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
-	dry, warns, err := c.check(e, args)
+	obj, dry, warns, err := c.check(e, args)
 	if err != nil {
 		return nil, warns, err
 	}
-	out, err := c.run(ctx, e, args, dry)
+	out, err := c.run(ctx, e, args, obj, dry)
 	if err != nil {
 		return nil, warns, c.classify(ctx, name, err)
 	}
@@ -85,14 +85,14 @@ func (c *Catalog) CallWithWarnings(ctx context.Context, name string, args json.R
 // passed (see tagIssues), so one error reports a wrong type, an unknown
 // field and a bad enum value together. It returns whether a dry run was
 // asked for, and the members a lenient decode ignored.
-func (c *Catalog) check(e *entry, args []byte) (dry bool, warns []Warning, err error) {
+func (c *Catalog) check(e *entry, args []byte) (obj map[string]any, dry bool, warns []Warning, err error) {
 	v, perr := parseArgs(args)
 	if perr != nil {
-		return false, nil, perr
+		return nil, false, nil, perr
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return false, nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
+		return nil, false, nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
 	}
 	ch := checker{strict: e.info.Tier.Strict()}
 	if vo, present := obj[validateOnlyKey]; present {
@@ -121,9 +121,9 @@ func (c *Catalog) check(e *entry, args []byte) (dry bool, warns []Warning, err e
 		ch.issues = append(ch.issues, moreIssues)
 	}
 	if len(ch.issues) > 0 {
-		return false, warns, &ValidationError{Issues: ch.issues}
+		return nil, false, warns, &ValidationError{Issues: ch.issues}
 	}
-	return dry, warns, nil
+	return obj, dry, warns, nil
 }
 
 // tagIssues runs the validate tags on the arguments without the members
@@ -222,13 +222,13 @@ func pathText(path []any) string {
 }
 
 // run calls the entry, turning a panic into an error.
-func (c *Catalog) run(ctx context.Context, e *entry, args []byte, dry bool) (out any, err error) {
+func (c *Catalog) run(ctx context.Context, e *entry, args []byte, obj map[string]any, dry bool) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &panicError{value: r, stack: debug.Stack()}
 		}
 	}()
-	return e.run(c, ctx, args, dry)
+	return e.run(c, ctx, args, obj, dry)
 }
 
 type panicError struct {

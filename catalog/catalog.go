@@ -41,6 +41,14 @@
 // object members are removed unless Options.KeepNulls is set. Nulls inside
 // arrays are kept.
 //
+// A function known only by JSON Schema (a tool of an upstream MCP
+// server, a catalogue loaded at run time) is registered with [AddSchema]
+// and behaves the same: its input schema is turned into the same type
+// model typed functions are checked against, so it gets the same checks,
+// messages, warnings, dry runs, scopes and approvals; what the model does
+// not state is enforced by a JSON Schema validator. [Catalog.Remove] and
+// [Catalog.Version] serve catalogues that follow a changing source.
+//
 // Handlers report failures the model should read with NotFound, Conflict,
 // Invalid, *Error or *ValidationError. Any other error, and any panic, is
 // logged with a random reference and shown only as
@@ -48,6 +56,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -55,6 +64,8 @@ import (
 	"sync"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // Options configures a Catalog. The zero value is the documented default.
@@ -69,14 +80,16 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Catalog is a namespace of typed functions. It is safe for concurrent use.
+// Catalog is a namespace of functions, typed or known by JSON Schema. It
+// is safe for concurrent use.
 type Catalog struct {
 	ns       string
 	opts     Options
 	validate *validator.Validate
 
-	mu    sync.RWMutex
-	funcs map[string]*entry
+	mu      sync.RWMutex
+	funcs   map[string]*entry
+	version uint64 // bumped by every registration and removal
 }
 
 // FuncInfo describes a registered function for introspection.
@@ -86,7 +99,15 @@ type FuncInfo struct {
 	Tier        Tier
 	Scopes      []string
 	Approval    Approval
-	In, Out     reflect.Type // the Go argument and result types
+	// In and Out are the Go argument and result types of a function
+	// registered with Add; nil for one registered with AddSchema.
+	In, Out reflect.Type
+	// InputSchema and OutputSchema are the JSON Schemas a function
+	// registered with AddSchema was given (OutputSchema may be nil); nil
+	// for one registered with Add, whose schemas typegen derives.
+	InputSchema, OutputSchema json.RawMessage
+
+	args, result *jsontype.Node // the type model both kinds share
 }
 
 // New returns an empty catalog whose functions are called as
@@ -116,6 +137,7 @@ func (c *Catalog) Functions() []FuncInfo {
 	for _, e := range c.funcs {
 		info := e.info
 		info.Scopes = slices.Clone(info.Scopes)
+		info.InputSchema, info.OutputSchema = slices.Clone(info.InputSchema), slices.Clone(info.OutputSchema)
 		out = append(out, info)
 	}
 	slices.SortFunc(out, func(a, b FuncInfo) int {

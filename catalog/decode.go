@@ -62,27 +62,8 @@ func jsonTypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// expected names what a node accepts, in TypeScript's words.
-func (n *node) expected() string {
-	switch n.kind {
-	case kBool:
-		return "boolean"
-	case kInt, kUint, kFloat:
-		return "number"
-	case kString, kText, kBytes, kTime:
-		return "string"
-	case kSlice, kArray:
-		return "array"
-	case kMap, kStruct:
-		return "object"
-	case kPtr:
-		return n.elem.expected()
-	}
-	return "value"
-}
-
 func (c *checker) mismatch(n *node, v any) {
-	c.add("Expected " + n.expected() + ", got " + jsonTypeName(v))
+	c.add("Expected " + n.Expected() + ", got " + jsonTypeName(v))
 }
 
 func (c *checker) check(n *node, v any) {
@@ -90,17 +71,17 @@ func (c *checker) check(n *node, v any) {
 		c.truncated = true
 		return
 	}
-	switch n.kind {
+	switch n.Shape {
 	case kAny, kCustom:
 		return
 	case kPtr:
 		if v == nil {
 			return
 		}
-		c.check(n.elem, v)
+		c.check(n.Elem, v)
 		return
 	}
-	switch n.kind {
+	switch n.Shape {
 	case kBool:
 		if _, ok := v.(bool); !ok {
 			c.mismatch(n, v)
@@ -140,13 +121,17 @@ func (c *checker) check(n *node, v any) {
 			c.mismatch(n, v)
 			return
 		}
-		if n.kind == kArray && len(arr) != n.length {
-			c.add(fmt.Sprintf("Expected exactly %d items, got %d", n.length, len(arr)))
+		if n.Items != nil {
+			c.tuple(n, arr)
+			return
+		}
+		if n.Shape == kArray && len(arr) != n.Length {
+			c.add(fmt.Sprintf("Expected exactly %d items, got %d", n.Length, len(arr)))
 			return
 		}
 		for i, e := range arr {
 			c.path = append(c.path, i)
-			c.element(n.elem, e)
+			c.element(n.Elem, e)
 			c.path = c.path[:len(c.path)-1]
 		}
 	case kMap:
@@ -157,12 +142,12 @@ func (c *checker) check(n *node, v any) {
 		}
 		for _, k := range sortedKeys(obj) {
 			c.path = append(c.path, k)
-			if n.keyInt {
-				if _, err := strconv.ParseInt(k, 10, 64); err != nil || (n.keyU && k[0] == '-') {
+			if n.KeyInt {
+				if _, err := strconv.ParseInt(k, 10, 64); err != nil || (n.KeyU && k[0] == '-') {
 					c.add("Expected an integer key")
 				}
 			}
-			c.element(n.elem, obj[k])
+			c.element(n.Elem, obj[k])
 			c.path = c.path[:len(c.path)-1]
 		}
 	case kStruct:
@@ -175,10 +160,32 @@ func (c *checker) check(n *node, v any) {
 	}
 }
 
+// tuple checks a JSON Schema tuple (prefixItems): each item against its
+// position's type, further items against Elem, and at most Length items
+// when Length is not -1.
+func (c *checker) tuple(n *node, arr []any) {
+	if n.Length >= 0 && len(arr) > n.Length {
+		c.add(fmt.Sprintf("Expected at most %d items, got %d", n.Length, len(arr)))
+		return
+	}
+	for i, e := range arr {
+		en := n.Elem
+		if i < len(n.Items) {
+			en = n.Items[i]
+		}
+		if en == nil {
+			continue
+		}
+		c.path = append(c.path, i)
+		c.element(en, e)
+		c.path = c.path[:len(c.path)-1]
+	}
+}
+
 // element checks a slice element or map value, where null is only
 // acceptable for nullable types.
 func (c *checker) element(n *node, v any) {
-	if v == nil && n.kind != kPtr && n.kind != kAny && n.kind != kCustom {
+	if v == nil && n.Shape != kPtr && n.Shape != kAny && n.Shape != kCustom {
 		c.mismatch(n, v)
 		return
 	}
@@ -186,20 +193,22 @@ func (c *checker) element(n *node, v any) {
 }
 
 func (c *checker) checkStruct(n *node, obj map[string]any) {
-	for _, f := range n.fields {
-		v, present := obj[f.name]
-		c.path = append(c.path, f.name)
+	for _, f := range n.Fields {
+		v, present := obj[f.Name]
+		c.path = append(c.path, f.Name)
 		switch {
+		case v == nil && present && f.Node.Shape == kPtr && f.Node.GoType == nil:
+			// A schema's nullable member: null is one of its values.
 		case !present || v == nil:
-			if f.required {
+			if f.Required {
 				if !present {
 					c.add("Required field")
 				} else {
-					c.mismatch(f.n, v)
+					c.mismatch(f.Node, v)
 				}
 			}
 		default:
-			c.check(f.n, v)
+			c.check(f.Node, v)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
@@ -208,14 +217,22 @@ func (c *checker) checkStruct(n *node, obj map[string]any) {
 	}
 	var unknown []string
 	for k := range obj {
-		if _, ok := n.byName[k]; !ok {
+		if _, ok := n.ByName[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
+	if n.Open { // a schema's additionalProperties: members beyond the declared ones
+		for _, k := range unknown {
+			c.path = append(c.path, k)
+			c.element(n.Elem, obj[k])
+			c.path = c.path[:len(c.path)-1]
+		}
+		return
+	}
 	for _, k := range unknown {
 		hint := ""
-		if s := suggest.Nearest(k, n.fieldNames()); s != "" {
+		if s := suggest.Nearest(k, n.FieldNames()); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		if c.strict {
@@ -226,29 +243,20 @@ func (c *checker) checkStruct(n *node, obj map[string]any) {
 	}
 }
 
-// fieldNames lists a struct node's JSON member names.
-func (n *node) fieldNames() []string {
-	names := make([]string, len(n.fields))
-	for i, f := range n.fields {
-		names[i] = f.name
-	}
-	return names
-}
-
 func (c *checker) checkNumber(n *node, num json.Number) {
 	s := string(num)
-	switch n.kind {
+	switch n.Shape {
 	case kFloat:
-		f, err := strconv.ParseFloat(s, n.bits)
+		f, err := strconv.ParseFloat(s, n.Bits)
 		if err != nil || math.IsInf(f, 0) {
 			c.add("Number is out of range")
 		}
 	case kInt:
-		if _, err := strconv.ParseInt(s, 10, n.bits); err != nil {
+		if _, err := strconv.ParseInt(s, 10, n.Bits); err != nil {
 			c.intIssue(n, s)
 		}
 	case kUint:
-		if _, err := strconv.ParseUint(s, 10, n.bits); err != nil {
+		if _, err := strconv.ParseUint(s, 10, n.Bits); err != nil {
 			c.intIssue(n, s)
 		}
 	}
@@ -268,7 +276,7 @@ func (c *checker) intIssue(n *node, s string) {
 		return
 	}
 	lo, hi := intRange(n)
-	if n.kind == kUint && len(s) > 0 && s[0] == '-' {
+	if n.Shape == kUint && len(s) > 0 && s[0] == '-' {
 		c.add("Must be at least 0")
 		return
 	}
@@ -285,10 +293,10 @@ func isIntLiteral(s string) bool {
 }
 
 func intRange(n *node) (string, string) {
-	if n.kind == kUint {
-		return "0", strconv.FormatUint(math.MaxUint64>>(64-n.bits), 10)
+	if n.Shape == kUint {
+		return "0", strconv.FormatUint(math.MaxUint64>>(64-n.Bits), 10)
 	}
-	return strconv.FormatInt(math.MinInt64>>(64-n.bits), 10), strconv.FormatInt(math.MaxInt64>>(64-n.bits), 10)
+	return strconv.FormatInt(math.MinInt64>>(64-n.Bits), 10), strconv.FormatInt(math.MaxInt64>>(64-n.Bits), 10)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -20,6 +20,8 @@ const (
 	CodeValidation        = "validation"         // [*ValidationError]
 	CodeInsufficientScope = "insufficient_scope" // [*ScopeError]
 	CodeInternal          = "internal"           // [*InternalError]
+	CodeToolError         = "tool_error"         // an MCP tool's own error, its text shown as written
+	CodeUpstream          = "upstream"           // an upstream MCP server failed the call: it exited, timed out, answered malformed or too much
 	CodeUnknown           = "unknown"            // any other error
 )
 

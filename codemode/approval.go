@@ -22,9 +22,13 @@ import (
 // A call that needs approval is first validated as a dry run (decoding,
 // validation, the Validate hook, scopes); nothing is written and the
 // execution stops. The server asks the user through MCP elicitation to
-// approve the validated calls; on accept it runs the code again from the
-// start, and each call that needs approval proceeds only if its function
-// and canonical arguments match an approved call.
+// approve the validated calls, listing the writes the execution already
+// made. On accept the execution resumes: the code runs again, its earlier
+// host calls answered from their record (no write runs twice) and its
+// clock and Math.random replayed, until it reaches the approved calls.
+// A resumed run that makes a call the record does not hold ends in
+// APPROVAL_DIVERGED. Accepting approves the function for the rest of the
+// execution (a loop deleting three notes asks once), unless PerCall.
 type ApprovalOptions struct {
 	// Tiers lists the tiers whose functions need approval unless their
 	// catalog.Func says otherwise (catalog.ApprovalRequired,
@@ -44,6 +48,16 @@ type ApprovalOptions struct {
 	// Fallback says what happens when a call needs approval and the
 	// client cannot ask the user. The default refuses the call.
 	Fallback ApprovalFallback
+	// PerCall asks the user about every call that needs approval on its
+	// own. By default the user is asked at most once per function per
+	// execution: accepting approves that function's further calls in the
+	// same execution, and every response lists the writes they made.
+	PerCall bool
+	// Spent spends each approval sent back in a request state once
+	// (2026-07-28). Nil means an in-process cache, right for one replica;
+	// replicas sharing Key must share it too
+	// ([github.com/brakinglab/codemode-go/codemode/pgstate]).
+	Spent SpentApprovals
 }
 
 // DefaultApprovalTTL is how long an approval stays valid by default.
@@ -52,9 +66,8 @@ const DefaultApprovalTTL = 10 * time.Minute
 // minApprovalKey is the shortest Key accepted, in bytes.
 const minApprovalKey = 32
 
-// maxApprovalRounds bounds the approvals one tools/call may ask for when
-// the approved run keeps diverging.
-const maxApprovalRounds = 3
+// maxApprovalRounds bounds the questions one execution may ask.
+const maxApprovalRounds = 10
 
 // ApprovalFallback is what happens to a call that needs approval when the
 // client cannot ask the user.
@@ -80,8 +93,8 @@ const (
 	// ApprovalDeclined: the user declined or dismissed the request, or the
 	// client could not ask (ErrorKind says which).
 	ApprovalDeclined AuditKind = "approval.declined"
-	// ApprovalDiverged: in a run after an approval, the code made a call
-	// that was not approved; it was not run.
+	// ApprovalDiverged: a resumed run made a call that differs from the
+	// record of the runs before it; it was not run.
 	ApprovalDiverged AuditKind = "approval.diverged"
 )
 
@@ -91,6 +104,8 @@ type approver struct {
 	aead     cipher.AEAD
 	ttl      time.Duration
 	fallback ApprovalFallback
+	perCall  bool
+	spent    SpentApprovals
 	now      func() time.Time
 }
 
@@ -110,7 +125,10 @@ func newApprover(cat *catalog.Catalog, o ApprovalOptions) (*approver, error) {
 	if o.Fallback != ApprovalRefuse && o.Fallback != ApprovalAllow {
 		return nil, fmt.Errorf("ApprovalOptions.Fallback: unknown value %d", int(o.Fallback))
 	}
-	a := &approver{required: map[string]catalog.Tier{}, ttl: o.TTL, fallback: o.Fallback, now: time.Now}
+	a := &approver{required: map[string]catalog.Tier{}, ttl: o.TTL, fallback: o.Fallback, perCall: o.PerCall, spent: o.Spent, now: time.Now}
+	if a.spent == nil {
+		a.spent = newSpentCache(func() time.Time { return a.now() })
+	}
 	if a.ttl == 0 {
 		a.ttl = DefaultApprovalTTL
 	}
@@ -157,29 +175,38 @@ type approvedCall struct {
 }
 
 // approvalState is what an input-required result's request state carries,
-// sealed: the calls the user is asked to approve and what the approval is
-// bound to.
+// sealed: what the approval is bound to, the calls the user is asked to
+// approve, and the execution so far (approvalExec).
 type approvalState struct {
 	V       int            `json:"v"`
+	ID      string         `json:"id"` // random: the key that spends it once
 	Subject string         `json:"sub"`
 	Client  string         `json:"cid"`
 	Tool    string         `json:"tool"`
 	Code    string         `json:"code"` // hex SHA-256 of the code
 	Calls   []approvedCall `json:"calls"`
-	Round   int            `json:"round"`
 	Expires int64          `json:"exp"` // Unix seconds
+	approvalExec
 }
 
 // sealAD is the additional data of every sealed state: a state sealed for
 // another purpose with the same key cannot be opened as an approval.
-var sealAD = []byte("codemode approval state v1")
+var sealAD = []byte("codemode approval state v2")
 
 // seal encrypts and authenticates st for the request state.
 func (a *approver) seal(st *approvalState) (string, error) {
-	st.V = 1
+	st.V = 2
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return "", err
+	}
+	st.ID = base64.RawURLEncoding.EncodeToString(id)
 	plain, err := json.Marshal(st)
 	if err != nil {
 		return "", err
+	}
+	if len(plain) > maxRecordBytes {
+		return "", &errRecordTooLarge{size: len(plain)}
 	}
 	nonce := make([]byte, a.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
@@ -188,11 +215,18 @@ func (a *approver) seal(st *approvalState) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(a.aead.Seal(nonce, nonce, plain, sealAD)), nil
 }
 
+// errRecordTooLarge: the execution's record is over maxRecordBytes.
+type errRecordTooLarge struct{ size int }
+
+func (e *errRecordTooLarge) Error() string {
+	return fmt.Sprintf("approval record of %d bytes, over %d", e.size, maxRecordBytes)
+}
+
 // errApprovalInvalid is why a request state is refused.
 var errApprovalInvalid = errors.New("approval state invalid")
 
 // approvalInvalidMessage is what the model reads for a refused state.
-const approvalInvalidMessage = "the approval sent with this call is not valid for it (altered, expired, or issued for other code, another user or another tool); nothing was written. Run the code again to ask the user again."
+const approvalInvalidMessage = "the approval sent with this call is not valid for it (altered, expired, already used, or issued for other code, another user or another tool); nothing was written by this call. Run the code again to ask the user again."
 
 // open authenticates and decrypts a request state and checks what it is
 // bound to.
@@ -207,7 +241,7 @@ func (a *approver) open(token string, want *approvalState) (*approvalState, erro
 		return nil, errApprovalInvalid
 	}
 	var st approvalState
-	if err := json.Unmarshal(plain, &st); err != nil || st.V != 1 {
+	if err := json.Unmarshal(plain, &st); err != nil || st.V != 2 || st.ID == "" {
 		return nil, errApprovalInvalid
 	}
 	if st.Subject != want.Subject || st.Client != want.Client || st.Tool != want.Tool || st.Code != want.Code {

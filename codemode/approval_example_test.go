@@ -75,10 +75,14 @@ return "done";`}})
 	// 2. garage.deleteLap (MUTATING)
 	//    number: 3
 	//
-	// Nothing has been changed yet. Accept to make exactly these changes; decline to make none.
+	// Nothing has been changed yet. Accept to make these changes, and further garage.deleteLap calls this code makes in this execution; decline to make none of them.
 	// -- the user accepts
 	// deleting lap 2
 	// deleting lap 3
+	// Writes made by this execution:
+	// - garage.deleteLap({"number":2})
+	// - garage.deleteLap({"number":3})
+	//
 	// Result:
 	// "done"
 }

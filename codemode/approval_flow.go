@@ -2,14 +2,16 @@ package codemode
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,119 +62,227 @@ func channelFor(req *mcp.CallToolRequest) (approvalChannel, string) {
 	return channelElicit, ""
 }
 
-// runApproved runs the code, asking the user to approve the calls that
-// need it. It returns the sandbox's outcome of the last run, or, when the
-// outcome is about approval (an input-required result, a refusal, a
-// decline), that result instead.
-func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) (*sandbox.Result, *mcp.CallToolResult, error) {
+// approvalExec is an execution across its runs: what the user approved
+// so far and the record the next run replays. Over 2026-07-28 it travels
+// sealed in the request state (approvalState).
+type approvalExec struct {
+	Grants   map[string]bool  `json:"grants,omitempty"`   // functions approved for the rest of the execution
+	Approved []approvedCall   `json:"approved,omitempty"` // ApprovalOptions.PerCall: the calls approved
+	Record   []recordedCall   `json:"record,omitempty"`
+	Entropy  *sandbox.Entropy `json:"entropy,omitempty"`
+	Round    int              `json:"round"` // questions asked
+}
+
+// grant records the user's acceptance of pending.
+func (ex *approvalExec) grant(pending []pendingCall, perCall bool) {
+	if perCall {
+		ex.Approved = callsOf(pending)
+		return
+	}
+	if ex.Grants == nil {
+		ex.Grants = map[string]bool{}
+	}
+	for _, p := range pending {
+		ex.Grants[p.Fn] = true
+	}
+}
+
+// runApproved runs the code of a tool that binds a function needing
+// approval (or carries a request state) and returns what the model reads.
+func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *toolSpec, code string, host *execHost) *mcp.CallToolResult {
 	a := s.approvals
 	if a == nil || !sp.needsApproval(a) {
 		if req.Params.RequestState != "" {
-			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil), nil
+			return s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil, nil)
 		}
-		res, err := s.runSandbox(ctx, code, host)
-		return res, nil, err
+		res, err := s.runSandbox(ctx, code, host, nil)
+		return s.finish(ctx, host, res, err)
 	}
 	bound := &approvalState{Tool: sp.name, Code: host.base.CodeSHA256}
 	if host.principal != nil {
 		bound.Subject, bound.Client = host.principal.Subject, host.principal.ClientID
 	}
-
-	var approved []approvedCall
-	round := 0
-	if tok := req.Params.RequestState; tok != "" {
-		st, err := a.open(tok, bound)
-		if err != nil {
-			s.logger.Warn("codemode: refused an approval state", "subject", bound.Subject, "reason", "invalid, expired or bound to other code, user or tool")
-			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil), nil
-		}
-		answer, _ := req.Params.InputResponses[approvalInputKey].(*mcp.ElicitResult)
-		if answer == nil {
-			return nil, s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request; nothing was written. Run the code again to ask the user again.", nil), nil
-		}
-		pend := asPending(a, st.Calls)
-		if out := s.answered(ctx, host, answer.Action, pend); out != nil {
-			return nil, out, nil
-		}
-		approved, round = st.Calls, st.Round
+	if req.Params.RequestState == "" {
+		return s.approvalLoop(ctx, req, code, host, bound, &approvalExec{})
 	}
+	st, fp, out := s.spend(ctx, req, host, bound)
+	if out != nil {
+		return out
+	}
+	out = s.resume(ctx, req, code, host, bound, st)
+	if b, err := json.Marshal(out); err == nil {
+		if err := a.spent.Settle(ctx, st.ID, b); err != nil {
+			s.logger.Warn("codemode: storing an approval's outcome failed", "err", err, "request", fp)
+		}
+	}
+	return out
+}
 
+// spend opens the request state and spends it. It returns the state, or
+// the result of a state refused, already spent, or retried after its
+// first use settled.
+func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *execHost, bound *approvalState) (*approvalState, string, *mcp.CallToolResult) {
+	a := s.approvals
+	tok := req.Params.RequestState
+	st, err := a.open(tok, bound)
+	if err != nil {
+		s.logger.Warn("codemode: refused an approval state", "subject", bound.Subject, "reason", "invalid, expired or bound to other code, user or tool")
+		return nil, "", s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil, nil)
+	}
+	answer, _ := json.Marshal(req.Params.InputResponses)
+	sum := sha256.Sum256(append([]byte(tok+"\x00"), answer...))
+	fp := hex.EncodeToString(sum[:])
+	first, prior, err := a.spent.Spend(ctx, st.ID, fp, time.Unix(st.Expires, 0))
+	switch {
+	case err != nil:
+		s.logger.Error("codemode: spending an approval failed", "err", err)
+		return nil, fp, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", "the server could not check that this approval is used once, so it ran nothing. Retry the same call in a moment.", nil, nil)
+	case first:
+		return st, fp, nil
+	case prior != nil:
+		var out mcp.CallToolResult
+		if json.Unmarshal(prior, &out) == nil {
+			return nil, fp, &out
+		}
+	}
+	s.logger.Warn("codemode: refused an approval used twice", "subject", bound.Subject)
+	return nil, fp, s.approvalFailed(ctx, host, "APPROVAL_INVALID", "this approval was already used by another call; an approval runs the code once. Nothing was run by this call. Run the code again to ask the user again.", nil, nil)
+}
+
+// resume continues the execution of st with the user's answer.
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, st *approvalState) *mcp.CallToolResult {
+	answer, _ := req.Params.InputResponses[approvalInputKey].(*mcp.ElicitResult)
+	made := writesOf(s.cat.Namespace(), st.Record)
+	if answer == nil {
+		return s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request. "+writtenNote(made)+" Run the code again to ask the user again.", nil, made)
+	}
+	pend := asPending(s.approvals, st.Calls)
+	if out := s.answered(ctx, host, answer.Action, pend, made); out != nil {
+		return out
+	}
+	ex := st.approvalExec
+	ex.grant(pend, s.approvals.perCall)
+	return s.approvalLoop(ctx, req, code, host, bound, &ex)
+}
+
+// approvalLoop runs the execution ex, asking the user whenever a call
+// needs approval: in this tools/call over elicitation/create, or by
+// returning an input-required result over 2026-07-28.
+func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, ex *approvalExec) *mcp.CallToolResult {
+	a, ns := s.approvals, s.cat.Namespace()
 	ch, why := channelFor(req)
-	if ch == channelNone && a.fallback == ApprovalAllow {
-		res, err := s.runSandbox(ctx, code, host)
-		return res, nil, err
+	if ch == channelNone && a.fallback == ApprovalAllow && ex.Round == 0 {
+		res, err := s.runSandbox(ctx, code, host, nil)
+		return s.finish(ctx, host, res, err)
 	}
 	for {
-		run := newApprovalRun(a, ctx, approved)
+		run := newApprovalRun(a, ctx, ex)
 		host.ap.Store(run)
-		res, err := s.runSandbox(ctx, code, host)
+		entropy := ex.Entropy
+		if entropy == nil {
+			entropy = &sandbox.Entropy{}
+		}
+		res, err := s.runSandbox(ctx, code, host, entropy)
 		pending := run.settle(ctx, res, s.sb.Limits().Timeout)
 		host.ap.Store(nil)
+		if d := run.diverged; d != nil {
+			ex.Record = run.canonicalRecord()
+			return s.diverged(ctx, host, d, res, writesOf(ns, ex.Record))
+		}
 		if len(pending) == 0 || ctx.Err() != nil {
-			return res, nil, err
-		}
-		for _, p := range pending {
-			if p.Diverged {
-				s.auditApproval(ctx, host, ApprovalDiverged, p, "")
+			out := s.finish(ctx, host, res, err)
+			if ex.Round > 0 {
+				withWrites(out, writesOf(ns, run.canonicalRecord()))
 			}
+			return out
 		}
-		round++
-		if round > maxApprovalRounds {
-			return res, s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code kept making calls that differ from what the user approved (%d approvals asked for); the calls not approved were not run. Make the writes depend on data that does not change between runs, or make them in a separate execution.", maxApprovalRounds), res), nil
+		ex.Record, ex.Entropy = run.canonicalRecord(), entropyOf(res)
+		made := writesOf(ns, ex.Record)
+		ex.Round++
+		if ex.Round > maxApprovalRounds {
+			return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(ns, pending), writtenNote(made)), res, made)
 		}
 		if ch == channelNone {
 			for _, p := range pending {
 				s.auditApproval(ctx, host, ApprovalDeclined, p, "unavailable")
 			}
-			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. Nothing was written. Tell the user which change you want to make.", modelList(s.cat.Namespace(), pending), needVerb(pending), why), res), nil
+			return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. %s Tell the user which change you want to make.", modelList(ns, pending), needVerb(pending), why, writtenNote(made)), res, made)
 		}
-		params := s.elicitParams(req, host, pending)
+		params := s.elicitParams(req, host, pending, made)
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalRequested, p, "")
 		}
 		if ch == channelMRTR {
-			st := *bound
-			st.Calls, st.Round = callsOf(pending), round
-			st.Expires = a.now().Add(a.ttl).Unix()
-			tok, err := a.seal(&st)
-			if err != nil {
-				return res, nil, fmt.Errorf("sealing an approval: %w", err)
-			}
-			ev := host.base
-			ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
-			if res != nil {
-				ev.Calls = len(res.Calls)
-			}
-			s.audit.Audit(ctx, ev)
-			return nil, &mcp.CallToolResult{
-				InputRequests: mcp.InputRequestMap{approvalInputKey: params},
-				RequestState:  tok,
-			}, nil
+			return s.inputRequired(ctx, host, bound, ex, pending, params, res, made)
 		}
-		answer, err := s.elicit(ctx, host, req, params)
+		answer, err := s.elicit(ctx, req, params)
 		if err != nil {
-			if ctx.Err() != nil {
-				return res, nil, ctx.Err()
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				for _, p := range pending {
-					s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
-				}
-				return res, s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(s.cat.Namespace(), pending), a.ttl, itThem(pending)), res), nil
-			}
-			s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-			return res, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. Nothing was written.", modelList(s.cat.Namespace(), pending), needVerb(pending)), res), nil
+			return s.unanswered(ctx, host, err, pending, res, made)
 		}
-		if out := s.answered(ctx, host, answer.Action, pending); out != nil {
-			return nil, out, nil
+		if out := s.answered(ctx, host, answer.Action, pending, made); out != nil {
+			return out
 		}
-		approved = callsOf(pending)
+		ex.grant(pending, a.perCall)
 	}
+}
+
+// inputRequired is the 2026-07-28 question: an input-required result
+// whose request state carries the execution, sealed.
+func (s *Server) inputRequired(ctx context.Context, host *execHost, bound *approvalState, ex *approvalExec, pending []pendingCall, params *mcp.ElicitParams, res *sandbox.Result, made []write) *mcp.CallToolResult {
+	a := s.approvals
+	st := *bound
+	st.Calls, st.approvalExec = callsOf(pending), *ex
+	st.Expires = a.now().Add(a.ttl).Unix()
+	tok, err := a.seal(&st)
+	var big *errRecordTooLarge
+	if errors.As(err, &big) {
+		return s.approvalFailed(ctx, host, "APPROVAL_TOO_LARGE", fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can carry (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(s.cat.Namespace(), pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
+	}
+	if err != nil {
+		s.logger.Error("codemode: sealing an approval failed", "err", err)
+		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. %s", modelList(s.cat.Namespace(), pending), needVerb(pending), writtenNote(made)), res, made)
+	}
+	ev := host.base
+	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
+	if res != nil {
+		ev.Calls = len(res.Calls)
+	}
+	s.audit.Audit(ctx, ev)
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{approvalInputKey: params},
+		RequestState:  tok,
+	}
+}
+
+// unanswered is the outcome of a question over elicitation/create that
+// got no answer.
+func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pending []pendingCall, res *sandbox.Result, made []write) *mcp.CallToolResult {
+	ns := s.cat.Namespace()
+	if ctx.Err() != nil {
+		return s.finish(ctx, host, res, ctx.Err())
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		for _, p := range pending {
+			s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
+		}
+		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), s.approvals.ttl, writtenNote(made), itThem(pending)), res, made)
+	}
+	s.logger.Warn("codemode: asking the user for approval failed", "err", err)
+	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(ns, pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
+}
+
+// diverged is the outcome of a resumed run that made a call its record
+// does not hold.
+func (s *Server) diverged(ctx context.Context, host *execHost, d *divergence, res *sandbox.Result, made []write) *mcp.CallToolResult {
+	ns := s.cat.Namespace()
+	got := pendingCall{approvedCall: d.Got, Tier: host.tiers[d.Got.Fn]}
+	s.auditApproval(ctx, host, ApprovalDiverged, got, "")
+	return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("resuming after the user's approval, the code called %s.%s(%s) where the approved run had called %s.%s(%s); that call and everything after it were not run. %s Make the code's calls depend only on what it reads from %s, then run it again to ask the user again.", ns, d.Got.Fn, d.Got.Args, ns, d.Want.Fn, d.Want.Args, writtenNote(made), ns), res, made)
 }
 
 // elicit asks the user on the session, for at most the approval TTL,
 // with the execution's worker slot free meanwhile.
-func (s *Server) elicit(ctx context.Context, host *execHost, req *mcp.CallToolRequest, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func (s *Server) elicit(ctx context.Context, req *mcp.CallToolRequest, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	var (
 		answer *mcp.ElicitResult
 		err    error
@@ -203,7 +313,7 @@ func (sp *toolSpec) needsApproval(a *approver) bool {
 
 // answered handles the user's answer: nil on accept, else the result the
 // model reads.
-func (s *Server) answered(ctx context.Context, host *execHost, action string, pending []pendingCall) *mcp.CallToolResult {
+func (s *Server) answered(ctx context.Context, host *execHost, action string, pending []pendingCall, made []write) *mcp.CallToolResult {
 	ns := s.cat.Namespace()
 	switch action {
 	case "accept":
@@ -215,25 +325,27 @@ func (s *Server) answered(ctx context.Context, host *execHost, action string, pe
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "declined")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(ns, pending), itThem(pending)), nil)
+		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), writtenNote(made), itThem(pending)), nil, made)
 	default: // "cancel", or anything a client invents
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "cancelled")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; nothing was written. Do not make %s again unless the user asks for it.", modelList(ns, pending), itThem(pending)), nil)
+		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(ns, pending), writtenNote(made), itThem(pending)), nil, made)
 	}
 }
 
 // approvalFailed is the error result of an approval outcome, audited as
-// a failed execution.
-func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg string, res *sandbox.Result) *mcp.CallToolResult {
+// a failed execution, listing the writes the execution made.
+func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg string, res *sandbox.Result, made []write) *mcp.CallToolResult {
 	ev := host.base
 	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), kind
 	if res != nil {
 		ev.Calls = len(res.Calls)
 	}
 	s.audit.Audit(ctx, ev)
-	return errorResult(newExecError(sandbox.Kind(kind), msg), res)
+	out := errorResult(newExecError(sandbox.Kind(kind), msg), res)
+	withWrites(out, made)
+	return out
 }
 
 // auditApproval writes one approval event for call p.
@@ -263,131 +375,20 @@ func callsOf(pending []pendingCall) []approvedCall {
 	return out
 }
 
-// elicitParams is the form the user answers: a message naming who asks
-// and every call with its validated arguments, and no fields to fill in.
-func (s *Server) elicitParams(req *mcp.CallToolRequest, host *execHost, pending []pendingCall) *mcp.ElicitParams {
-	return &mcp.ElicitParams{
-		Mode:            "form",
-		Message:         approvalMessage(clientName(req, host), s.cat.Namespace(), pending),
-		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+// elicitFailure says briefly why asking failed, for the model.
+func elicitFailure(err error) string {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return "the answer was an error: " + clip(je.Message, 300)
 	}
+	return clip(err.Error(), 300)
 }
 
-// clientName is who asks: the client's title or name from its
-// implementation info, and the OAuth client id when there is one.
-func clientName(req *mcp.CallToolRequest, host *execHost) string {
-	name := ""
-	if req.Session != nil {
-		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
-			name = ip.ClientInfo.Title
-			if name == "" {
-				name = ip.ClientInfo.Name
-			}
-		}
-	}
-	var id string
-	if host.principal != nil {
-		id = host.principal.ClientID
-	}
-	switch {
-	case name == "" && id == "":
-		return "The AI client"
-	case name == "":
-		return "The AI client " + quoteShort(id)
-	case id == "" || id == name:
-		return quoteShort(name)
-	}
-	return quoteShort(name) + " (client " + quoteShort(id) + ")"
-}
-
-// quoteShort keeps a client-chosen name to one short line.
-func quoteShort(s string) string {
+// clip keeps a message to one line of at most n runes.
+func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:60]) + "…"
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
 	}
 	return s
-}
-
-// approvalMessage is the exact text the user reads, for example:
-//
-//	Claude asks to make 2 changes in brakinglab:
-//
-//	1. brakinglab.deleteRace (MUTATING)
-//	   raceId: 12
-//	2. brakinglab.deleteRace (MUTATING)
-//	   raceId: 14
-//
-//	Nothing has been changed yet. Accept to make exactly these changes; decline to make none.
-func approvalMessage(who, ns string, pending []pendingCall) string {
-	var b strings.Builder
-	if len(pending) == 1 {
-		fmt.Fprintf(&b, "%s asks to make 1 change in %s:\n\n", who, ns)
-	} else {
-		fmt.Fprintf(&b, "%s asks to make %d changes in %s:\n\n", who, len(pending), ns)
-	}
-	for i, p := range pending {
-		fmt.Fprintf(&b, "%d. %s.%s (%s)\n", i+1, ns, p.Fn, p.Tier)
-		lines := readableArgs(p.Args)
-		if len(lines) == 0 {
-			b.WriteString("   (no arguments)\n")
-		}
-		for _, l := range lines {
-			b.WriteString("   " + l + "\n")
-		}
-	}
-	if len(pending) == 1 {
-		b.WriteString("\nNothing has been changed yet. Accept to make exactly this change; decline to make none.")
-	} else {
-		b.WriteString("\nNothing has been changed yet. Accept to make exactly these changes; decline to make none.")
-	}
-	return b.String()
-}
-
-// readableArgs renders canonical arguments one member a line: key: value,
-// with values as compact JSON.
-func readableArgs(args json.RawMessage) []string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(args, &obj) != nil {
-		return []string{string(args)}
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+": "+string(obj[k]))
-	}
-	return out
-}
-
-// modelList names the calls for the model: ns.fn({"canonical":"args"}).
-func modelList(ns string, pending []pendingCall) string {
-	parts := make([]string, len(pending))
-	for i, p := range pending {
-		parts[i] = ns + "." + p.Fn + "(" + string(p.Args) + ")"
-	}
-	switch len(parts) {
-	case 1:
-		return parts[0]
-	case 2:
-		return parts[0] + " and " + parts[1]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
-func needVerb(pending []pendingCall) string {
-	if len(pending) == 1 {
-		return "needs"
-	}
-	return "need"
-}
-
-func itThem(pending []pendingCall) string {
-	if len(pending) == 1 {
-		return "this call"
-	}
-	return "these calls"
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -14,31 +15,37 @@ import (
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// approvalRun is the approval state of one run of the code: the calls
-// the user approved (each may run once), the calls that wait for approval
-// and a count of host calls, so the run's end can wait for every call the
-// script issued to be seen.
+// approvalRun is the approval state of one run of the code: the
+// earlier runs' calls it replays, what the user approved, the calls that
+// wait for approval, the record of every call, and a count of host calls,
+// so the run's end can wait for every call the script issued to be seen.
 type approvalRun struct {
 	a      *approver
 	reqCtx context.Context // the tools/call context: dry runs outlive the script's calls
 
 	mu       sync.Mutex
-	approved []approvedCall // not yet used by this run
-	afterOK  bool           // this run follows an approval: an unapproved call diverges
+	replay   *replay         // the earlier runs' calls; nil in the first run
+	grants   map[string]bool // functions approved for the rest of the execution
+	approved []approvedCall  // ApprovalOptions.PerCall: calls approved, not yet used
 	pending  []pendingCall
-	exited   int           // host calls that returned
-	changed  chan struct{} // closed and replaced when exited grows
+	diverged *divergence
+	record   []recordedCall // calls replayed or run, in the order they returned
+	exited   int            // host calls that returned
+	changed  chan struct{}  // closed and replaced when exited grows
 }
 
 // pendingCall is a validated call that waits for the user's approval.
 type pendingCall struct {
 	approvedCall
-	Tier     catalog.Tier
-	Diverged bool // made in a run after an approval, and not approved
+	Tier catalog.Tier
 }
 
-func newApprovalRun(a *approver, reqCtx context.Context, approved []approvedCall) *approvalRun {
-	return &approvalRun{a: a, reqCtx: reqCtx, approved: slices.Clone(approved), afterOK: len(approved) > 0, changed: make(chan struct{})}
+func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *approvalRun {
+	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), changed: make(chan struct{})}
+	if len(ex.Record) > 0 {
+		r.replay = newReplay(ex.Record)
+	}
+	return r
 }
 
 // errApprovalPending is what the script's promise rejects with when a
@@ -47,7 +54,7 @@ func newApprovalRun(a *approver, reqCtx context.Context, approved []approvedCall
 type errApprovalPending struct{ name string }
 
 func (e errApprovalPending) Error() string {
-	return e.name + " waits for the user's approval; the execution stops here and runs again once the user answers"
+	return e.name + " waits for the user's approval; the execution stops here and resumes once the user answers"
 }
 
 // errApprovalStopped rejects every other call once a call waits for
@@ -68,14 +75,35 @@ func (r *approvalRun) exit() {
 }
 
 // intercept handles a call to fn when approvals are on. done reports
-// whether it answered the call; otherwise the call runs as usual.
+// whether it answered the call; otherwise the call runs as usual and its
+// outcome goes to ran.
 func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessage) (out json.RawMessage, err error, done bool) {
-	tier, need := r.a.required[fn]
 	r.mu.Lock()
-	stopped := len(r.pending) > 0
+	if r.diverged != nil {
+		r.mu.Unlock()
+		return nil, errApprovalStopped{}, true
+	}
+	waiting := len(r.pending) > 0
+	if !waiting && r.replay != nil && r.replay.left > 0 {
+		canon, _, _ := canonicalArgs(args)
+		c, div, _ := r.replay.answer(fn, canon)
+		if c != nil {
+			r.record = append(r.record, *c)
+			r.mu.Unlock()
+			if c.Err != nil {
+				return nil, c.Err, true
+			}
+			return c.Out, nil, true
+		}
+		r.diverged = div
+		r.mu.Unlock()
+		return nil, errDiverged, true
+	}
 	r.mu.Unlock()
+
+	tier, need := r.a.required[fn]
 	if !need {
-		if stopped {
+		if waiting {
 			return nil, errApprovalStopped{}, true
 		}
 		return nil, nil, false
@@ -83,12 +111,12 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 	canon, dry, ok := canonicalArgs(args)
 	if ok && dry {
 		// The script's own dry run writes nothing: no approval needed.
-		if stopped {
+		if waiting {
 			return nil, errApprovalStopped{}, true
 		}
 		return nil, nil, false
 	}
-	if ok && !stopped && r.take(fn, canon) {
+	if ok && !waiting && r.allowed(fn, canon) {
 		return nil, nil, false
 	}
 
@@ -109,6 +137,7 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 		ev.Duration = time.Since(start)
 		ev.ErrorKind = catalog.CodeOf(derr)
 		h.s.audit.Audit(ctx, ev)
+		r.ran(fn, tier, args, nil, derr)
 		return nil, derr, true
 	}
 	if !ok {
@@ -117,15 +146,40 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 		return nil, fmt.Errorf("the arguments to %s must be an object", name), true
 	}
 	r.mu.Lock()
-	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier, Diverged: r.afterOK})
+	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier})
 	r.mu.Unlock()
 	return nil, errApprovalPending{name: name}, true
 }
 
-// take uses one approval for fn with canonical arguments args.
-func (r *approvalRun) take(fn string, args json.RawMessage) bool {
+// ran records a call that reached the host (or failed its dry run), for
+// the runs that resume the execution. Arguments are made canonical only
+// when the record is kept (canonicalRecord): a run that needs no approval
+// pays for no more than an append.
+func (r *approvalRun) ran(fn string, tier catalog.Tier, args, out json.RawMessage, err error) {
+	if catalog.CodeOf(err) == catalog.CodeCancelled {
+		// Cut short by the run's end, not an answer: the next run makes
+		// this call again.
+		return
+	}
+	c := recordedCall{Fn: fn, Args: args, Out: out, Err: recordError(err), Write: err == nil && tier != catalog.ReadOnly}
+	if c.Write {
+		if _, dry, _ := canonicalArgs(args); dry {
+			c.Write = false
+		}
+	}
+	r.mu.Lock()
+	r.record = append(r.record, c)
+	r.mu.Unlock()
+}
+
+// allowed uses the approval of fn with canonical arguments args: the
+// function's grant, or under ApprovalOptions.PerCall one approved call.
+func (r *approvalRun) allowed(fn string, args json.RawMessage) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.grants[fn] {
+		return true
+	}
 	for i, c := range r.approved {
 		if c.Fn == fn && bytes.Equal(c.Args, args) {
 			r.approved = slices.Delete(r.approved, i, i+1)
@@ -133,6 +187,21 @@ func (r *approvalRun) take(fn string, args json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// canonicalRecord returns the run's record with every call's arguments
+// canonical, as the next run replays it.
+func (r *approvalRun) canonicalRecord() []recordedCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]recordedCall, len(r.record))
+	for i, c := range r.record {
+		if canon, _, ok := canonicalArgs(c.Args); ok {
+			c.Args = canon
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // settle waits until every call the script issued has returned, so that

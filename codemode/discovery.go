@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/rank"
 	"github.com/brakinglab/codemode-go/internal/suggest"
@@ -85,10 +85,10 @@ func newDiscovery(fns []catalog.FuncInfo) *discovery {
 	for _, f := range fns {
 		d.summary[f.Name] = firstSentence(f.Description)
 		d.info[f.Name] = f
-		var argNames, argDocs, resNames strings.Builder
-		fieldText(f.In, &argNames, &argDocs, map[reflect.Type]bool{}, 0)
-		var resDocs strings.Builder
-		fieldText(f.Out, &resNames, &resDocs, map[reflect.Type]bool{}, 0)
+		var argNames, argDocs, resNames, resDocs strings.Builder
+		in, out := funcnode.Of(f)
+		fieldText(in, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
+		fieldText(out, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
 		// The name and the summary say what a function is for; field
 		// names and docs say what it takes and gives, and weigh less.
 		docs = append(docs, rank.Doc{ID: f.Name, Fields: []rank.Field{
@@ -105,22 +105,22 @@ func newDiscovery(fns []catalog.FuncInfo) *discovery {
 	return d
 }
 
-// fieldText collects the JSON member names and docs reachable from t,
-// three levels deep.
-func fieldText(t reflect.Type, names, docs *strings.Builder, seen map[reflect.Type]bool, depth int) {
-	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
-		t = t.Elem()
+// fieldText collects the member names and docs reachable from n, three
+// levels deep, from the type model every kind of function shares.
+func fieldText(n *jsontype.Node, names, docs *strings.Builder, seen map[*jsontype.Node]bool, depth int) {
+	for n != nil && n.Shape != jsontype.Struct && n.Elem != nil {
+		n = n.Elem // pointers, arrays, records
 	}
-	if t == nil || t.Kind() != reflect.Struct || seen[t] || depth > 2 {
+	if n == nil || n.Shape != jsontype.Struct || seen[n] || depth > 2 {
 		return
 	}
-	seen[t] = true
-	for _, f := range jsontype.Fields(t) {
+	seen[n] = true
+	for _, f := range n.Fields {
 		names.WriteString(f.Name + " ")
 		if f.Doc != "" {
 			docs.WriteString(f.Doc + " ")
 		}
-		fieldText(f.Type, names, docs, seen, depth+1)
+		fieldText(f.Node, names, docs, seen, depth+1)
 	}
 }
 

@@ -127,12 +127,16 @@
 // input-required result whose request state is the batch, sealed and bound
 // to the principal, the tool, the code's hash and an expiry (nothing is
 // kept on the server); on earlier revisions with elicitation/create, which
-// needs a session (Options.Stateful or stdio). On accept the code runs again
-// from the start and only the approved calls (function and canonical
-// arguments) run; the first other call stops the run and asks again.
-// Declined, cancelled, unavailable and invalid approvals reach the model as
-// APPROVAL_DECLINED, APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and
-// APPROVAL_INVALID; nothing is written. The model knows beforehand: the
+// needs a session (Options.Stateful or stdio). On accept the execution
+// resumes: the code runs again with its earlier host calls answered from
+// their record and its clock and Math.random replayed, so no write runs
+// twice; the approved function's further calls in the execution run too
+// (ApprovalOptions.PerCall asks for each). A resumed run that differs from
+// its record ends in APPROVAL_DIVERGED. Declined, cancelled, unavailable
+// and invalid approvals reach the model as APPROVAL_DECLINED,
+// APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and APPROVAL_INVALID; every
+// outcome lists the writes the execution made. A sealed state is spent
+// once (ApprovalOptions.Spent). The model knows beforehand: the
 // declarations, the index and codemode.describe tag exactly these
 // functions @approval, and the rule is stated once.
 //

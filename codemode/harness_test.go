@@ -158,6 +158,11 @@ type structuredResult struct {
 			Message string `json:"message"`
 		} `json:"issues"`
 	} `json:"error"`
+	Writes []struct {
+		Function string          `json:"function"`
+		Args     json.RawMessage `json:"args"`
+		ID       json.RawMessage `json:"id"`
+	} `json:"writes"`
 }
 
 func structuredOf(t *testing.T, res *mcp.CallToolResult) structuredResult {

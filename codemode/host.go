@@ -25,6 +25,7 @@ type execHost struct {
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
+	start     time.Time                   // the execution's start, for its audit event
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.
@@ -103,5 +104,8 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		ev.ErrorKind = catalog.CodeOf(err)
 	}
 	h.s.audit.Audit(ctx, ev)
+	if ap != nil {
+		ap.ran(fn, tier, args, out, err)
+	}
 	return out, err
 }

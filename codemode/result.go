@@ -50,6 +50,9 @@ type structured struct {
 	Truncated bool            `json:"truncated,omitempty"`
 	Warnings  []warning       `json:"warnings,omitempty"`
 	Error     *execError      `json:"error,omitempty"`
+	// Writes lists the writes of an execution that asked for approval,
+	// across all its runs.
+	Writes []write `json:"writes,omitempty"`
 }
 
 // warning is one entry of structuredContent.warnings: a sandbox.Warning

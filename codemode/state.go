@@ -7,11 +7,11 @@ import (
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-// The three pieces of HTTP state a Server keeps between requests are
+// The four pieces of state a Server keeps between requests are
 // interfaces, so that replicas behind a load balancer can share them. The
 // defaults live in the process, which is right for one replica; package
 // [github.com/brakinglab/codemode-go/codemode/pgstate] implements all
-// three on PostgreSQL for more than one.
+// four on PostgreSQL for more than one.
 
 // RateLimiter is the per-principal limit on executions (see
 // [Options.RatePerSecond]). Set [Options.RateLimiter] to share one budget
@@ -66,3 +66,19 @@ var (
 	_ FailureLimiter = (*httpmw.RateLimiter)(nil)
 	_ Cancellations  = (*httpmw.Cancels)(nil)
 )
+
+// SpentApprovals is the replay cache that spends each approval once: the
+// sealed request state of an input-required result (2026-07-28) is
+// consumed by the first tools/call that carries it back. Set
+// [ApprovalOptions.Spent] to share it between replicas. Ids are random
+// and opaque; request is a digest of the whole request (state and answer).
+type SpentApprovals interface {
+	// Spend marks id used by request until expires and reports whether
+	// this is its first use. When it is not, and the first use carried the
+	// same request and has settled, outcome is what it returned, for a
+	// client retrying after a lost response; otherwise outcome is nil and
+	// the request is refused. An error refuses the request and is logged.
+	Spend(ctx context.Context, id, request string, expires time.Time) (first bool, outcome []byte, err error)
+	// Settle stores the outcome of id's first use.
+	Settle(ctx context.Context, id string, outcome []byte) error
+}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -68,6 +69,9 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	}
 
 	host := &execHost{s: s, ns: s.cat.Namespace(), names: sp.names, tiers: sp.tiers, spec: sp, base: base}
+	// Functions adapted from go-sdk tools get this request's session,
+	// token info and headers.
+	ctx = mcpsource.WithRequest(ctx, req)
 	if hasP {
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)
@@ -77,18 +81,17 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		ctx = withProgress(ctx, pr)
 	}
 
-	start := time.Now()
+	host.start = time.Now()
 	ev := base
-	ev.Kind, ev.Time = ExecutionStarted, start
+	ev.Kind, ev.Time = ExecutionStarted, host.start
 	s.audit.Audit(ctx, ev)
+	return s.runApproved(ctx, req, sp, code, host)
+}
 
-	res, answered, err := s.runApproved(ctx, req, sp, code, host)
-	if answered != nil {
-		return answered
-	}
-
-	ev = base
-	ev.Time, ev.Duration = time.Now(), time.Since(start)
+// finish audits the end of an execution and renders its result.
+func (s *Server) finish(ctx context.Context, host *execHost, res *sandbox.Result, err error) *mcp.CallToolResult {
+	ev := host.base
+	ev.Time, ev.Duration = time.Now(), time.Since(host.start)
 	if res != nil {
 		ev.Calls = len(res.Calls)
 	}
@@ -109,14 +112,17 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 // is the sandbox's partition: the compile cache is partitioned by caller,
 // so the speed of a cache hit tells nobody what another caller ran, and
 // busy workers are shared out fairly between callers.
-func (s *Server) runSandbox(ctx context.Context, code string, host *execHost) (*sandbox.Result, error) {
+//
+// entropy, when set, records the run's clock and Math.random and replays
+// that record first (a run resuming an execution after an approval).
+func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, entropy *sandbox.Entropy) (*sandbox.Result, error) {
 	partition := "" // anonymous callers share one partition
 	if host.principal != nil {
 		partition = "sub:" + host.principal.Subject
 	}
 	start := time.Now()
 	ctx, span := s.tel.startRun(ctx)
-	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition})
+	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
 	s.tel.endRun(ctx, span, start, res, err)
 	return res, err
 }

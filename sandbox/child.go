@@ -372,6 +372,7 @@ func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFun
 		return doneMsg{Error: e, Dirty: breached}
 	}
 	hooks.spent = time.Since(start)
+	hooks.entropy = m.Entropy
 	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res

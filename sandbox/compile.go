@@ -76,7 +76,8 @@ func (c *compiled) sourceMap() *sourcemap.Consumer {
 type source struct {
 	key       [32]byte
 	ts        string
-	partition string // the caller (RunOptions.Partition), for admission
+	partition string   // the caller (RunOptions.Partition), for admission
+	entropy   *Entropy // RunOptions.Entropy: not part of the cache key
 }
 
 // sourceKey is the cache key of ts run in partition: runs in different

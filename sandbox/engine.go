@@ -68,6 +68,9 @@ type execHooks struct {
 	// spent is the part of lim.Timeout already used before the script
 	// started (compiling it); the script gets the rest.
 	spent time.Duration
+	// entropy, if set, records the clock and Math.random into
+	// Result.Entropy, replaying these values first (RunOptions.Entropy).
+	entropy *Entropy
 }
 
 // callResult is a finished host call, posted back to the loop goroutine.
@@ -158,6 +161,12 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		}
 	}
 	e.prog, e.host, e.lim = prog, host, lim
+	var ent *entropySource
+	if hooks.entropy != nil {
+		ent = newEntropySource(hooks.entropy)
+		e.vm.SetTimeSource(ent.now)
+		e.vm.SetRandSource(ent.random)
+	}
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
 	// Host calls see when the execution ends at the latest (its hard
@@ -177,6 +186,9 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		if res != nil {
 			res.Duration = time.Since(start) + hooks.spent
 			res.Compile = hooks.spent
+			if ent != nil {
+				res.Entropy = ent.record()
+			}
 		}
 	}()
 

@@ -90,7 +90,7 @@ func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) 
 				o.err = err
 				return
 			}
-			o.res, o.err = runScript(ctx, prog, host, lim, execHooks{prepared: prepared, spent: time.Since(start)})
+			o.res, o.err = runScript(ctx, prog, host, lim, execHooks{prepared: prepared, spent: time.Since(start), entropy: src.entropy})
 		}()
 		if !state.CompareAndSwap(0, 1) {
 			p.abandoned.Add(-1)

@@ -36,7 +36,7 @@ const (
 // enough to serve another execution.
 func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, lim Limits) (res *Result, err error, reuse bool) {
 	start := time.Now()
-	msg := execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions()}
+	msg := execMsg{Key: src.key[:], Limits: lim, Functions: host.Functions(), Entropy: src.entropy}
 	if fh, ok := host.(FreeHost); ok {
 		msg.Free = fh.FreeNamespaces()
 	}

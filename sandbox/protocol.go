@@ -14,7 +14,7 @@ const workerEnv = "CODEMODE_SANDBOX_WORKER"
 
 // protocolVersion changes whenever the worker protocol does; a worker
 // binary (Options.WorkerPath) built from another version refuses to start.
-const protocolVersion = 3
+const protocolVersion = 4
 
 // setupMsg is the first frame a worker reads.
 type setupMsg struct {
@@ -43,6 +43,9 @@ type execMsg struct {
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
 	Free      []string            `json:"free,omitempty"` // free namespaces (FreeHost)
+	// Entropy is RunOptions.Entropy: record the clock and Math.random,
+	// replaying these values first.
+	Entropy *Entropy `json:"entropy,omitempty"`
 }
 
 // doneMsg ends one execution.

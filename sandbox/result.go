@@ -31,6 +31,9 @@ type Result struct {
 	// functions reported with [Warn] (an ignored argument, say).
 	// A caller showing the result to a model must show them too.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Entropy is what the script read from the clock and Math.random,
+	// when RunOptions.Entropy asked for it; nil otherwise.
+	Entropy *Entropy `json:"entropy,omitempty"`
 }
 
 // Warning kinds in [Warning].

@@ -74,6 +74,14 @@ type RunOptions struct {
 	// running, and a partition with too many executions waiting (twice the
 	// pool size, at least 8) is refused with a BUSY error.
 	Partition string
+	// Entropy, if set, makes the run reproducible: the script's clock
+	// readings (Date.now, new Date()) and Math.random values are recorded
+	// in Result.Entropy, and the values of this record are returned first,
+	// in order, before live ones. An empty Entropy only records. Hosts
+	// that run the same code again and need it to take the same path (a
+	// run resumed after the user approved a call) pass the earlier run's
+	// Result.Entropy.
+	Entropy *Entropy
 }
 
 // Sandbox runs TypeScript programs. It is safe for concurrent use.
@@ -187,6 +195,10 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 		lim = lim.lower(opts.Limits)
 		partition = opts.Partition
 	}
+	var entropy *Entropy
+	if opts != nil {
+		entropy = opts.Entropy
+	}
 	if host == nil {
 		host = noHost{}
 	}
@@ -198,7 +210,7 @@ func (s *Sandbox) RunWith(ctx context.Context, ts string, host Host, opts *RunOp
 	}
 	// Transpiling and compiling happen in the executor, under the
 	// execution's deadline: their cost is not bounded by the source size.
-	res, err := s.exec.run(ctx, source{key: sourceKey(partition, ts), ts: ts, partition: partition}, host, lim)
+	res, err := s.exec.run(ctx, source{key: sourceKey(partition, ts), ts: ts, partition: partition, entropy: entropy}, host, lim)
 	var se *Error
 	if errors.As(err, &se) && se.Kind == KindInternal {
 		s.logger.Error("sandbox: internal failure", "mode", s.mode.String(), "err", se.Message)

@@ -1,6 +1,7 @@
 package typegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -17,27 +18,64 @@ import (
 // rejects unknown fields. Named structs are placed in "$defs". One
 // difference remains: a validate tag starting with omitempty lets the zero
 // value skip its bounds, which the schema does not express.
+//
+// For a function registered with catalog.AddSchema it returns the schema
+// the function was given, unchanged (draft 2020-12 or draft-07).
 func InputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
+	if f.In == nil && f.InputSchema != nil {
+		return f.InputSchema, nil
+	}
 	if f.In == nil || f.In.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
 	}
+	in, _, err := nodesOf(f)
+	if err != nil {
+		return nil, err
+	}
 	s := newSchemaGen(f.Tier.Strict())
-	root := s.schema(f.In, "", true)
+	root := s.schema(in, "", true)
 	if f.Tier.Strict() {
-		root["properties"].(map[string]any)["_validateOnly"] = map[string]any{
+		root["properties"] = append(root["properties"].(properties), property{"_validateOnly", map[string]any{
 			"type": "boolean", "description": "Dry run: validate only; nothing is changed.",
-		}
+		}})
 	}
 	return s.finish(root, f.Description)
 }
 
-// OutputSchema returns a JSON Schema (draft 2020-12) for f's result.
+// OutputSchema returns a JSON Schema (draft 2020-12) for f's result. A
+// named struct result is titled with the name its declaration has, and a
+// pointer result may be null. For a function registered with
+// catalog.AddSchema it returns the output schema the function was given,
+// or {} (any JSON) when it has none.
 func OutputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
+	if f.Out == nil && f.InputSchema != nil {
+		if f.OutputSchema == nil {
+			return json.RawMessage(`{}`), nil
+		}
+		return f.OutputSchema, nil
+	}
 	if f.Out == nil {
 		return nil, fmt.Errorf("typegen: %s: no result type", f.Name)
 	}
+	_, out, err := nodesOf(f)
+	if err != nil {
+		return nil, err
+	}
 	s := newSchemaGen(false)
-	return s.finish(s.schema(f.Out, "", true), "")
+	root := s.schema(out, "", true)
+	t := f.Out
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct && t.Name() != "" {
+		root["title"] = pascal(goName(t))
+	}
+	if f.Out.Kind() == reflect.Pointer {
+		if typ, ok := root["type"].(string); ok {
+			root["type"] = []string{typ, "null"}
+		}
+	}
+	return s.finish(root, "")
 }
 
 type schemaGen struct {
@@ -62,12 +100,13 @@ func (s *schemaGen) finish(root map[string]any, description string) (json.RawMes
 	return json.Marshal(root)
 }
 
-// schema returns the schema of t; tag is the validate tag applying to t.
-// inline asks for a struct's body rather than a $ref, for the root.
-func (s *schemaGen) schema(t reflect.Type, tag string, inline bool) map[string]any {
+// schema returns the schema of Go-built node n, read from the type model
+// the declarations are rendered from; tag is the validate tag applying to
+// n. inline asks for a struct's body rather than a $ref, for the root.
+func (s *schemaGen) schema(n *jsontype.Node, tag string, inline bool) map[string]any {
 	rules, elemTag := jsontype.SplitValidate(tag)
 	out := map[string]any{}
-	switch jsontype.ShapeOf(t, false) {
+	switch n.Shape {
 	case jsontype.Time:
 		return map[string]any{"type": "string", "format": "date-time"}
 	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
@@ -84,52 +123,51 @@ func (s *schemaGen) schema(t reflect.Type, tag string, inline bool) map[string]a
 		out["type"] = "number"
 	case jsontype.String:
 		out["type"] = "string"
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return s.schema(t.Elem(), tag, inline)
-	case reflect.Slice, reflect.Array:
+	case jsontype.Ptr:
+		return s.schema(n.Elem, tag, inline)
+	case jsontype.Slice, jsontype.Array:
 		out["type"] = "array"
-		out["items"] = s.schema(t.Elem(), elemTag, false)
-		if t.Kind() == reflect.Array {
-			out["minItems"], out["maxItems"] = t.Len(), t.Len()
+		out["items"] = s.schema(n.Elem, elemTag, false)
+		if n.Shape == jsontype.Array {
+			out["minItems"], out["maxItems"] = n.Length, n.Length
 		}
-	case reflect.Map:
+	case jsontype.Map:
 		out["type"] = "object"
-		out["additionalProperties"] = s.schema(t.Elem(), elemTag, false)
-	case reflect.Struct:
-		if t.Name() != "" && !inline {
-			return map[string]any{"$ref": "#/$defs/" + s.def(t)}
+		out["additionalProperties"] = s.schema(n.Elem, elemTag, false)
+	case jsontype.Struct:
+		if nodeName(n) != "" && !inline {
+			return map[string]any{"$ref": "#/$defs/" + s.def(n)}
 		}
-		return s.object(t)
+		return s.object(n)
 	}
-	applyRules(out, t, rules)
+	applyRules(out, n.Kind(), rules)
 	return out
 }
 
-// def returns the $defs name of named struct t, building it on first use.
-func (s *schemaGen) def(t reflect.Type) string {
-	if n, ok := s.names[t]; ok {
-		return n
+// def returns the $defs name of named struct node n, building it on
+// first use.
+func (s *schemaGen) def(n *jsontype.Node) string {
+	if name, ok := s.names[n.GoType]; ok {
+		return name
 	}
-	base := pascal(goName(t))
+	base := pascal(nodeName(n))
 	name := base
 	for i := 2; s.taken[name]; i++ {
 		name = base + strconv.Itoa(i)
 	}
 	s.taken[name] = true
-	s.names[t] = name
+	s.names[n.GoType] = name
 	s.defs[name] = map[string]any{} // placeholder for recursive types
-	s.defs[name] = s.object(t)
+	s.defs[name] = s.object(n)
 	return name
 }
 
-func (s *schemaGen) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
+func (s *schemaGen) object(n *jsontype.Node) map[string]any {
+	props := properties{}
 	required := []string{}
-	for _, f := range jsontype.Fields(t) {
-		p := s.schema(f.Type, f.Validate, false)
-		if d := crossMemberRules(t, f); d != "" {
+	for _, f := range n.Fields {
+		p := s.schema(f.Node, f.Go.Validate, false)
+		if d := crossMemberRules(n.GoType, *f.Go); d != "" {
 			p["description"] = joinSentences(p["description"], d)
 		}
 		if f.Doc != "" {
@@ -137,7 +175,7 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 			rule, _ := p["description"].(string)
 			p["description"] = joinSentences(f.Doc, rule)
 		}
-		props[f.Name] = p
+		props = append(props, property{f.Name, p})
 		if f.Required {
 			required = append(required, f.Name)
 		}
@@ -156,18 +194,18 @@ func (s *schemaGen) object(t reflect.Type) map[string]any {
 // the declarations' JSDoc and the catalog's messages come from. A rule with
 // no keyword adds its message to the description, so the schema still
 // states it.
-func applyRules(out map[string]any, t reflect.Type, rules []jsontype.Rule) {
+func applyRules(out map[string]any, k reflect.Kind, rules []jsontype.Rule) {
 	for _, r := range rules {
 		spec, ok := jsontype.LookupRule(r.Tag)
 		if !ok || spec.Presence || jsontype.CrossMember(r.Tag) { // cross-member: see object
 			continue
 		}
-		kws := spec.SchemaKeywords(t.Kind(), r.Param)
+		kws := spec.SchemaKeywords(k, r.Param)
 		for _, kw := range kws {
 			out[kw.Name] = kw.Value
 		}
 		if len(kws) == 0 {
-			out["description"] = joinSentences(out["description"], spec.Message(t.Kind(), r.Param)+".")
+			out["description"] = joinSentences(out["description"], spec.Message(k, r.Param)+".")
 		}
 	}
 }
@@ -195,4 +233,37 @@ func crossMemberRules(t reflect.Type, f jsontype.Field) string {
 		}
 	}
 	return d
+}
+
+// properties is a schema's "properties" in the order of the struct's
+// fields, which is the order declarations list them in.
+type properties []property
+
+type property struct {
+	name   string
+	schema map[string]any
+}
+
+// MarshalJSON writes the members in order.
+func (ps properties) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(p.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(p.schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

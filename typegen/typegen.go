@@ -38,6 +38,16 @@
 // as int, an alias of number the output defines, and times as datetime,
 // an alias of string; each validate rule is documented from the same table
 // the catalog's messages and InputSchema's keywords come from.
+//
+// Functions registered with catalog.AddSchema are rendered by the same
+// code from the same type model, so a Go function and its JSON-Schema
+// twin declare identically. A schema's named types are its $defs (or
+// draft-07 definitions) entries and titled objects; nullable types are
+// `T | null`, oneOf/anyOf unions, prefixItems tuples, additionalProperties
+// records, enum and const literal unions; descriptions, defaults,
+// formats, patterns and bounds are JSDoc. What TypeScript cannot show
+// (not, if/then/else, patternProperties) is declared unknown rather than
+// refused; the catalog still enforces it.
 package typegen
 
 import (
@@ -48,6 +58,7 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
@@ -104,7 +115,7 @@ func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string 
 }
 
 func newGen(opts *Options) *gen {
-	g := &gen{names: map[reflect.Type]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
+	g := &gen{names: map[any]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -115,13 +126,13 @@ func newGen(opts *Options) *gen {
 // written, so each Go type is declared once under a unique name.
 type gen struct {
 	opts  Options
-	names map[reflect.Type]string // declared name of each named struct
+	names map[any]string // declared name of each named struct, by typeKey
 	taken map[string]bool
 	// pkgTaken records "Name pkgpath" pairs already declared, so a second
 	// type with the same name from the same package gets a number rather
 	// than a package prefix.
 	pkgTaken map[string]bool
-	pending  []reflect.Type // named structs still to declare, in first-use order
+	pending  []*jsontype.Node // named structs still to declare, in first-use order
 	// usedInteger records that some member is a Go integer, declared as
 	// the int alias so the model sees it must be whole.
 	usedInteger bool
@@ -130,7 +141,7 @@ type gen struct {
 	usedDateTime bool
 	// shared counts the functions taking each argument type: a type
 	// several take is declared once, by name; others are written inline.
-	shared map[reflect.Type]int
+	shared map[any]int
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
 }
@@ -140,11 +151,18 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 	fmt.Fprintf(&b, "declare namespace %s {\n", ns)
 	// Reserve every Args/Result name first so Go type names never take them.
 	g.taken[writeType], g.taken[writeOptType] = true, true
-	g.shared = map[reflect.Type]int{}
+	g.shared = map[any]int{}
+	type model struct{ in, out *jsontype.Node }
+	models := map[string]model{}
 	for _, f := range funcs {
-		g.taken[pascal(f.Name)+"Args"] = true
-		g.taken[pascal(f.Name)+"Result"] = true
-		g.shared[f.In]++
+		in, out, err := nodesOf(f)
+		if err != nil {
+			return "", err
+		}
+		models[f.Name] = model{in, out}
+		g.taken[typeBase(f.Name)+"Args"] = true
+		g.taken[typeBase(f.Name)+"Result"] = true
+		g.shared[g.typeKey(in)]++
 	}
 	g.tierScopes = header(&b, funcs, &g.opts, true)
 	var types strings.Builder
@@ -162,15 +180,16 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 			}
 			b.WriteString("\n")
 		}
-		if f.In == nil || f.In.Kind() != reflect.Struct {
-			return "", fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
-		}
-		g.function(&b, f, g.argsExpr(f), g.resultDecl(&types, f))
+		m := models[f.Name]
+		g.function(&b, f, m.in, g.argsExpr(m.in), g.resultDecl(&types, f, m.out))
 	}
 	for len(g.pending) > 0 {
-		t := g.pending[0]
+		n := g.pending[0]
 		g.pending = g.pending[1:]
-		g.interfaceDecl(&types, g.names[t], t)
+		if n.GoType == nil && n.Doc != "" && !g.opts.Compact {
+			writeDoc(&types, "", strings.Split(strings.TrimSpace(n.Doc), "\n"))
+		}
+		g.interfaceDecl(&types, g.names[g.typeKey(n)], n)
 	}
 	if types.Len() > 0 {
 		b.WriteString(types.String())
@@ -189,7 +208,7 @@ func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {
 // rules and the scopes shared by a tier are in the header, once, and the
 // tier heads its group of functions; a function says its scopes only when
 // they differ.
-func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result string) {
+func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, in *jsontype.Node, args, result string) {
 	var doc []string
 	if d := strings.TrimSpace(f.Description); d != "" {
 		doc = strings.Split(d, "\n")
@@ -217,7 +236,7 @@ func (g *gen) function(b *strings.Builder, f catalog.FuncInfo, args, result stri
 		writeDoc(b, "", doc)
 	}
 	opt := ""
-	if jsontype.EmptyArgsAccepted(f.In) {
+	if in.EmptyArgsAccepted() {
 		opt = "?"
 	}
 	if f.Tier.Strict() {
@@ -299,7 +318,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.")
 	}
 	if approval {
-		lines = append(lines, ApprovalTag+": the call asks the user first; the run stops there and, once approved, reruns from the start. Declined: APPROVAL_DECLINED, nothing written.")
+		lines = append(lines, ApprovalTag+": the call asks the user first; the run stops there and, once approved, resumes: calls made before it are not repeated. Declined: APPROVAL_DECLINED; the result lists writes already made.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
@@ -325,7 +344,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 	var req, opt bool
 	for _, f := range funcs {
 		if f.Tier.Strict() {
-			if jsontype.EmptyArgsAccepted(f.In) {
+			if in, _, err := nodesOf(f); err == nil && in.EmptyArgsAccepted() {
 				opt = true
 			} else {
 				req = true
@@ -341,20 +360,20 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 	return scopes
 }
 
-// argsExpr returns the argument type of f's signature: the name of a
+// argsExpr returns the argument type of a signature: the name of a
 // struct several functions take, declared once, or else its members
 // inline, next to the function they belong to.
-func (g *gen) argsExpr(f catalog.FuncInfo) string {
-	if len(jsontype.Fields(f.In)) == 0 {
+func (g *gen) argsExpr(in *jsontype.Node) string {
+	if len(in.Fields) == 0 && !in.Open {
 		return "{}"
 	}
-	if g.shared[f.In] > 1 {
-		return g.named(f.In)
+	if g.shared[g.typeKey(in)] > 1 && nodeName(in) != "" {
+		return g.named(in)
 	}
-	fields, bases := g.extends(f.In)
+	fields, bases := g.extends(in)
 	var b strings.Builder
 	if len(fields) > 0 || len(bases) == 0 {
-		g.members(&b, f.In, fields)
+		g.members(&b, in, fields)
 	}
 	if len(bases) > 0 {
 		if b.Len() == 0 {
@@ -366,65 +385,74 @@ func (g *gen) argsExpr(f catalog.FuncInfo) string {
 }
 
 // resultDecl declares the result type when it needs a name of its own
-// (an anonymous struct, or a Go type already called <Name>Result) and
+// (an anonymous object, or a type already called <Name>Result) and
 // returns the type expression the signature resolves to.
-func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo) string {
-	name := pascal(f.Name) + "Result"
-	t := f.Out
-	_, declared := g.names[t]
+func (g *gen) resultDecl(b *strings.Builder, f catalog.FuncInfo, t *jsontype.Node) string {
+	name := typeBase(f.Name) + "Result"
+	k := g.typeKey(t)
+	_, declared := g.names[k]
 	switch {
-	case t.Kind() == reflect.Struct && t.Name() == "":
+	case t.Shape == jsontype.Struct && nodeName(t) == "":
 		g.interfaceDecl(b, name, t)
 		return name
-	case t.Kind() == reflect.Struct && !declared && pascal(goName(t)) == name:
-		g.names[t] = name
+	case t.Shape == jsontype.Struct && !declared && pascal(nodeName(t)) == name:
+		g.names[k] = name
 		g.interfaceDecl(b, name, t)
 		return name
 	}
 	expr := g.typeExpr(t, "")
-	if t.Kind() == reflect.Pointer {
+	if t.Shape == jsontype.Ptr && t.GoType != nil {
 		expr += " | null" // a nil pointer result is null
 	}
 	return expr
 }
 
-// interfaceDecl writes an interface for struct t, one member per line,
-// a member's documentation at the end of its line when it fits on one.
-func (g *gen) interfaceDecl(b *strings.Builder, name string, t reflect.Type) {
-	fields, bases := g.extends(t)
+// interfaceDecl writes an interface for struct node n, one member per
+// line, a member's documentation at the end of its line when it fits on
+// one.
+func (g *gen) interfaceDecl(b *strings.Builder, name string, n *jsontype.Node) {
+	fields, bases := g.extends(n)
 	ext := ""
 	if len(bases) > 0 {
 		ext = " extends " + strings.Join(bases, ", ")
 	}
 	fmt.Fprintf(b, "interface %s%s ", name, ext)
-	g.members(b, t, fields)
+	g.members(b, n, fields)
 	b.WriteString("\n")
 }
 
-// members writes an object type's members of struct t between braces:
-// on one line when none has documentation and they fit, else one member
-// per line, a
-// member's documentation at the end of its line when it fits on one.
-func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Field) {
+// members writes the given members of struct node n between braces: on
+// one line when none has documentation and they fit, else one member per
+// line, a member's documentation at the end of its line when it fits on
+// one.
+func (g *gen) members(b *strings.Builder, n *jsontype.Node, fields []jsontype.FieldNode) {
 	const indent = "" // the braces delimit; indentation would cost a tenth of the text
 	docs := make([][]string, len(fields))
 	documented := false
 	for i, f := range fields {
 		if !g.opts.Compact {
-			docs[i] = fieldDoc(t, f)
+			docs[i] = fieldDoc(n, f)
 		}
 		documented = documented || len(docs[i]) > 0
 	}
-	if len(fields) == 0 {
+	rest := ""
+	if n.Open {
+		rest = "[key: string]: unknown;" // additionalProperties: any further member
+	}
+	if len(fields) == 0 && rest == "" {
 		b.WriteString("{}")
 		return
 	}
 	if !documented {
-		one := make([]string, len(fields))
+		one := make([]string, len(fields), len(fields)+1)
 		for i, f := range fields {
 			one[i] = g.member(f) + ";"
+			documented = documented || strings.Contains(one[i], "\n") // a documented object inside
 		}
-		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine {
+		if rest != "" {
+			one = append(one, rest)
+		}
+		if line := "{ " + strings.TrimSuffix(strings.Join(one, " "), ";") + " }"; len(line) <= maxOneLine && !documented {
 			b.WriteString(line)
 			return
 		}
@@ -464,6 +492,9 @@ func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Fiel
 	if run > 0 {
 		b.WriteString("\n")
 	}
+	if rest != "" {
+		b.WriteString(rest + "\n")
+	}
 	b.WriteString("}")
 }
 
@@ -472,21 +503,30 @@ func (g *gen) members(b *strings.Builder, t reflect.Type, fields []jsontype.Fiel
 const maxPackedLine = 120
 
 // member is one member's name, optionality and type.
-func (g *gen) member(f jsontype.Field) string {
+func (g *gen) member(f jsontype.FieldNode) string {
 	opt := "?"
 	if f.Required {
 		opt = ""
 	}
-	return propName(f.Name) + opt + ": " + g.typeExpr(f.Type, f.Validate)
+	tag := ""
+	if f.Go != nil {
+		tag = f.Go.Validate
+	}
+	return propName(f.Name) + opt + ": " + g.typeExpr(f.Node, tag)
 }
 
-// extends splits the members of struct t into those of the named structs
-// it embeds whole (declared once and extended, rather than repeated) and
-// its own. Only a struct declared anyway is extended (a base of its own
-// would cost more than it saves); one embedded by pointer, or whose
-// members t shadows, is not: its members are listed.
-func (g *gen) extends(t reflect.Type) ([]jsontype.Field, []string) {
-	fields := jsontype.Fields(t)
+// extends splits the members of struct node n into those of the named
+// Go structs it embeds whole (declared once and extended, rather than
+// repeated) and its own. Only a struct declared anyway is extended (a
+// base of its own would cost more than it saves); one embedded by
+// pointer, or whose members n shadows, is not: its members are listed.
+// Schema-built nodes have no embedding: all members are their own.
+func (g *gen) extends(n *jsontype.Node) ([]jsontype.FieldNode, []string) {
+	fields := n.Fields
+	t := n.GoType
+	if t == nil {
+		return fields, nil
+	}
 	var bases []string
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -500,9 +540,9 @@ func (g *gen) extends(t reflect.Type) ([]jsontype.Field, []string) {
 		if _, declared := g.names[e]; !declared {
 			continue
 		}
-		var own, inherited []jsontype.Field
+		var own, inherited []jsontype.FieldNode
 		for _, f := range fields {
-			if len(f.Index) > 1 && f.Index[0] == i {
+			if len(f.Go.Index) > 1 && f.Go.Index[0] == i {
 				inherited = append(inherited, f)
 			} else {
 				own = append(own, f)
@@ -514,15 +554,39 @@ func (g *gen) extends(t reflect.Type) ([]jsontype.Field, []string) {
 		}
 		same := true
 		for j, f := range base {
-			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Type != f.Type {
+			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Go.Type != f.Type {
 				same = false
 			}
 		}
 		if !same {
 			continue
 		}
-		bases = append(bases, g.named(e))
+		bases = append(bases, g.names[e])
 		fields = own
 	}
 	return fields, bases
+}
+
+// nodesOf returns the type model of f's arguments and result: the one
+// the catalog built at registration, or, for a FuncInfo made by hand,
+// one built from its Go types.
+func nodesOf(f catalog.FuncInfo) (in, out *jsontype.Node, err error) {
+	if funcnode.Of != nil {
+		if in, out = funcnode.Of(f); in != nil {
+			return in, out, nil
+		}
+	}
+	if f.In == nil || f.In.Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
+	}
+	if in, err = jsontype.FromGo(f.In, true); err != nil {
+		return nil, nil, fmt.Errorf("typegen: %s: %w", f.Name, err)
+	}
+	out = &jsontype.Node{Shape: jsontype.Any}
+	if f.Out != nil {
+		if out, err = jsontype.FromGo(f.Out, false); err != nil {
+			return nil, nil, fmt.Errorf("typegen: %s: %w", f.Name, err)
+		}
+	}
+	return in, out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,18 +15,38 @@ import (
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-// typeExpr returns the TypeScript type for t; tag is the validate tag that
-// applies to t (its oneof rule becomes a union of literals, and the part
-// after "dive" applies to elements).
-func (g *gen) typeExpr(t reflect.Type, tag string) string {
+// typeExpr returns the TypeScript type of node n, built from a Go type
+// or from JSON Schema; tag is the validate tag that applies to a Go-built
+// n (its oneof rule becomes a union of literals, and the part after
+// "dive" applies to elements). A schema-built node carries its own rules
+// and enum.
+func (g *gen) typeExpr(n *jsontype.Node, tag string) string {
 	rules, elemTag := jsontype.SplitValidate(tag)
-	switch sh := jsontype.ShapeOf(t, false); sh {
+	if n.GoType == nil && len(n.Enum) > 0 && n.Shape != jsontype.Ptr {
+		return literalUnion(n.Enum)
+	}
+	switch sh := n.Shape; sh {
 	case jsontype.Time:
 		g.usedDateTime = true
 		return "datetime"
 	case jsontype.Text, jsontype.Bytes:
 		return "string"
-	case jsontype.Custom, jsontype.Any, jsontype.Unsupported:
+	case jsontype.Custom, jsontype.Unsupported:
+		return "unknown"
+	case jsontype.Any:
+		if len(n.Variants) > 0 {
+			parts := make([]string, 0, len(n.Variants))
+			for _, v := range n.Variants {
+				e := g.typeExpr(v, "")
+				if e == "unknown" {
+					return "unknown"
+				}
+				if !slices.Contains(parts, e) {
+					parts = append(parts, e)
+				}
+			}
+			return strings.Join(parts, " | ")
+		}
 		return "unknown"
 	case jsontype.Bool:
 		return "boolean"
@@ -43,62 +64,156 @@ func (g *gen) typeExpr(t reflect.Type, tag string) string {
 			return stringUnion(vals)
 		}
 		return "string"
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return g.typeExpr(t.Elem(), tag)
-	case reflect.Slice, reflect.Array:
-		e := g.typeExpr(t.Elem(), elemTag)
-		if t.Kind() == reflect.Array && t.Len() <= 8 {
-			return "[" + strings.TrimSuffix(strings.Repeat(e+", ", t.Len()), ", ") + "]"
+	case jsontype.Ptr:
+		if n.GoType != nil {
+			return g.typeExpr(n.Elem, tag)
 		}
-		if strings.ContainsAny(e, "|&") {
-			e = "(" + e + ")"
+		e := g.typeExpr(n.Elem, "")
+		if e == "unknown" {
+			return e
 		}
-		return e + "[]"
-	case reflect.Map:
-		return "Record<string, " + g.typeExpr(t.Elem(), elemTag) + ">"
-	case reflect.Struct:
-		if t.Name() == "" {
-			var b strings.Builder
-			b.WriteString("{ ")
-			for _, f := range jsontype.Fields(t) {
-				opt := "?"
-				if f.Required {
-					opt = ""
-				}
-				fmt.Fprintf(&b, "%s%s: %s; ", propName(f.Name), opt, g.typeExpr(f.Type, f.Validate))
+		return e + " | null" // a schema's nullable type
+	case jsontype.Slice, jsontype.Array:
+		if n.Items != nil {
+			parts := make([]string, len(n.Items))
+			for i, it := range n.Items {
+				parts[i] = g.typeExpr(it, "")
 			}
-			b.WriteString("}")
-			return b.String()
+			if n.Length < 0 {
+				parts = append(parts, "..."+arrayOf(g.typeExpr(n.Elem, "")))
+			}
+			return "[" + strings.Join(parts, ", ") + "]"
 		}
-		return g.named(t)
+		e := g.typeExpr(n.Elem, elemTag)
+		if n.Shape == jsontype.Array && n.Length <= 8 {
+			return "[" + strings.TrimSuffix(strings.Repeat(e+", ", n.Length), ", ") + "]"
+		}
+		return arrayOf(e)
+	case jsontype.Map:
+		return "Record<string, " + g.typeExpr(n.Elem, elemTag) + ">"
+	case jsontype.Struct:
+		if nodeName(n) == "" {
+			return g.inlineObject(n)
+		}
+		return g.named(n)
 	}
 	return "unknown"
 }
 
-// named returns the declared name for named struct t, queueing its
-// declaration on first use.
-func (g *gen) named(t reflect.Type) string {
-	if n, ok := g.names[t]; ok {
+// arrayOf is e[], parenthesised when e is a union or intersection.
+func arrayOf(e string) string {
+	if strings.ContainsAny(e, "|&") {
+		e = "(" + e + ")"
+	}
+	return e + "[]"
+}
+
+// inlineObject writes an unnamed object type in place: on one line when
+// no member has documentation, else a member per line.
+func (g *gen) inlineObject(n *jsontype.Node) string {
+	var b strings.Builder
+	if !g.opts.Compact {
+		for _, f := range n.Fields {
+			if len(fieldDoc(n, f)) > 0 {
+				g.members(&b, n, n.Fields)
+				return b.String()
+			}
+		}
+	}
+	b.WriteString("{ ")
+	for _, f := range n.Fields {
+		fmt.Fprintf(&b, "%s; ", g.member(f))
+	}
+	if n.Open {
+		b.WriteString("[key: string]: unknown; ")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// nodeName is the name a struct node is declared under: its Go type's,
+// or its schema's ($defs entry or title); "" for an anonymous one.
+func nodeName(n *jsontype.Node) string {
+	if n.GoType != nil {
+		if n.GoType.Name() == "" {
+			return ""
+		}
+		return goName(n.GoType)
+	}
+	return identOnly(n.Name)
+}
+
+// typeKey identifies a named type across functions: its Go type, or for
+// a schema its name and shape (each function's schema is its own
+// document, so the same type arrives as different nodes).
+func (g *gen) typeKey(n *jsontype.Node) any {
+	if n.GoType != nil {
+		return n.GoType
+	}
+	if n.Name == "" {
 		return n
 	}
-	base := pascal(goName(t))
+	return "schema " + fingerprint(n, 0)
+}
+
+// fingerprint describes a schema node's structure; named objects below
+// the top are written by name only, so recursion ends.
+func fingerprint(n *jsontype.Node, depth int) string {
+	if n == nil {
+		return "-"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", n.Shape)
+	if n.Name != "" {
+		b.WriteString("#" + n.Name)
+		if depth > 0 {
+			return b.String()
+		}
+	}
+	if depth > 8 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%v%v%q%q%q", n.Rules, n.Enum, n.Format, n.Pattern, n.Default)
+	for _, f := range n.Fields {
+		fmt.Fprintf(&b, "{%s %v %q %s}", f.Name, f.Required, f.Doc, fingerprint(f.Node, depth+1))
+	}
+	for _, v := range n.Variants {
+		b.WriteString("|" + fingerprint(v, depth+1))
+	}
+	for _, v := range n.Items {
+		b.WriteString("," + fingerprint(v, depth+1))
+	}
+	b.WriteString("<" + fingerprint(n.Elem, depth+1) + ">")
+	return b.String()
+}
+
+// named returns the declared name for named struct node n, queueing its
+// declaration on first use.
+func (g *gen) named(n *jsontype.Node) string {
+	k := g.typeKey(n)
+	if name, ok := g.names[k]; ok {
+		return name
+	}
+	base := pascal(nodeName(n))
 	name := base
+	pkg := ""
+	if n.GoType != nil {
+		pkg = n.GoType.PkgPath()
+	}
 	if g.taken[name] {
 		// Prefer the package name (store.Session → StoreSession) when the
 		// clash is with another package; fall back to a number.
-		if pkg := t.PkgPath(); pkg != "" && !g.pkgTaken[name+" "+pkg] {
+		if pkg != "" && !g.pkgTaken[name+" "+pkg] {
 			name = pascal(identOnly(pkg[strings.LastIndexAny(pkg, "/.")+1:])) + base
 		}
 		for i := 2; g.taken[name]; i++ {
 			name = base + strconv.Itoa(i)
 		}
 	}
-	g.pkgTaken[base+" "+t.PkgPath()] = true
+	g.pkgTaken[base+" "+pkg] = true
 	g.taken[name] = true
-	g.names[t] = name
-	g.pending = append(g.pending, t)
+	g.names[k] = name
+	g.pending = append(g.pending, n)
 	return name
 }
 
@@ -148,31 +263,62 @@ func numberUnion(vals []string) string {
 	return strings.Join(parts, " | ")
 }
 
-// fieldDoc is the JSDoc of one member: its description, what its string
-// format is, and its constraints as JSDoc tags.
-func fieldDoc(parent reflect.Type, f jsontype.Field) []string {
+// fieldDoc is the JSDoc of one member of struct node parent: its
+// description, what its string format is, and its constraints as JSDoc
+// tags, from the validate tag of a Go field or the rules of a schema.
+func fieldDoc(parent *jsontype.Node, f jsontype.FieldNode) []string {
 	var doc []string
 	if d := strings.TrimSpace(f.Doc); d != "" {
-		doc = append(doc, d)
+		doc = append(doc, strings.Split(d, "\n")...) // a schema's description may have lines
 	}
-	t := f.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	t := f.Node
+	for t.Shape == jsontype.Ptr {
+		t = t.Elem
 	}
-	switch jsontype.ShapeOf(t, false) {
-	case jsontype.Bytes:
+	if t.Shape == jsontype.Bytes {
 		doc = append(doc, "Base64-encoded bytes.")
 	}
-	if t == durationType {
+	if t.GoType == durationType {
 		doc = append(doc, "Duration in nanoseconds.")
 	}
-	rules, _ := jsontype.SplitValidate(f.Validate)
-	for _, r := range rules {
+	if f.Go != nil {
+		rules, _ := jsontype.SplitValidate(f.Go.Validate)
+		for _, r := range rules {
+			if spec, ok := jsontype.LookupRule(r.Tag); ok {
+				doc = append(doc, spec.Doc(t.GoType.Kind(), jsontype.MemberNames(parent.GoType, r.Tag, r.Param))...)
+			}
+		}
+		return doc
+	}
+	for _, r := range t.Rules {
 		if spec, ok := jsontype.LookupRule(r.Tag); ok {
-			doc = append(doc, spec.Doc(t.Kind(), jsontype.MemberNames(parent, r.Tag, r.Param))...)
+			doc = append(doc, spec.Doc(t.Kind(), r.Param)...)
 		}
 	}
+	if t.Format != "" {
+		doc = append(doc, "@format "+t.Format)
+	}
+	if t.Pattern != "" {
+		doc = append(doc, "@pattern "+t.Pattern)
+	}
+	if len(f.Node.Default) > 0 {
+		doc = append(doc, "@default "+string(f.Node.Default))
+	} else if len(t.Default) > 0 {
+		doc = append(doc, "@default "+string(t.Default))
+	}
 	return doc
+}
+
+// literalUnion writes enum values as a union of literals.
+func literalUnion(vals []any) string {
+	parts := make([]string, 0, len(vals))
+	for _, v := range vals {
+		q, _ := json.Marshal(v)
+		if !slices.Contains(parts, string(q)) {
+			parts = append(parts, string(q))
+		}
+	}
+	return strings.Join(parts, " | ")
 }
 
 // writeDoc writes lines as a JSDoc comment; nothing for no lines.
@@ -250,6 +396,24 @@ func propName(s string) string {
 		return `""`
 	}
 	return s
+}
+
+// typeBase is the part of a function's name its Args and Result types
+// start with: getSessions → GetSessions, open_nodes → OpenNodes.
+func typeBase(name string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range name {
+		if r == '_' || r == '-' || r == '$' {
+			up = true
+			continue
+		}
+		if up {
+			r, up = unicode.ToUpper(r), false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // pascal upper-cases the first letter: getSessions → GetSessions.

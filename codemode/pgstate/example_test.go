@@ -14,8 +14,8 @@ import (
 )
 
 // Every replica of a service runs the same code against the same
-// database: the execution budget, the failed-authentication budget and
-// cancellations then hold across replicas. (Not run: it needs a
+// database: the execution budget, the failed-authentication budget,
+// cancellations and single-use approvals then hold across replicas. (Not run: it needs a
 // PostgreSQL server; the package tests run it against one.)
 func Example() {
 	ctx := context.Background()
@@ -37,6 +37,9 @@ func Example() {
 		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
 		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
 		Cancellations:  st.Cancellations(),
+		// The same approval key on every replica, and approvals spent once
+		// whichever replica a retry reaches.
+		Approvals: codemode.ApprovalOptions{Key: []byte(os.Getenv("APPROVAL_KEY")), Spent: st.SpentApprovals()},
 	})
 	if err != nil {
 		log.Fatal(err)

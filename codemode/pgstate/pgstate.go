@@ -1,8 +1,9 @@
 // Package pgstate keeps the HTTP state a codemode server shares between
 // replicas in PostgreSQL: the per-principal rate limit, the per-address
-// failed-authentication limit, and the registry through which a
+// failed-authentication limit, the registry through which a
 // notifications/cancelled POST reaches a stateless tools/call running on
-// another replica (LISTEN/NOTIFY). Any host with a PostgreSQL database can
+// another replica (LISTEN/NOTIFY), and the replay cache that spends each
+// approval once. Any host with a PostgreSQL database can
 // use it:
 //
 //	st, err := pgstate.New(ctx, pool, nil)
@@ -12,10 +13,11 @@
 //		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
 //		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
 //		Cancellations:  st.Cancellations(),
+//		Approvals:      codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
 //	}
 //
-// New creates two tables in the pool's default schema if they do not
-// exist, codemode_buckets and codemode_calls; every replica uses the same
+// New creates three tables in the pool's default schema if they do not
+// exist, codemode_buckets, codemode_calls and codemode_approvals; every replica uses the same
 // database. A limiter's buckets and the database clock are shared, so the
 // budget holds whichever replica a request lands on.
 //
@@ -27,8 +29,8 @@
 // both are logged. The listener reconnects by itself.
 //
 // Start at package codemode; this package only supplies its
-// [codemode.RateLimiter], [codemode.FailureLimiter] and
-// [codemode.Cancellations].
+// [codemode.RateLimiter], [codemode.FailureLimiter],
+// [codemode.Cancellations] and [codemode.SpentApprovals].
 package pgstate
 
 import (
@@ -102,6 +104,12 @@ CREATE TABLE IF NOT EXISTS codemode_calls (
 );
 CREATE INDEX IF NOT EXISTS codemode_calls_key_id ON codemode_calls (key, id);
 ALTER TABLE codemode_calls ADD COLUMN IF NOT EXISTS ended boolean NOT NULL DEFAULT false;
+CREATE TABLE IF NOT EXISTS codemode_approvals (
+	id      text PRIMARY KEY,
+	request text NOT NULL,
+	outcome bytea,
+	expires timestamptz NOT NULL
+);
 `
 
 // migrationLock serialises New's CREATE statements between replicas that
@@ -243,6 +251,9 @@ func (s *State) sweep(ctx context.Context) {
 	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_calls WHERE expires < now()"); err != nil && ctx.Err() == nil {
 		s.logger.Warn("pgstate: sweeping expired calls", "err", err)
 	}
+	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_approvals WHERE expires < now()"); err != nil && ctx.Err() == nil {
+		s.logger.Warn("pgstate: sweeping spent approvals", "err", err)
+	}
 	s.mu.Lock()
 	limiters := append([]*Limiter(nil), s.limiters...)
 	s.mu.Unlock()
@@ -317,6 +328,56 @@ func (c *Cancellations) Cancel(ctx context.Context, key, id string) error {
 		WHERE key = $1 AND id = $2 AND expires > now() HAVING count(*) = 1 AND NOT bool_or(ended)`, key, id, channel)
 	if err != nil {
 		return fmt.Errorf("pgstate: sending a cancellation: %w", err)
+	}
+	return nil
+}
+
+// SpentApprovals returns the shared replay cache that spends each approval
+// once across replicas, a [codemode.SpentApprovals] for
+// [codemode.ApprovalOptions.Spent].
+func (s *State) SpentApprovals() *SpentApprovals { return &SpentApprovals{s} }
+
+// SpentApprovals keeps one row per approval used (table
+// codemode_approvals) until the approval expires: the first replica to
+// insert the row runs the execution, and stores its outcome for a client
+// that retries the same request after a lost response. Unlike a limiter
+// it has no in-process fallback: when the database cannot be reached an
+// approval is refused rather than possibly spent twice.
+type SpentApprovals struct{ s *State }
+
+var _ codemode.SpentApprovals = (*SpentApprovals)(nil)
+
+// Spend implements [codemode.SpentApprovals].
+func (a *SpentApprovals) Spend(ctx context.Context, id, request string, expires time.Time) (bool, []byte, error) {
+	// An expired row may still be there (the sweep runs every minute):
+	// the insert takes it over.
+	tag, err := a.s.pool.Exec(ctx, `INSERT INTO codemode_approvals (id, request, expires) VALUES ($1, $2, $3)
+		ON CONFLICT (id) DO UPDATE SET request = EXCLUDED.request, outcome = NULL, expires = EXCLUDED.expires
+		WHERE codemode_approvals.expires < now()`, id, request, expires)
+	if err != nil {
+		return false, nil, fmt.Errorf("pgstate: spending an approval: %w", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil, nil
+	}
+	var outcome []byte
+	err = a.s.pool.QueryRow(ctx, "SELECT outcome FROM codemode_approvals WHERE id = $1 AND request = $2", id, request).Scan(&outcome)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("pgstate: reading a spent approval: %w", err)
+	}
+	return false, outcome, nil
+}
+
+// Settle implements [codemode.SpentApprovals].
+func (a *SpentApprovals) Settle(ctx context.Context, id string, outcome []byte) error {
+	// The request may be over: store with a context of its own.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := a.s.pool.Exec(dctx, "UPDATE codemode_approvals SET outcome = $2 WHERE id = $1", id, outcome); err != nil {
+		return fmt.Errorf("pgstate: storing an approval's outcome: %w", err)
 	}
 	return nil
 }

@@ -113,11 +113,11 @@ func (a *app) Close() error {
 }
 
 // shareState puts the MCP endpoint's per-user execution budget, its
-// failed-authentication budget and its notifications/cancelled registry
-// in the PostgreSQL database when the store is there (package
+// failed-authentication budget, its notifications/cancelled registry and
+// its spent approvals in the PostgreSQL database when the store is there (package
 // codemode/pgstate), so that replicas on that database share them: a
-// user's budget holds across replicas, and a cancellation reaches the
-// replica running the call. With SQLite (one process) the in-process
+// user's budget holds across replicas, a cancellation reaches the
+// replica running the call, and an approval is spent once. With SQLite (one process) the in-process
 // defaults stay. Limits turned off in opts stay off.
 func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	if a.store.Engine() != sqldb.Postgres {
@@ -144,6 +144,7 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 			cmp.Or(opts.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
 	}
 	opts.Cancellations = a.shared.Cancellations()
+	opts.Approvals.Spent = a.shared.SpentApprovals()
 	return nil
 }
 

@@ -87,7 +87,7 @@ return (await brakinglab.updateRaceEvent({raceEventId: e.id, status: %q})).id;`,
 		"1. brakinglab.deleteRaceEvent (MUTATING)\n   raceEventId: ",
 		"2. brakinglab.deleteRaceEvent (MUTATING)\n   raceEventId: ",
 		`raceEventId: "` + ids[0] + `"`, `raceEventId: "` + ids[2] + `"`,
-		"Nothing has been changed yet. Accept to make exactly these changes; decline to make none.",
+		"Nothing has been changed yet. Accept to make these changes, and further brakinglab.deleteRaceEvent calls this code makes in this execution; decline to make none of them.",
 	} {
 		if !strings.Contains(msg, part) {
 			t.Fatalf("message lacks %q:\n%s", part, msg)

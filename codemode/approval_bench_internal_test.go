@@ -1,0 +1,31 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
+)
+
+// BenchmarkApprovalRecordOverhead is what the record costs an execution
+// that needs no approval, beyond the sandbox's own work: a run's
+// bookkeeping and the record of 30 host calls of a read-only function
+// (the coaching script makes about that many).
+func BenchmarkApprovalRecordOverhead(b *testing.B) {
+	a := &approver{required: map[string]catalog.Tier{"deleteLap": catalog.Mutating}}
+	args := json.RawMessage(`{"sessionId":"s_1","lap":12,"corners":[1,2,3]}`)
+	out := json.RawMessage(`{"lap":12,"timeMs":93123,"corners":[{"i":1,"brakeM":112.5}]}`)
+	ex := &approvalExec{}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := newApprovalRun(a, context.Background(), ex)
+		for range 30 {
+			if _, _, done := r.intercept(nil, "getLap", "ns.getLap", args); done {
+				b.Fatal("a read was intercepted")
+			}
+			r.ran("getLap", catalog.ReadOnly, args, out, nil)
+			r.exit()
+		}
+	}
+}

