@@ -11,9 +11,16 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 class ParentStdio {
   #buf = new ReadBuffer();
   async start() {
+    // One message per macrotask: the client handles a notification in a
+    // microtask, so a response read in the same chunk would otherwise
+    // retire the call's onprogress before the notifications before it
+    // reach it (seen under the race detector's slow writes).
+    let queue = Promise.resolve();
     process.stdin.on("data", (chunk) => {
       this.#buf.append(chunk);
-      for (let m; (m = this.#buf.readMessage()) !== null; ) this.onmessage?.(m);
+      for (let m; (m = this.#buf.readMessage()) !== null; ) {
+        queue = queue.then(() => new Promise((resolve) => setImmediate(() => resolve(this.onmessage?.(m)))));
+      }
     });
     process.stdin.on("end", () => this.onclose?.());
   }
