@@ -289,6 +289,8 @@ func (s *Server) elicit(ctx context.Context, req *mcp.CallToolRequest, params *m
 	ask := func() {
 		ectx, cancel := context.WithTimeout(ctx, s.keys.ttl)
 		defer cancel()
+		ectx, end := s.tel.startApproval(ectx)
+		defer func() { end(elicitAction(answer, err)) }()
 		answer, err = req.Session.Elicit(ectx, params)
 		if err != nil && ectx.Err() != nil && ctx.Err() == nil {
 			err = context.DeadlineExceeded

@@ -272,6 +272,9 @@ func TestApprovalAccept(t *testing.T) {
 			if !slices.Equal(kinds, []string{"approval.requested", "approval.requested", "approval.granted", "approval.granted"}) {
 				t.Fatalf("approval events %v", kinds)
 			}
+			if st := ts.Stats(); st.ApprovalsAsked != 2 || st.ApprovalsAccepted != 2 || st.ApprovalsDeclined != 0 || st.Executions["ok"] != 1 || st.Executions["APPROVAL_REQUIRED"] != map[bool]uint64{true: 1}[rv.version == "2026-07-28"] {
+				t.Fatalf("Stats %+v", st)
+			}
 		})
 	}
 }
@@ -301,6 +304,9 @@ func TestApprovalDeclineAndCancel(t *testing.T) {
 				kinds := approvalKinds(ts.audit.all())
 				if !slices.Equal(kinds, []string{"approval.requested", "approval.declined"}) {
 					t.Fatalf("approval events %v", kinds)
+				}
+				if st := ts.Stats(); st.ApprovalsAsked != 1 || st.ApprovalsAccepted != 0 || st.ApprovalsDeclined != 1 || st.Executions[kind] != 1 {
+					t.Fatalf("Stats %+v", st)
 				}
 			})
 		}

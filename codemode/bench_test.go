@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
@@ -31,17 +33,33 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		for _, clients := range []int{1, 4} {
 			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
-				benchCoaching(b, mode, clients, false)
+				benchCoaching(b, mode, clients, false, nil)
 			})
 		}
 	}
 	// The same with a JWT verified on every request, as in production.
 	b.Run("mode=worker/clients=1/auth=jwt", func(b *testing.B) {
-		benchCoaching(b, sandbox.ModeWorker, 1, true)
+		benchCoaching(b, sandbox.ModeWorker, 1, true, nil)
+	})
+	// The same with the OpenTelemetry SDK installed: every span goes to a
+	// batching exporter, every instrument to a meter provider
+	// (mode=worker/clients=1 above is the same run with no provider).
+	b.Run("mode=worker/clients=1/telemetry=sdk-batch", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+		defer tp.Shutdown(context.Background())
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer mp.Shutdown(context.Background())
+		benchCoaching(b, sandbox.ModeWorker, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
 	})
 }
 
-func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
+// discardSpans is a span exporter that drops what the batcher hands it.
+type discardSpans struct{}
+
+func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardSpans) Shutdown(context.Context) error                             { return nil }
+
+func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *codemode.Telemetry) {
 	tc := newTestCatalog(b)
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
@@ -50,6 +68,9 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 		RatePerSecond: -1,
 		Logger:        slog.New(slog.DiscardHandler),
 		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	}
+	if tel != nil {
+		opts.Telemetry = *tel
 	}
 	var token string
 	if jwt {

@@ -271,6 +271,8 @@ func discoveryDeclarations(ns string) string {
   function search(query: string, options?: { limit?: number }): Promise<{ name: string; tier: string; summary: string }[]>;
   /** The exact TypeScript declarations (signature, argument and result types, field docs, constraints) of the named functions, as text to read or return. */
   function describe(names: string | string[]): Promise<string>;
+  /** Reports progress of long work to the client (done of total units, a short message); free, and ignored when the client did not ask for progress. */
+  function progress(done: number, total?: number, message?: string): Promise<null>;
 }`, DiscoveryNamespace, ns, defaultSearchLimit, maxSearchLimit)
 }
 

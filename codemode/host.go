@@ -56,16 +56,19 @@ func (h *execHost) Functions() map[string][]string {
 	for ns, names := range h.bound {
 		out[ns] = names
 	}
-	out[DiscoveryNamespace] = []string{"describe", "search"}
+	out[DiscoveryNamespace] = []string{"describe", "progress", "search"}
 	return out
 }
 
-// FreeNamespaces implements sandbox.FreeHost: discovery calls are neither
-// counted against the call limit nor listed as calls.
+// FreeNamespaces implements sandbox.FreeHost: discovery and progress calls
+// are neither counted against the call limit nor listed as calls.
 func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespace} }
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	if name == DiscoveryNamespace+".progress" {
+		return scriptProgress(ctx, args)
+	}
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
 		// Discovery needs no scope: it shows only what this tool binds.
 		return h.discover(fn, args)
@@ -90,7 +93,9 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 
 	start := time.Now()
+	ctx, end := h.s.tel.startCall(ctx, name, tier, args)
 	out, err := h.s.callCatalog(ctx, name, args)
+	end(err)
 	ev := h.base
 	ev.Kind = FunctionCalled
 	ev.Time = start

@@ -115,7 +115,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	} else {
 		execCost = httpmw.ToolCallCost(s.codeToolNames()...)
 	}
-	endpoint = httpmw.RateLimitCost(limiter, principalKey, execCost, s.logger)(endpoint)
+	endpoint = httpmw.RateLimitCost(s.tel.limited(limiter), principalKey, execCost, s.logger)(endpoint)
 	// Every message, whatever its method, takes a token of the larger
 	// request budget, so no method is free to flood.
 	var requests httpmw.Limiter
@@ -125,7 +125,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	case o.RequestsPerSecond > 0:
 		requests = httpmw.NewRateLimiter(o.RequestsPerSecond, o.RequestBurst)
 	}
-	endpoint = httpmw.RateLimitCost(requests, principalKey, httpmw.RequestCost, s.logger)(endpoint)
+	endpoint = httpmw.RateLimitCost(s.tel.limited(requests), principalKey, httpmw.RequestCost, s.logger)(endpoint)
 	// Read the JSON-RPC envelope once for both limits; batches are
 	// refused where the protocol removed them, and capped elsewhere.
 	endpoint = httpmw.JSONRPC(httpmw.DefaultMaxBatch)(endpoint)

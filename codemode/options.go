@@ -105,6 +105,11 @@ type Options struct {
 	// the default records keys and sizes only.
 	AuditArgs AuditArgs
 
+	// Telemetry configures OpenTelemetry traces and metrics. The zero
+	// value uses the global providers, which do nothing until the host
+	// installs an SDK.
+	Telemetry Telemetry
+
 	// KeepNulls keeps null members in the script's return value. By default
 	// they are removed: they cost tokens and say nothing.
 	KeepNulls bool

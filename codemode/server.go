@@ -33,6 +33,7 @@ type Server struct {
 	ownSB   bool
 	logger  *slog.Logger
 	audit   AuditSink
+	tel     *telemetry
 	origins []string
 	mcp     *mcp.Server
 	prm     *oauthex.ProtectedResourceMetadata // nil without Auth
@@ -117,6 +118,11 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	if err := s.startSandbox(); err != nil {
 		return nil, err
 	}
+	if s.tel, err = newTelemetry(s.opts.Telemetry, s.sb); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("codemode: Telemetry: %w", err)
+	}
+	s.audit = s.tel.observe(s.audit)
 	if s.keys, err = newApprovalKeys(s.opts.Approvals); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("codemode: %w", err)
@@ -259,6 +265,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 // to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.tel.close()
 		if s.ownSB && s.sb != nil {
 			s.closeErr = s.sb.Close()
 		}

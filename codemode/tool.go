@@ -7,13 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/mcpsource"
@@ -39,6 +39,10 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 		InputSchema: inputSchema,
 		Annotations: sp.annotations,
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		ctx, span := s.tel.startExecution(ctx, req, sp.name)
+		// Deferred first, so it runs last and sees the panic's result too.
+		defer func() { s.tel.endExecution(ctx, span, sp.name, start, res) }()
 		defer func() {
 			// A bug here must cost one call, not the process.
 			if r := recover(); r != nil {
@@ -67,7 +71,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	code := *in.Code
 	p, hasP := s.principal(ctx, req)
 	sum := sha256.Sum256([]byte(code))
-	base := AuditEvent{Tool: sp.name, TraceID: traceID(req), CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(code)}
+	base := AuditEvent{Tool: sp.name, TraceID: traceID(ctx, req), CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(code)}
 	if hasP {
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
@@ -80,17 +84,9 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)
 	}
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		total := float64(s.sb.Limits().MaxCalls)
-		host.progress = func(ctx context.Context, name string, n int) {
-			// Best effort: a client that went away must not fail the call.
-			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-				ProgressToken: tok,
-				Progress:      float64(n),
-				Total:         total,
-				Message:       fmt.Sprintf("%s (%d/%d)", name, n, int(total)),
-			})
-		}
+	if pr := s.newProgress(req); pr != nil {
+		host.progress = pr.call
+		ctx = withProgress(ctx, pr)
 	}
 
 	host.start = time.Now()
@@ -132,7 +128,11 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	if host.principal != nil {
 		partition = "sub:" + host.principal.Subject
 	}
-	return s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
+	start := time.Now()
+	ctx, span := s.tel.startRun(ctx)
+	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
+	s.tel.endRun(ctx, span, start, res, err)
+	return res, err
 }
 
 // principal returns who the call acts for: the verified bearer token's
@@ -163,9 +163,14 @@ func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catal
 	return catalog.Principal{}, false
 }
 
-// traceID takes the trace id of a W3C traceparent header when the client
-// sent one, so audit events join the caller's trace; otherwise a random one.
-func traceID(req *mcp.CallToolRequest) string {
+// traceID is the trace id audit events carry, so they join the caller's
+// trace: the execution's, else a W3C traceparent header's, else a random one.
+func traceID(ctx context.Context, req *mcp.CallToolRequest) string {
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		// The execution's span, or the client's trace context (_meta or
+		// headers) when no tracer records.
+		return sc.TraceID().String()
+	}
 	if req.Extra != nil && req.Extra.Header != nil {
 		// traceparent: version-traceid-parentid-flags
 		parts := strings.Split(req.Extra.Header.Get("Traceparent"), "-")

@@ -198,7 +198,12 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 	}
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
-	e.callCtx, e.cancelCall = context.WithCancel(context.WithoutCancel(ctx))
+	// Host calls see when the execution ends at the latest (its hard
+	// deadline: the time limit, counted from before compiling, plus the
+	// grace), so a database driver can bound its own work. The time limit
+	// itself cancels them first: a deadline at the limit would race it and
+	// fail calls before the script is stopped with TIMEOUT.
+	e.callCtx, e.cancelCall = context.WithDeadline(context.WithoutCancel(ctx), start.Add(lim.Timeout-hooks.spent+hardDeadlineGrace))
 	defer func() {
 		if r := recover(); r != nil {
 			ie := internalError(fmt.Sprintf("panic: %v\n%s", r, debug.Stack()))
@@ -208,7 +213,8 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		e.finish()
 		e.out.fit(res, err)
 		if res != nil {
-			res.Duration = time.Since(start)
+			res.Duration = time.Since(start) + hooks.spent
+			res.Compile = hooks.spent
 			if ent != nil {
 				res.Entropy = ent.record()
 			}

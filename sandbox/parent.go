@@ -69,7 +69,9 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 	// execution, as in-process: cancelling ctx stops the script first
 	// (Cancel frame), so the script never sees its calls fail with
 	// "context canceled" before it is stopped.
-	callCtx, endCalls := context.WithCancel(context.WithoutCancel(ctx))
+	// They also carry the execution's hard deadline (see runScript), so a
+	// database driver can bound its own work.
+	callCtx, endCalls := context.WithDeadline(context.WithoutCancel(ctx), start.Add(lim.Timeout+hardDeadlineGrace))
 	defer endCalls()
 	// The worker never abandons a started call: when it must stop one (the
 	// time limit, a cancelled execution) it sends CancelCall and waits for

@@ -14,8 +14,14 @@ type Result struct {
 	Logs []LogEntry `json:"logs,omitempty"`
 	// Calls lists the host calls the script made, in the order they started.
 	Calls []CallRecord `json:"calls,omitempty"`
-	// Duration is the wall-clock time of the execution.
+	// Duration is the wall-clock time of the execution, from the moment
+	// it had a worker (or, in process, started) to its end; compiling is
+	// part of it.
 	Duration time.Duration `json:"duration"`
+	// Compile is the part of Duration spent transpiling and compiling the
+	// program (near zero on a compile-cache hit). It is measured where
+	// the compilation runs: in the worker process in worker mode.
+	Compile time.Duration `json:"compile,omitempty"`
 	// Truncated reports that output went over MaxOutputBytes and was cut;
 	// the last log entry then says so.
 	Truncated bool `json:"truncated,omitempty"`

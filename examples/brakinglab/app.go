@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -39,6 +40,8 @@ type app struct {
 	pool   *pgxpool.Pool
 	// approvalKey seals pending approvals; nil means a random key per process.
 	approvalKey []byte
+	// metrics serves Prometheus metrics (-metrics); nil otherwise.
+	metrics http.Handler
 }
 
 // demoLogin is a demo account shown in the start-up banner.

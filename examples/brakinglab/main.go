@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -73,12 +74,33 @@ func runConfig(ctx context.Context, cfg *config, log *slog.Logger, stdout io.Wri
 			return err
 		}
 	}
+	var obs *observability
+	if !cfg.PrintTypes {
+		var err error
+		if obs, err = setupOTel(ctx, os.Getenv, cfg.Stdio, cfg.Metrics); err != nil {
+			if ln != nil {
+				ln.Close()
+			}
+			return err
+		}
+		defer func() {
+			// Spans still batched go out before the process ends.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := obs.close(sctx); err != nil {
+				log.Warn("flushing telemetry", "err", err)
+			}
+		}()
+	}
 	a, err := openApp(ctx, cfg, log)
 	if err != nil {
 		if ln != nil {
 			ln.Close()
 		}
 		return err
+	}
+	if obs != nil {
+		a.metrics = obs.metrics
 	}
 	defer func() {
 		if err := a.Close(); err != nil {

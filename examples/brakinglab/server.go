@@ -16,6 +16,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
+	"github.com/brakinglab/codemode-go/health"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
@@ -146,6 +147,15 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	}
 	if cfg.Fixtures {
 		addConformanceFixtures(cm.MCPServer())
+	}
+	// Probes: alive while it serves; ready while the database answers
+	// and a sandbox worker can start.
+	health.Mount(mux, map[string]health.Check{
+		"database": a.store.DB().PingContext,
+		"sandbox":  cm.CheckWorker,
+	}, &health.Options{CacheFor: time.Second})
+	if a.metrics != nil {
+		mux.Handle("GET /metrics", a.metrics)
 	}
 	mux.Handle("/", cm.Handler())
 	h.cm, h.handler = cm, bodyDeadline(bodyReadTimeout, mux)

@@ -99,6 +99,13 @@ var (
 // test ends, and the test fails unless it then exits cleanly.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv is startServer with env added to the process's
+// environment (OTEL_* variables, say).
+func startServerEnv(t testing.TB, env []string, args ...string) *server {
+	t.Helper()
 	s := &server{DB: filepath.Join(t.TempDir(), "brakinglab.db"), Users: map[string]string{}}
 	for i, a := range args {
 		if a == "-db" && i+1 < len(args) {
@@ -107,7 +114,7 @@ func startServer(t testing.TB, args ...string) *server {
 	}
 	full := append([]string{"-addr", "127.0.0.1:0", "-db", s.DB}, args...)
 	s.cmd = exec.Command(binary, full...)
-	s.cmd.Env = cleanEnv()
+	s.cmd.Env = append(cleanEnv(), env...)
 	s.stdout, s.stderr = &syncBuffer{}, &syncBuffer{}
 	s.cmd.Stderr = s.stderr
 	pipe, err := s.cmd.StdoutPipe()

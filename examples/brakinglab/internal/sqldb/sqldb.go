@@ -17,8 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/XSAM/otelsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -50,7 +54,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("database URL: %w", err)
 		}
-		db := sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
+		db := otelsql.OpenDB(connector{stdlib.GetConnector(*cfg)}, traced(semconv.DBSystemNamePostgreSQL)...)
 		if err := db.PingContext(ctx); err != nil {
 			db.Close()
 			return nil, "", fmt.Errorf("connect to %s: %w", Redact(dsn), err)
@@ -67,7 +71,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate") // writers take the lock up front: no upgrade deadlocks
-	db, err := sql.Open("sqlite", "file:"+dsn+"?"+q.Encode())
+	db, err := otelsql.Open("sqlite", "file:"+dsn+"?"+q.Encode(), traced(semconv.DBSystemNameSQLite)...)
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", dsn, err)
 	}
@@ -76,6 +80,25 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 		return nil, "", fmt.Errorf("open %s: %w", dsn, err)
 	}
 	return db, SQLite, nil
+}
+
+// traced configures the SQL spans: one per query and statement (with its
+// text, which holds placeholders, never arguments), none for the
+// connection pool's own bookkeeping, and only inside a trace a caller
+// started, so start-up migrations do not each begin a trace.
+func traced(system attribute.KeyValue) []otelsql.Option {
+	return []otelsql.Option{
+		otelsql.WithAttributes(system),
+		otelsql.WithSpanOptions(otelsql.SpanOptions{
+			SpanFilter: func(ctx context.Context, _ otelsql.Method, _ string, _ []driver.NamedValue) bool {
+				return trace.SpanContextFromContext(ctx).IsValid()
+			},
+			OmitConnResetSession: true,
+			OmitConnPrepare:      true,
+			OmitRows:             true,
+			OmitConnectorConnect: true,
+		}),
+	}
 }
 
 // walWait bounds how long Open retries switching a busy database to WAL,
