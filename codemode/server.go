@@ -41,8 +41,8 @@ type Server struct {
 
 	// What the tools expose, rebuilt when a catalog changes (see Refresh).
 	view      atomic.Pointer[view]
-	refreshMu sync.Mutex    // serialises refreshes and guards servers
-	servers   []*mcp.Server // where the tools are registered
+	refreshMu sync.Mutex     // serialises refreshes and guards servers
+	servers   []*mcp.Server  // where the tools are registered
 	viewGen   atomic.Uint64  // numbers the views buildView makes
 	discCache discoveryCache // describe and search answers of the current view, per tool
 
