@@ -53,8 +53,10 @@ func unmarshalArgs(args []byte, v any) error {
 			}
 		}
 		msg := "Invalid value"
-		if te.Err != nil {
-			msg += ": " + te.Err.Error()
+		// errors.Unwrap, not te.Err: on Go 1.27 the type is encoding/json's,
+		// whose Err field a go1.26 module may not name.
+		if cause := errors.Unwrap(te); cause != nil {
+			msg += ": " + cause.Error()
 		}
 		return &ValidationError{Issues: []Issue{{Path: path, Message: msg}}}
 	case errors.As(err, &se):
