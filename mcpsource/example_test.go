@@ -89,6 +89,9 @@ return { braking: found.filter((n) => n.tags.includes("braking")).map((n) => n.t
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// plain: {"id":"n1","tags":["monza"],"title":"Brake later into turn 1"}
+	// Calls that failed (the script caught their errors and went on):
+	// - notes.get_note at line 3, column 29: no note n3 (code: tool_error)
+	//
 	// Result:
 	// {
 	//   "braking": [
