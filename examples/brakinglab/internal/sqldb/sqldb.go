@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/XSAM/otelsql"
@@ -59,6 +60,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 			db.Close()
 			return nil, "", fmt.Errorf("connect to %s: %w", Redact(dsn), err)
 		}
+		postgresDBs.Store(db, true)
 		return db, Postgres, nil
 	}
 	q := url.Values{}
@@ -152,9 +154,17 @@ func Redact(dsn string) string {
 	return u.String()
 }
 
+// postgresDBs holds the databases Open opened on PostgreSQL. The tracing
+// wrapper (otelsql) hides the driver, so db.Driver() cannot tell.
+var postgresDBs sync.Map // *sql.DB → true
+
 // EngineOf tells which engine db was opened on: Postgres for a database
-// from Open with a URL, SQLite otherwise.
+// from Open with a URL (or one on this package's PostgreSQL driver),
+// SQLite otherwise.
 func EngineOf(db *sql.DB) Engine {
+	if _, ok := postgresDBs.Load(db); ok {
+		return Postgres
+	}
 	if _, ok := db.Driver().(pgDriver); ok {
 		return Postgres
 	}
