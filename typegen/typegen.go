@@ -318,7 +318,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.")
 	}
 	if approval {
-		lines = append(lines, ApprovalTag+": the call asks the user first; the run stops there and, once approved, resumes: calls made before it are not repeated. Declined: APPROVAL_DECLINED; the result lists writes already made.")
+		lines = append(lines, ApprovalTag+": the call asks the user first; once approved, the run resumes without repeating earlier calls. Declined: APPROVAL_DECLINED.")
 	}
 	// One sentence per distinct scope list, naming the tiers that need it.
 	var order []string
