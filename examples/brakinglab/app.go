@@ -198,7 +198,9 @@ func (a *app) codemodeOptions() *codemode.Options {
 		Logger:        a.log,
 		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
 		RatePerSecond: a.cfg.RatePerSecond,
-		Approvals:     codemode.ApprovalOptions{Key: a.approvalKey},
+		// -rate-limit -1 (test suites) turns the request limit off too.
+		RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
+		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey},
 	}
 }
 

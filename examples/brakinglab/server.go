@@ -82,7 +82,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		}
 		opts.Principal = &p
 		// Test suites fire many requests at once as one user.
-		opts.RatePerSecond = -1
+		opts.RatePerSecond, opts.RequestsPerSecond = -1, -1
 	case cfg.Issuer != "":
 		audience := cfg.Audience
 		if audience == "" {
