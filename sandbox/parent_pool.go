@@ -100,7 +100,11 @@ func (p *pool) run(ctx context.Context, src source, host Host, lim Limits) (*Res
 		res, err, reuse := w.run(ctx, p, src, host, lim)
 		p.put(w, reuse)
 		if err == errLostBeforeStart {
-			if attempt == 0 {
+			// Nothing of src ran, so trying again is safe. Every idle
+			// worker and the spare may have died together (killed from
+			// outside) before their exits were noticed: allow one attempt
+			// per worker that can be idle, and one on a fresh worker.
+			if attempt <= p.size {
 				continue
 			}
 			e := *errLostBeforeStart

@@ -21,7 +21,7 @@ func ExampleModeWorker() {
 	defer sb.Close()
 	ctx := context.Background()
 
-	_, err = sb.Run(ctx, `const a: string[] = []; while (true) a.push("x".repeat(1000) + a.length);`, nil)
+	_, err = sb.Run(ctx, `const a: string[] = []; while (true) a.push("x".repeat(100000) + a.length);`, nil)
 	var e *sandbox.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Kind)
