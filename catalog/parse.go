@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -14,7 +15,12 @@ import (
 // and invalid UTF-8 instead of silently picking one meaning, and it says
 // where the problem is.
 func parseArgs(b []byte) (any, *ValidationError) {
-	d := jsontext.NewDecoder(bytes.NewBuffer(b))
+	d := decoders.Get().(*jsontext.Decoder)
+	d.Reset(bytes.NewBuffer(b))
+	defer func() {
+		d.Reset(noInput) // do not keep b alive in the pool
+		decoders.Put(d)
+	}()
 	v, err := readValue(d)
 	if err == nil {
 		if _, err = d.ReadToken(); err == io.EOF {
@@ -38,6 +44,16 @@ func parseArgs(b []byte) (any, *ValidationError) {
 	}
 	return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Arguments must be one valid JSON object"}}}
 }
+
+// decoders holds idle decoders for parseArgs, which runs for every call: a
+// jsontext.Decoder is a large object (its state and options), and making
+// one per call cost more than decoding the arguments of a typical call.
+// Reset clears everything the previous use left.
+var decoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// noInput is what an idle decoder reads from. It is never read: Reset
+// only stores it.
+var noInput = bytes.NewReader(nil)
 
 // maxErrorPath bounds the path of a syntax issue.
 const maxErrorPath = 32

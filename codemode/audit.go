@@ -1,13 +1,17 @@
 package codemode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // AuditKind names an audit event.
@@ -182,8 +186,8 @@ func auditArgs(mode AuditArgs, args json.RawMessage) any {
 		}
 		return json.RawMessage(args)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil {
+	obj, ok := topLevelSizes(args)
+	if !ok {
 		// Not an object: record only its size.
 		return map[string]int{"": len(args)}
 	}
@@ -203,9 +207,50 @@ func auditArgs(mode AuditArgs, args json.RawMessage) any {
 			}
 			key = key[:cut] + "…"
 		}
-		sizes[key] = len(obj[k])
+		sizes[key] = obj[k]
 	}
 	return sizes
+}
+
+// topLevelSizes returns the size in bytes of each member of the JSON
+// object args, as json.Unmarshal into a map of json.RawMessage would (the
+// last of duplicate names wins, invalid UTF-8 is accepted, null is an
+// object with no members), without copying the values: the audit needs
+// only their sizes, and this runs for every host call. ok is false when
+// args is not one JSON object.
+func topLevelSizes(args []byte) (sizes map[string]int, ok bool) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(args), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	tok, err := d.ReadToken()
+	if err != nil {
+		return nil, false
+	}
+	switch tok.Kind() {
+	case 'n':
+		sizes = map[string]int{}
+	case '{':
+		sizes = map[string]int{}
+		for d.PeekKind() == '"' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return nil, false
+			}
+			name := tok.String() // the token is void after the next read
+			v, err := d.ReadValue()
+			if err != nil {
+				return nil, false
+			}
+			sizes[name] = len(v)
+		}
+		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '}' {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nil, false
+	}
+	return sizes, true
 }
 
 // Bounds on the argument keys an audit event records.

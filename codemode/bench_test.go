@@ -64,10 +64,11 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
 	opts := &codemode.Options{
-		SandboxMode:   mode,
-		RatePerSecond: -1,
-		Logger:        slog.New(slog.DiscardHandler),
-		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		SandboxMode:       mode,
+		RatePerSecond:     -1,
+		RequestsPerSecond: -1,
+		Logger:            slog.New(slog.DiscardHandler),
+		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	}
 	if tel != nil {
 		opts.Telemetry = *tel

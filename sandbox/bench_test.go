@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,4 +184,72 @@ func procField(tb testing.TB, pid int, file, field string) int64 {
 func procRSS(tb testing.TB, pid int) int64 {
 	tb.Helper()
 	return procField(tb, pid, "status", "VmRSS:")
+}
+
+// BenchmarkWorkerCoachingDistinctParallel runs never-seen coaching scripts
+// from 4 concurrent callers on the default pool and reports execs/s and
+// p50-ms: issue 29 compares it with BenchmarkInProcessCoachingDistinctParallel.
+func BenchmarkWorkerCoachingDistinctParallel(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	benchDistinctCallers(b, workerSandbox(b), src, host, 4)
+}
+
+// BenchmarkInProcessCoachingDistinctParallel is
+// BenchmarkWorkerCoachingDistinctParallel in process.
+func BenchmarkInProcessCoachingDistinctParallel(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	benchDistinctCallers(b, benchSandbox(b), src, host, 4)
+}
+
+// benchDistinctCallers runs b.N never-seen variants of src from callers
+// goroutines and reports executions per second and the p50.
+func benchDistinctCallers(b *testing.B, sb *Sandbox, src string, host Host, callers int) {
+	ctx := context.Background()
+	var warm sync.WaitGroup
+	for i := range callers { // start every worker before measuring
+		warm.Add(1)
+		go func() {
+			defer warm.Done()
+			_, _ = sb.Run(ctx, src+"\n// warm "+strconv.Itoa(i), host)
+		}()
+	}
+	warm.Wait()
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		times []time.Duration
+		wg    sync.WaitGroup
+	)
+	b.ResetTimer()
+	start := time.Now()
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var local []time.Duration
+			for {
+				n := next.Add(1)
+				if n > int64(b.N) {
+					break
+				}
+				t0 := time.Now()
+				if _, err := sb.Run(ctx, src+"\n// run "+strconv.FormatInt(n, 10), host); err != nil {
+					b.Error(err)
+					return
+				}
+				local = append(local, time.Since(t0))
+			}
+			mu.Lock()
+			times = append(times, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "execs/s")
+	slices.Sort(times)
+	if len(times) > 0 {
+		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	}
 }

@@ -150,8 +150,8 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 			}
 			callsMu.Unlock()
 		case wire.Done:
-			var d doneMsg
-			if jerr := json.Unmarshal(f.A, &d); jerr != nil {
+			d, jerr := decodeDone(f.A)
+			if jerr != nil {
 				w.kill()
 				return nil, newError(KindInternal, "the sandbox worker sent an unreadable result; retry"), false
 			}
