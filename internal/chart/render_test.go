@@ -15,10 +15,10 @@ import (
 // the time delta on a second axis.
 func lapSpec(n, points int) *Spec {
 	s := &Spec{
-		Title: "Speed trace: lap 3 vs lap 7",
-		X:     Axis{Title: "Distance", Unit: "m"},
-		Y:     Axis{Title: "Speed", Unit: "km/h"},
-		Y2:    &Axis{Title: "Delta", Unit: "s"},
+		Title:       "Speed trace: lap 3 vs lap 7",
+		X:           Axis{Title: "Distance", Unit: "m"},
+		Y:           Axis{Title: "Speed", Unit: "km/h"},
+		Y2:          &Axis{Title: "Delta", Unit: "s"},
 		Annotations: []Annotation{{X: 400, Label: "T1"}, {X: 1800, Label: "T2"}, {X: 3300, Label: "T3"}},
 	}
 	for i := range n {

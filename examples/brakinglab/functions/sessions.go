@@ -140,22 +140,22 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[NoArgs, Profile]{
 			Name: "getProfile", Tier: catalog.ReadOnly,
-			Description: "Returns your account and a summary of your driving: sessions, laps, and per-track personal bests.",
+			Description: "Returns your account and driving summary: sessions, laps, per-track personal bests.",
 			Handler:     a.getProfile,
 		}),
 		add(c, catalog.Func[NoArgs, []TrackInfo]{
 			Name: "getTracks", Tier: catalog.ReadOnly,
-			Description: "Lists every track with its length, sectors and named corners (cornerIndex), plus your session count and personal best there.",
+			Description: "Lists every track with its length, sectors and named corners (cornerIndex), your session count and best there.",
 			Handler:     a.getTracks,
 		}),
 		add(c, catalog.Func[SessionsArgs, []SessionRow]{
 			Name: "getSessions", Tier: catalog.ReadOnly,
-			Description: "Lists your sessions, newest first (default 10, max 100). Filter by track, car, sim, type or start time.",
+			Description: "Lists your sessions, newest first; filter by track, car, sim, type or start time.",
 			Handler:     a.getSessions,
 		}),
 		add(c, catalog.Func[SessionArgs, SessionDetail]{
 			Name: "getSession", Tier: catalog.ReadOnly,
-			Description: "Returns one session with conditions and lap statistics (average, theoretical best, consistency, fuel per lap).",
+			Description: "Returns one session with conditions and lap statistics.",
 			Handler:     a.getSession,
 		}),
 		add(c, catalog.Func[LapsArgs, []LapRow]{
