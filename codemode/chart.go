@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -34,7 +35,9 @@ var chartCatalog = func() *catalog.Catalog {
 	catalog.MustAdd(c, catalog.Func[chart.Spec, string]{
 		Name:        "chart",
 		Description: "Adds a chart to the result.",
-		Tier:        catalog.ReadOnly,
+		// Mutating: a chart adds to the result, and a member the spec
+		// does not know (a misspelt field) is refused, not ignored.
+		Tier: catalog.Mutating,
 		Validate: func(_ context.Context, s chart.Spec) error {
 			issues := s.Check()
 			if len(issues) == 0 {
@@ -95,7 +98,17 @@ func (h *execHost) scriptChart(ctx context.Context, args json.RawMessage) (json.
 	if json.Unmarshal(args, &list) != nil || len(list) != 1 {
 		return nil, catalog.Invalid(`codemode.chart takes one spec object, for example codemode.chart({ title: "Lap times", x: { title: "Lap" }, series: [{ name: "lap time", x: [1, 2, 3], y: [92.4, 91.8, 91.5] }] })`)
 	}
-	return chartCatalog.Call(context.WithValue(ctx, chartsKey{}, h.charts), "chart", list[0])
+	out, err := chartCatalog.Call(context.WithValue(ctx, chartsKey{}, h.charts), "chart", list[0])
+	var ve *catalog.ValidationError
+	if errors.As(err, &ve) {
+		for i, is := range ve.Issues {
+			// JSON has no NaN or Infinity: the script's value arrived as null.
+			if strings.HasSuffix(is.Message, "got null") {
+				ve.Issues[i].Message += ": NaN and Infinity arrive as null, so leave such points out or replace them"
+			}
+		}
+	}
+	return out, err
 }
 
 // taken returns the charts of the execution.
@@ -140,7 +153,9 @@ func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, c
 	var lines []string
 	for i, b := range list {
 		if used+len(b) > max {
-			st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: fmt.Sprintf("charts %d to %d were left out: with the logs and the return value they exceed the %d-byte output limit; return less or plot fewer points", i+1, len(list), max)})
+			msg := fmt.Sprintf("Charts %d to %d were left out: with the logs and the return value they exceed the %d-byte output limit; return less or plot fewer points.", i+1, len(list), max)
+			st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: msg})
+			lines = append(lines, msg)
 			break
 		}
 		used += len(b)

@@ -44,8 +44,8 @@ type Spec struct {
 	X           Axis         `json:"x,omitzero" jsonschema:"The x axis; categories make it categorical"`
 	Y           Axis         `json:"y,omitzero" jsonschema:"The left y axis"`
 	Y2          *Axis        `json:"y2,omitempty" jsonschema:"A right y axis, for series with axis: \"y2\""`
-	Series      []Series     `json:"series" validate:"required,min=1,max=8" jsonschema:"The data, drawn in order"`
-	Annotations []Annotation `json:"annotations,omitempty" validate:"max=40" jsonschema:"Labels at x positions, e.g. corner names at distances"`
+	Series      []Series     `json:"series" validate:"required,min=1,max=8,dive" jsonschema:"The data, drawn in order"`
+	Annotations []Annotation `json:"annotations,omitempty" validate:"max=40,dive" jsonschema:"Labels at x positions, e.g. corner names at distances"`
 }
 
 // Axis is an axis's title and unit; for x, optionally its categories.

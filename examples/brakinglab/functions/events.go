@@ -141,7 +141,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[RaceEventsArgs, []RaceEvent]{
 			Name: "getRaceEvents", Tier: catalog.ReadOnly,
-			Description: "Lists your race events by start time, optionally between from and to or with one status.",
+			Description: "Lists your race events by start time; filter by time or status.",
 			Handler:     a.getRaceEvents,
 		}),
 		add(c, catalog.Func[RaceEventArgs, RaceEventDetail]{

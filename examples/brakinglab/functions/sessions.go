@@ -165,7 +165,7 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[TelemetryArgs, LapTelemetry]{
 			Name: "getLapTelemetry", Tier: catalog.ReadOnly,
-			Description: "Returns one lap's telemetry sampled by distance (default every 50 m) as parallel arrays. Ask only for the channels you need.",
+			Description: "Returns one lap's telemetry sampled by distance as parallel arrays. Ask only for the channels you need.",
 			Handler:     a.getLapTelemetry,
 			Validate: func(ctx context.Context, in TelemetryArgs) error {
 				if in.ResolutionM%10 != 0 {
