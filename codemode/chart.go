@@ -125,17 +125,15 @@ const appsExtension = "io.modelcontextprotocol/ui"
 // ChartViewURI is the MCP Apps view that draws the charts of a result.
 const ChartViewURI = "ui://codemode/charts.html"
 
-// appsClient reports whether the client of req declared the MCP Apps
-// extension.
-func appsClient(ss *mcp.ServerSession) bool {
-	if ss == nil {
+// appsClient reports whether the client declared the MCP Apps extension:
+// in the request's _meta (protocol 2026-07-28), else at initialize. A
+// client of an older protocol on a stateless endpoint cannot be known to
+// have it, so it gets images.
+func appsClient(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
 		return false
 	}
-	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil {
-		return false
-	}
-	_, ok := ip.Capabilities.Extensions[appsExtension]
+	_, ok := caps.Extensions[appsExtension]
 	return ok
 }
 
@@ -214,7 +212,7 @@ func appsMeta(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil || !ok || method != "tools/list" {
 			return res, err
 		}
-		if ss, _ := req.GetSession().(*mcp.ServerSession); !appsClient(ss) {
+		if lr, _ := req.(*mcp.ListToolsRequest); lr == nil || !appsClient(lr.ClientCapabilities()) {
 			return res, err
 		}
 		out := *lt

@@ -187,7 +187,9 @@ func TestChartBadSpecs(t *testing.T) {
 }
 
 func TestChartBounds(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.Limits = sandbox.Limits{Timeout: 5 * time.Second, MaxOutputBytes: 20 << 10} })
+	ts := startServer(t, func(o *codemode.Options) {
+		o.Limits = sandbox.Limits{Timeout: 5 * time.Second, MaxOutputBytes: 20 << 10}
+	})
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 
 	// Seven charts: the seventh is refused, the six are kept.

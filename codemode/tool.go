@@ -76,7 +76,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
 
-	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base, apps: appsClient(req.Session)}
+	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base, apps: appsClient(req.ClientCapabilities())}
 	// Functions adapted from go-sdk tools get this request's session,
 	// token info and headers.
 	ctx = mcpsource.WithRequest(ctx, req)
