@@ -34,4 +34,5 @@ if (out.resourceUri) {
   out.view = { mimeType: view.contents[0].mimeType, bytes: view.contents[0].text.length, csp: view.contents[0]._meta?.ui?.csp ?? null };
 }
 console.log(JSON.stringify(out));
+await transport.terminateSession(); // DELETE: the server ends the session now
 await client.close();
