@@ -177,6 +177,11 @@ func render(s *Spec) ([]byte, error) {
 	if len(s.Annotations) > 0 {
 		p.Add(&annotations{list: s.Annotations})
 	}
+	if !cat && s.Points() > 0 {
+		// Room at the sides, so that end markers are not cut.
+		pad := (p.X.Max - p.X.Min) * 0.02
+		p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+	}
 	// The plotters widened the ranges; y is ours. gonum's tick search
 	// never ends on a NaN or infinite range, so no such range reaches it.
 	p.Y.Min, p.Y.Max = lo, hi
