@@ -89,6 +89,8 @@ func (s *Spec) Check() []Issue {
 	for i, se := range s.Series {
 		total += len(se.Y)
 		switch {
+		case len(se.Y) == 0:
+			add("is empty: give at least one value, or leave the series out", "series", i, "y")
 		case cat && len(se.X) > 0:
 			add("leave x out: the chart's x axis has categories, so y holds one value per category", "series", i, "x")
 		case cat && len(se.Y) != len(s.X.Categories):
