@@ -162,7 +162,6 @@ func TestRenderDegenerate(t *testing.T) {
 		"same x":     {Series: []Series{{Name: "a", Kind: Bar, X: []float64{1, 1, 1}, Y: []float64{1, 2, 3}}}},
 		"y2 only":    {Y2: &Axis{Title: "r"}, Series: []Series{{Name: "a", Axis: "y2", X: []float64{1, 2}, Y: []float64{3, 4}}}},
 		"near equal": {Series: []Series{{Name: "a", X: []float64{1, 1 + 1e-15}, Y: []float64{1e15, 1e15 - 1}}}},
-
 	} {
 		done := make(chan error, 1)
 		go func() {
