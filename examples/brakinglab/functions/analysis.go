@@ -158,7 +158,7 @@ func registerAnalysis(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[LapSelectArgs, CornerAnalysis]{
 			Name: "getCornerAnalysis", Tier: catalog.ReadOnly,
-			Description: "Per-corner time and entry/minimum/exit speeds for one lap or the session mean, with time lost against the session's best.",
+			Description: "Per-corner time and entry/minimum/exit speeds for one lap, or the mean over a session's valid laps, with time lost against the session's best in each corner.",
 			Handler:     a.getCornerAnalysis,
 		}),
 		add(c, catalog.Func[LapSelectArgs, []BrakingZone]{

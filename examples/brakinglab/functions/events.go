@@ -141,7 +141,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[RaceEventsArgs, []RaceEvent]{
 			Name: "getRaceEvents", Tier: catalog.ReadOnly,
-			Description: "Lists your race events by start time; filter by time or status.",
+			Description: "Lists your race events by start time, optionally between from and to or with one status.",
 			Handler:     a.getRaceEvents,
 		}),
 		add(c, catalog.Func[RaceEventArgs, RaceEventDetail]{
@@ -213,7 +213,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[ReadinessArgs, Readiness]{
 			Name: "saveReadinessAssessment", Tier: catalog.Creative,
-			Description: "Records a readiness assessment for a race event.",
+			Description: "Records an assessment of how ready you are for a race event.",
 			Handler:     a.saveReadinessAssessment,
 			Validate: func(ctx context.Context, in ReadinessArgs) error {
 				return a.ownEvent(ctx, RaceEventArgs{in.RaceEventID})

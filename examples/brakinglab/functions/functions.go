@@ -207,6 +207,6 @@ func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 // lap comparisons, speed traces and braking consistency are best shown.
 const Example = `const p = await brakinglab.getProgress({ trackName: "Spa" });
 const s = p.sessions.filter(s => s.bestLapMs);
-await codemode.chart({ title: "Spa best laps", y: { unit: "s" },
+await codemode.chart({ title: "Best laps", y: { unit: "s" },
   series: [{ name: "best", x: s.map((_, i) => i + 1), y: s.map(s => s.bestLapMs! / 1e3) }] });
 return p.trend;`

@@ -150,7 +150,7 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[SessionsArgs, []SessionRow]{
 			Name: "getSessions", Tier: catalog.ReadOnly,
-			Description: "Lists your sessions, newest first; filter by track, car, sim, type or start time.",
+			Description: "Lists your sessions, newest first (default 10, max 100). Filter by track, car, sim, type or start time.",
 			Handler:     a.getSessions,
 		}),
 		add(c, catalog.Func[SessionArgs, SessionDetail]{
