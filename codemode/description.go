@@ -32,6 +32,7 @@ type descriptionData struct {
 	Index        string // index mode: the one-line list of functions
 	Discovery    string // index mode: the discovery namespace's declarations
 	Count        int    // index mode: how many functions
+	Charts       string // full mode: codemode.chart's declaration
 }
 
 // describeTool renders a tool's description in the discovery mode the
@@ -47,6 +48,7 @@ func (s *Server) describeTool(v *view, readOnly bool, sibling string, example st
 		Sibling:      sibling,
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
+		Charts:       "declare namespace " + DiscoveryNamespace + " {\n" + chartDeclaration + "\n}",
 	}
 	lim := s.sb.Limits()
 	d.Timeout, d.Memory, d.MaxCalls = formatDuration(lim.Timeout), formatBytes(lim.MemoryBytes), lim.MaxCalls

@@ -273,7 +273,8 @@ func discoveryDeclarations(ns string) string {
   function describe(names: string | string[]): Promise<string>;
   /** Reports progress of long work to the client (done of total units, a short message); free, and ignored when the client did not ask for progress. */
   function progress(done: number, total?: number, message?: string): Promise<null>;
-}`, DiscoveryNamespace, ns, defaultSearchLimit, maxSearchLimit)
+%[5]s
+}`, DiscoveryNamespace, ns, defaultSearchLimit, maxSearchLimit, chartDeclaration)
 }
 
 // index lists fns for the index-mode description: one line per function

@@ -32,6 +32,8 @@ type execHost struct {
 	mu         sync.Mutex
 	calls      int
 	disc       discoveryUse // this execution's discovery budget
+	charts     *charts      // what codemode.chart added in the current run
+	apps       bool         // the client declared the MCP Apps extension
 }
 
 // count numbers a call and reports it as progress.
@@ -56,11 +58,11 @@ func (h *execHost) Functions() map[string][]string {
 	for ns, names := range h.bound {
 		out[ns] = names
 	}
-	out[DiscoveryNamespace] = []string{"describe", "progress", "search"}
+	out[DiscoveryNamespace] = []string{"chart", "describe", "progress", "search"}
 	return out
 }
 
-// FreeNamespaces implements sandbox.FreeHost: discovery and progress calls
+// FreeNamespaces implements sandbox.FreeHost: discovery, chart and progress calls
 // are neither counted against the call limit nor listed as calls.
 func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespace} }
 
@@ -68,6 +70,9 @@ func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespac
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	if name == DiscoveryNamespace+".progress" {
 		return scriptProgress(ctx, args)
+	}
+	if name == DiscoveryNamespace+".chart" {
+		return h.scriptChart(ctx, args)
 	}
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
 		// Discovery needs no scope: it shows only what this tool binds.

@@ -56,6 +56,8 @@ type structured struct {
 	// Writes lists the writes of an execution that asked for approval,
 	// across all its runs.
 	Writes []write `json:"writes,omitempty"`
+	// Charts are the specs codemode.chart added, for the MCP Apps view.
+	Charts []json.RawMessage `json:"charts,omitempty"`
 }
 
 // warning is one entry of structuredContent.warnings: a sandbox.Warning

@@ -204,7 +204,8 @@ func (s *Server) AddTo(srv *mcp.Server) {
 		if srv != s.mcp {
 			srv.AddReceivingMiddleware(joinCancellation)
 		}
-		srv.AddReceivingMiddleware(s.refreshing)
+		srv.AddReceivingMiddleware(s.refreshing, appsMeta)
+		addChartView(srv)
 	}
 	s.register(srv, s.view.Load(), nil)
 }

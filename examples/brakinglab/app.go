@@ -196,6 +196,7 @@ func (a *app) codemodeOptions() *codemode.Options {
 		Version:       "1.0.0",
 		Instructions:  "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
 		Logger:        a.log,
+		Example:       functions.Example,
 		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
 		RatePerSecond: a.cfg.RatePerSecond,
 		// -rate-limit -1 (test suites) turns the request limit off too.

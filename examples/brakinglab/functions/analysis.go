@@ -163,12 +163,12 @@ func registerAnalysis(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[LapSelectArgs, []BrakingZone]{
 			Name: "getBrakingZones", Tier: catalog.ReadOnly,
-			Description: "Braking into each corner from telemetry: brake point, peak pressure, trail-brake time, release point, entry/minimum/exit speed and brake-point consistency across the session's valid laps (or one lap). Corners taken without braking are left out.",
+			Description: "Braking into each corner from telemetry: brake point, peak pressure, trail-brake time, release point, speeds and brake-point consistency over a session's valid laps (or one lap); corners taken flat are left out.",
 			Handler:     a.getBrakingZones,
 		}),
 		add(c, catalog.Func[WeakCornersArgs, []WeakCorner]{
 			Name: "getWeakCorners", Tier: catalog.ReadOnly,
-			Description: "Your weakest corners at a track, worst first: weaknessScore 0-100 from time lost against your own best in each corner (over your last 30 sessions there) and lap-to-lap spread over your recent sessions, with the main issue. Empty if you have no valid laps there.",
+			Description: "Your weakest corners at a track, worst first, scored from time lost against your own best there and lap-to-lap spread, with the main issue. Empty without valid laps there.",
 			Handler:     a.getWeakCorners,
 		}),
 		add(c, catalog.Func[CompareArgs, LapComparison]{

@@ -32,7 +32,7 @@ type ReportOverview struct {
 
 // ReportPace summarises the session's pace.
 type ReportPace struct {
-	BestLapMs        int    `json:"bestLapMs,omitempty" validate:"omitempty,min=1" jsonschema:"Fastest valid lap in milliseconds; leave it out when the session has no valid lap"`
+	BestLapMs        int    `json:"bestLapMs,omitempty" validate:"omitempty,min=1" jsonschema:"Fastest valid lap in milliseconds; omit without a valid lap"`
 	AverageLapMs     int    `json:"averageLapMs" validate:"min=1"`
 	ConsistencyPct   int    `json:"consistencyPct" validate:"min=0,max=100"`
 	ImprovementTrend string `json:"improvementTrend" validate:"oneof=improving stable declining"`
@@ -75,12 +75,12 @@ type CoachingReportsArgs struct {
 // StrategyArgs describe a race to plan. Give raceEventId, or trackName with
 // raceLaps or raceDurationMin.
 type StrategyArgs struct {
-	RaceEventID     string  `json:"raceEventId,omitempty" validate:"required_without=TrackName" jsonschema:"Plan for this event: its track, car and length are used unless given here"`
+	RaceEventID     string  `json:"raceEventId,omitempty" validate:"required_without=TrackName" jsonschema:"Plan for this event (its track, car and length unless given). Required without trackName."`
 	TrackName       string  `json:"trackName,omitempty"`
 	CarName         string  `json:"carName,omitempty" jsonschema:"Only use your laps in this car"`
 	RaceLaps        int     `json:"raceLaps,omitempty" validate:"omitempty,min=1,max=1000"`
 	RaceDurationMin int     `json:"raceDurationMin,omitempty" validate:"omitempty,min=1,max=1440"`
-	TankL           float64 `json:"tankL,omitempty" validate:"omitempty,gt=0,max=200" jsonschema:"Usable fuel capacity; default the car's tank (120 L if unknown)"`
+	TankL           float64 `json:"tankL,omitempty" validate:"omitempty,gt=0,max=200" jsonschema:"Usable fuel; default the car's tank (120 L if unknown)"`
 	MaxStintLaps    int     `json:"maxStintLaps,omitempty" validate:"omitempty,min=1,max=500"`
 	MandatoryStops  int     `json:"mandatoryStops,omitempty" validate:"omitempty,min=0,max=10"`
 	PitLossS        float64 `json:"pitLossS,omitempty" validate:"omitempty,gt=0,max=300" jsonschema:"Time one stop costs; default 25"`
@@ -126,19 +126,19 @@ func registerCoaching(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[CoachingReportArgs, CoachingReport]{
 			Name: "saveCoachingReport", Tier: catalog.Creative,
-			Description: "Saves a coaching report about one of your sessions: overview, pace, per-corner verdicts and prioritised action items.",
+			Description: "Saves a coaching report about one of your sessions: overview, pace, corner verdicts, action items.",
 			Handler:     a.saveCoachingReport,
 			Validate:    a.validateReport,
 		}),
 		add(c, catalog.Func[CoachingReportsArgs, []CoachingReport]{
 			Name: "getCoachingReports", Tier: catalog.ReadOnly,
-			Description: "Lists your saved coaching reports, newest first (default 10), optionally for one session.",
+			Description: "Lists your saved coaching reports, newest first, optionally for one session.",
 			Handler:     a.getCoachingReports,
 		}),
 		add(c, catalog.Func[StrategyArgs, Strategy]{
 			Name: "generateRaceStrategy", Tier: catalog.Creative,
 			Approval:    a.approval,
-			Description: "Plans fuel, stints and pit laps for a race from your own valid laps at the track (median pace, mean fuel per lap) and saves the plan. Refuses races that cannot be run, with the reason.",
+			Description: "Plans and saves fuel, stints and pit laps for a race from your valid laps at the track (median pace, mean fuel per lap); refuses a race that cannot be run, saying why.",
 			Handler:     a.generateRaceStrategy,
 			Validate: func(ctx context.Context, in StrategyArgs) error {
 				_, err := a.planStrategy(ctx, in)

@@ -15,6 +15,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -25,7 +26,7 @@ import (
 // tier rules, the dry-run overload and the scopes said once, and the
 // functions that wait for the user's approval tagged.
 func TestDescriptionStatesSharedRulesOnce(t *testing.T) {
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: codemode.DiscoveryFull, Principal: &catalog.Principal{Subject: "tester"}})
+	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: codemode.DiscoveryFull, Principal: &catalog.Principal{Subject: "tester"}, Example: functions.Example})
 	if err != nil {
 		t.Fatal(err)
 	}

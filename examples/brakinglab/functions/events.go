@@ -200,7 +200,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[PreparationArgs, Preparation]{
 			Name: "saveRacePreparation", Tier: catalog.Mutating,
-			Description: "Saves your preparation for a race event (target lap, setup and fuel notes, checklist), replacing the previous one.",
+			Description: "Saves your preparation for a race event, replacing the previous one.",
 			Handler:     a.saveRacePreparation,
 			Validate: func(ctx context.Context, in PreparationArgs) error {
 				return a.ownEvent(ctx, RaceEventArgs{in.RaceEventID})
@@ -213,7 +213,7 @@ func registerEvents(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[ReadinessArgs, Readiness]{
 			Name: "saveReadinessAssessment", Tier: catalog.Creative,
-			Description: "Records an assessment of how ready you are for a race event: score, verdict, summary, strengths, risks and focus areas.",
+			Description: "Records an assessment of how ready you are for a race event.",
 			Handler:     a.saveReadinessAssessment,
 			Validate: func(ctx context.Context, in ReadinessArgs) error {
 				return a.ownEvent(ctx, RaceEventArgs{in.RaceEventID})

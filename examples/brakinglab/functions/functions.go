@@ -201,3 +201,12 @@ func r1(x float64) float64 { return math.Round(x*10) / 10 }
 func r2(x float64) float64 { return math.Round(x*100) / 100 }
 
 func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// Example is the program BrakingLab's execute_code description shows: a
+// coaching question answered with a chart (progress over time), the way
+// lap comparisons, speed traces and braking consistency are best shown.
+const Example = `const p = await brakinglab.getProgress({ trackName: "Spa" });
+const s = p.sessions.filter(s => s.bestLapMs);
+await codemode.chart({ title: "Best laps", y: { unit: "s" },
+  series: [{ name: "best", x: s.map((_, i) => i + 1), y: s.map(s => s.bestLapMs! / 1e3) }] });
+return p.trend;`

@@ -140,12 +140,12 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 	return firstErr(
 		add(c, catalog.Func[NoArgs, Profile]{
 			Name: "getProfile", Tier: catalog.ReadOnly,
-			Description: "Returns your account and a summary of your driving: sessions, laps, and per-track personal bests.",
+			Description: "Returns your account and driving summary: sessions, laps, per-track personal bests.",
 			Handler:     a.getProfile,
 		}),
 		add(c, catalog.Func[NoArgs, []TrackInfo]{
 			Name: "getTracks", Tier: catalog.ReadOnly,
-			Description: "Lists every track with its length, sectors and named corners (cornerIndex), plus your session count and personal best there.",
+			Description: "Lists every track with its length, sectors and named corners (cornerIndex), your session count and best there.",
 			Handler:     a.getTracks,
 		}),
 		add(c, catalog.Func[SessionsArgs, []SessionRow]{
@@ -155,7 +155,7 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[SessionArgs, SessionDetail]{
 			Name: "getSession", Tier: catalog.ReadOnly,
-			Description: "Returns one session with conditions and lap statistics (average, theoretical best, consistency, fuel per lap).",
+			Description: "Returns one session with conditions and lap statistics.",
 			Handler:     a.getSession,
 		}),
 		add(c, catalog.Func[LapsArgs, []LapRow]{
@@ -165,7 +165,7 @@ func registerSessions(c *catalog.Catalog, a *api) error {
 		}),
 		add(c, catalog.Func[TelemetryArgs, LapTelemetry]{
 			Name: "getLapTelemetry", Tier: catalog.ReadOnly,
-			Description: "Returns one lap's telemetry sampled by distance (default every 50 m) as parallel arrays. Ask only for the channels you need.",
+			Description: "Returns one lap's telemetry sampled by distance as parallel arrays. Ask only for the channels you need.",
 			Handler:     a.getLapTelemetry,
 			Validate: func(ctx context.Context, in TelemetryArgs) error {
 				if in.ResolutionM%10 != 0 {

@@ -1,0 +1,50 @@
+package codemode_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// A script shows the user a chart with codemode.chart. A client without
+// the MCP Apps extension gets it as a PNG after the text; one that
+// declares the extension sees _meta.ui.resourceUri on the tool and gets the
+// specs in structuredContent.charts for the view at ChartViewURI.
+func Example_chart() {
+	driver := catalog.Principal{Subject: "driver-1"}
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.NoAudit, SandboxMode: sandbox.ModeInProcess})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	go srv.ServeTransport(ctx, driver, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `
+const laps = await garage.getLaps({ track: "Spa" });
+await codemode.chart({ title: "Lap times at Spa", x: { title: "Lap" }, y: { title: "Time", unit: "s" },
+  series: [{ name: "lap time", kind: "bar", x: laps.map(l => l.number), y: laps.map(l => l.timeMs / 1000) }] });
+return laps.length;`}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.SplitN(res.Content[0].(*mcp.TextContent).Text, "\n", 2)[0])
+	img := res.Content[1].(*mcp.ImageContent)
+	fmt.Println(img.MIMEType, len(img.Data) > 1000)
+	// Output:
+	// Chart 1: "Lap times at Spa": bar chart, 1 series, 3 points, shown to the user as an image.
+	// image/png true
+}
