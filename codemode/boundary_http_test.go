@@ -83,7 +83,7 @@ func TestPlainToolsOutsideExecutionLimit(t *testing.T) {
 func TestEveryMethodLimited(t *testing.T) {
 	ts := startServer(t, nil)
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
-	refusedAt := 0
+	refusedAt, start := 0, time.Now()
 	for i := 1; i <= 400 && refusedAt == 0; i++ {
 		resp := rawPost(t, ts.URL, readDeclarationsBody(0), mcpHeaders(alice))
 		switch resp.StatusCode {
@@ -98,8 +98,11 @@ func TestEveryMethodLimited(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	if refusedAt == 0 || refusedAt > codemode.DefaultRequestBurst+20 {
-		t.Fatalf("first refusal at read %d, want soon after the burst of %d", refusedAt, codemode.DefaultRequestBurst)
+	// The budget refills while the loop runs (slowly on a loaded machine):
+	// the bound is the burst plus what refilled, with a little slack.
+	refilled := codemode.DefaultRequestsPerSec * time.Since(start).Seconds()
+	if refusedAt == 0 || float64(refusedAt) > float64(codemode.DefaultRequestBurst)+refilled+10 {
+		t.Fatalf("first refusal at read %d, want soon after the burst of %d (+%.0f refilled in %v)", refusedAt, codemode.DefaultRequestBurst, refilled, time.Since(start))
 	}
 	for _, body := range []string{listToolsBody, readDeclarationsBody(0), `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"resources/templates/list"}`, `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`} {
