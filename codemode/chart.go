@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -137,6 +138,12 @@ func appsClient(caps *mcp.ClientCapabilities) bool {
 	return ok
 }
 
+// renderSlots bounds how many charts are drawn at once in the process:
+// rendering runs in the host after the worker is free, so without it the
+// number of concurrent requests alone would bound its CPU and memory (about
+// 15 ms and 2 MB a chart).
+var renderSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
 // withCharts adds an execution's charts to its result:
 // structuredContent.charts for the view, a line per chart in the text for
 // the model and, for a client without the Apps extension, each chart as a
@@ -163,7 +170,9 @@ func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, c
 			lines = append(lines, line+", shown to the user.")
 			continue
 		}
+		renderSlots <- struct{}{}
 		png, err := chart.Render(&specs[i])
+		<-renderSlots
 		if err != nil {
 			s.logger.Error("codemode: chart rendering", "err", err)
 			lines = append(lines, line+", could not be drawn.")
