@@ -51,6 +51,16 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 		defer mp.Shutdown(context.Background())
 		benchCoaching(b, sandbox.ModeWorker, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
 	})
+	// In process too, where the execution is cheaper and the share of
+	// telemetry larger, and where instruction counts (callgrind) see the
+	// whole execution in one process.
+	b.Run("mode=in-process/clients=1/telemetry=sdk-batch", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+		defer tp.Shutdown(context.Background())
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer mp.Shutdown(context.Background())
+		benchCoaching(b, sandbox.ModeInProcess, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
+	})
 }
 
 // discardSpans is a span exporter that drops what the batcher hands it.
