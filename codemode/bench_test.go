@@ -54,7 +54,7 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 	// In process too, where the execution is cheaper and the share of
 	// telemetry larger, and where instruction counts (callgrind) see the
 	// whole execution in one process.
-	b.Run("mode=in-process/clients=1/telemetry=sdk-batch", func(b *testing.B) {
+	b.Run("mode=in-process/clients=1+telemetry=sdk-batch", func(b *testing.B) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 		defer tp.Shutdown(context.Background())
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
@@ -74,10 +74,11 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
 	opts := &codemode.Options{
-		SandboxMode:   mode,
-		RatePerSecond: -1,
-		Logger:        slog.New(slog.DiscardHandler),
-		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		SandboxMode:       mode,
+		RatePerSecond:     -1,
+		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
+		Logger:            slog.New(slog.DiscardHandler),
+		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	}
 	if tel != nil {
 		opts.Telemetry = *tel

@@ -61,11 +61,12 @@ func BenchmarkSearchInExecution(b *testing.B) {
 		b.Fatal(err)
 	}
 	s, err := codemode.New(cat, &codemode.Options{
-		SandboxMode:   sandbox.ModeInProcess,
-		RatePerSecond: -1,
-		Principal:     &catalog.Principal{Subject: "bench"},
-		Logger:        slog.New(slog.DiscardHandler),
-		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		SandboxMode:       sandbox.ModeInProcess,
+		RatePerSecond:     -1,
+		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
+		Principal:         &catalog.Principal{Subject: "bench"},
+		Logger:            slog.New(slog.DiscardHandler),
+		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	})
 	if err != nil {
 		b.Fatal(err)
