@@ -51,6 +51,16 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 		defer mp.Shutdown(context.Background())
 		benchCoaching(b, sandbox.ModeWorker, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
 	})
+	// In process too, where the execution is cheaper and the share of
+	// telemetry larger, and where instruction counts (callgrind) see the
+	// whole execution in one process.
+	b.Run("mode=in-process/clients=1+telemetry=sdk-batch", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+		defer tp.Shutdown(context.Background())
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer mp.Shutdown(context.Background())
+		benchCoaching(b, sandbox.ModeInProcess, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
+	})
 }
 
 // discardSpans is a span exporter that drops what the batcher hands it.
@@ -66,7 +76,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *
 	opts := &codemode.Options{
 		SandboxMode:       mode,
 		RatePerSecond:     -1,
-		RequestsPerSecond: -1,
+		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
 		Logger:            slog.New(slog.DiscardHandler),
 		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	}

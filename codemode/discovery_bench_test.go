@@ -63,7 +63,7 @@ func BenchmarkSearchInExecution(b *testing.B) {
 	s, err := codemode.New(cat, &codemode.Options{
 		SandboxMode:       sandbox.ModeInProcess,
 		RatePerSecond:     -1,
-		RequestsPerSecond: -1,
+		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
 		Principal:         &catalog.Principal{Subject: "bench"},
 		Logger:            slog.New(slog.DiscardHandler),
 		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),

@@ -93,7 +93,7 @@ func benchCodemodeCall(b *testing.B, code string, distinct bool) {
 	srv, err := codemode.New(tc.Catalog, &codemode.Options{
 		Principal:         &p,
 		RatePerSecond:     -1,
-		RequestsPerSecond: -1,
+		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
 		Logger:            slog.New(slog.DiscardHandler),
 		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
 	})

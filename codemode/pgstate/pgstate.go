@@ -28,6 +28,18 @@
 // cancellation by notification, and a cancellation sent then is lost;
 // both are logged. The listener reconnects by itself.
 //
+// A request waits for the database at most [Options.MaxWait] (by default
+// [DefaultMaxWait]) per decision: a limiter whose statement has not
+// answered by then decides with its in-process bucket, and a call whose
+// registration has not answered runs meanwhile. The statement still
+// completes in the background, so the shared state counts the request.
+// On a loaded host a round trip to the database now and then takes a
+// second or more, and a request makes several (the failed-authentication
+// check, the request and execution limits, the call's registration):
+// without the bound, one user's flood that loads the host would delay
+// every other user's small request by that much. The release of a call's
+// registration happens after its answer, never before it.
+//
 // Start at package codemode; this package only supplies its
 // [codemode.RateLimiter], [codemode.FailureLimiter],
 // [codemode.Cancellations] and [codemode.SpentApprovals].
@@ -57,6 +69,14 @@ const DefaultCallTTL = 15 * time.Minute
 // channel is the LISTEN/NOTIFY channel cancellations travel on.
 const channel = "codemode_cancel"
 
+// DefaultMaxWait is how long a request waits for the database before a
+// limiter decides in process and a call runs before its registration is
+// stored: about ten times a round trip on a healthy host.
+const DefaultMaxWait = 100 * time.Millisecond
+
+// backgroundTimeout bounds a statement that outlived its request's wait.
+const backgroundTimeout = 10 * time.Second
+
 // sweepEvery is how often full buckets and expired calls are deleted.
 const sweepEvery = time.Minute
 
@@ -70,6 +90,10 @@ type Options struct {
 	// nothing. Keep it above the longest execution including its wait for
 	// a worker. Zero means DefaultCallTTL.
 	CallTTL time.Duration
+	// MaxWait bounds how long a request waits for the database in one
+	// decision (see the package documentation). Zero means
+	// DefaultMaxWait.
+	MaxWait time.Duration
 }
 
 // State is codemode's shared state in one PostgreSQL database. It is safe
@@ -78,10 +102,13 @@ type State struct {
 	pool   *pgxpool.Pool
 	logger *slog.Logger
 	ttl    time.Duration
+	wait   time.Duration // Options.MaxWait
 
 	mu       sync.Mutex
 	calls    map[string]func() // token → cancel, for calls running here
 	limiters []*Limiter
+
+	bg sync.WaitGroup // statements that outlived their request's wait
 
 	stop      context.CancelFunc
 	done      chan struct{}
@@ -124,13 +151,16 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 	if pool == nil {
 		return nil, errors.New("pgstate: nil pool")
 	}
-	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, calls: map[string]func(){}, done: make(chan struct{})}
+	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, done: make(chan struct{})}
 	if opts != nil {
 		if opts.Logger != nil {
 			s.logger = opts.Logger
 		}
 		if opts.CallTTL > 0 {
 			s.ttl = opts.CallTTL
+		}
+		if opts.MaxWait > 0 {
+			s.wait = opts.MaxWait
 		}
 	}
 	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -153,14 +183,59 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 	return s, nil
 }
 
-// Close stops the listener and the sweeper. Calls still registered keep
-// their rows until released or expired.
+// Close stops the listener and the sweeper, and waits for statements
+// still running in the background (at most about ten seconds). Calls
+// still registered keep their rows until released or expired.
 func (s *State) Close() error {
 	s.closeOnce.Do(func() {
 		s.stop()
 		<-s.done
 	})
+	s.bg.Wait()
 	return nil
+}
+
+// statement is a database statement running with a context of its own,
+// so that it completes even when the request stops waiting for it.
+type statement struct {
+	done chan struct{} // closed when err and the statement's results are set
+	err  error
+}
+
+// start runs f in the background with ctx's values but not its
+// cancellation, for at most backgroundTimeout.
+func (s *State) start(ctx context.Context, f func(context.Context) error) *statement {
+	st := &statement{done: make(chan struct{})}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+		defer cancel()
+		st.err = f(bctx)
+		close(st.done)
+	}()
+	return st
+}
+
+// errSlow is a statement that did not answer within the request's wait.
+var errSlow = errors.New("the database did not answer in time")
+
+// await waits for st at most s.wait: its error, or errSlow. Results f
+// stored may be read only when await returned anything but errSlow.
+func (s *State) await(st *statement) error {
+	select {
+	case <-st.done:
+		return st.err
+	default:
+	}
+	t := time.NewTimer(s.wait)
+	defer t.Stop()
+	select {
+	case <-st.done:
+		return st.err
+	case <-t.C:
+		return errSlow
+	}
 }
 
 func (s *State) listen(ctx context.Context) (*pgx.Conn, error) {
@@ -296,24 +371,45 @@ func (c *Cancellations) Register(ctx context.Context, key, id string, cancel fun
 		delete(s.calls, token)
 		s.mu.Unlock()
 	}
-	if _, err := s.pool.Exec(ctx, "INSERT INTO codemode_calls (token, key, id, expires) VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
-		token, key, id, s.ttl.Seconds()); err != nil {
+	inserted := s.start(ctx, func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, "INSERT INTO codemode_calls (token, key, id, expires) VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+			token, key, id, s.ttl.Seconds())
+		return err
+	})
+	err := s.await(inserted)
+	if err != nil && err != errSlow {
 		forget()
 		return nil, fmt.Errorf("pgstate: registering a call: %w", err)
 	}
+	// errSlow: the call runs while its row is being stored; a
+	// cancellation sent before the row is there cancels nothing.
 	return func() {
 		forget()
 		// The row stays, marked ended, for endedCallMemory: a late
 		// cancellation for this call must not stop another session's call
-		// with the same id. The request may be over: update with a
-		// context of its own.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, err := s.pool.Exec(dctx, "UPDATE codemode_calls SET ended = true, expires = now() + make_interval(secs => $2) WHERE token = $1",
-			token, endedCallMemory.Seconds()); err != nil {
-			s.logger.Warn("pgstate: releasing a call; its row expires on its own", "err", err)
-		}
+		// with the same id. Marked in the background, after the row is
+		// stored, so the answer does not wait for the database.
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			<-inserted.done
+			if inserted.err != nil {
+				s.logger.Warn("pgstate: registering a call", "err", inserted.err)
+				return
+			}
+			s.ended(ctx, token)
+		}()
 	}, nil
+}
+
+// ended marks the call token as ended.
+func (s *State) ended(ctx context.Context, token string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundTimeout)
+	defer cancel()
+	if _, err := s.pool.Exec(dctx, "UPDATE codemode_calls SET ended = true, expires = now() + make_interval(secs => $2) WHERE token = $1",
+		token, endedCallMemory.Seconds()); err != nil {
+		s.logger.Warn("pgstate: releasing a call; its row expires on its own", "err", err)
+	}
 }
 
 // endedCallMemory is how long an ended call's row is kept: the same
@@ -426,47 +522,58 @@ func (l *Limiter) Take(ctx context.Context, key string, n int) (time.Duration, e
 	if n > l.burst {
 		return l.local.ReserveN(key, n), nil // never fits: no need to ask
 	}
-	var tokens float64
-	err := l.s.pool.QueryRow(ctx, `INSERT INTO codemode_buckets AS b (name, key, tokens, updated)
-		VALUES ($1, $2, $4::float8 - $5::float8, now())
-		ON CONFLICT (name, key) DO UPDATE SET tokens = `+available+` - $5::float8, updated = now()
-		WHERE `+available+` >= $5::float8
-		RETURNING tokens`, l.name, key, l.rate, float64(l.burst), float64(n)).Scan(&tokens)
-	switch {
-	case err == nil:
-		return 0, nil
-	case errors.Is(err, pgx.ErrNoRows):
+	var wait time.Duration
+	st := l.s.start(ctx, func(ctx context.Context) error {
+		var tokens float64
+		err := l.s.pool.QueryRow(ctx, `INSERT INTO codemode_buckets AS b (name, key, tokens, updated)
+			VALUES ($1, $2, $4::float8 - $5::float8, now())
+			ON CONFLICT (name, key) DO UPDATE SET tokens = `+available+` - $5::float8, updated = now()
+			WHERE `+available+` >= $5::float8
+			RETURNING tokens`, l.name, key, l.rate, float64(l.burst), float64(n)).Scan(&tokens)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
 		// Refused: the bucket is unchanged. Say how long until n tokens.
 		var avail float64
 		err = l.s.pool.QueryRow(ctx, `SELECT `+available+` FROM codemode_buckets b WHERE name = $1 AND key = $2`,
 			l.name, key, l.rate, float64(l.burst)).Scan(&avail)
-		if err == nil {
-			return l.wait(float64(n) - avail), nil
+		switch {
+		case err == nil:
+			wait = l.wait(float64(n) - avail)
+		case errors.Is(err, pgx.ErrNoRows): // swept in between
+			wait, err = time.Second, nil
 		}
-		if errors.Is(err, pgx.ErrNoRows) { // swept in between
-			return time.Second, nil
-		}
+		return err
+	})
+	if err := l.s.await(st); err != nil {
+		// Slow or unreachable: decide here. A slow statement still takes
+		// its tokens from the shared bucket when it completes.
+		l.fallback(err)
+		return l.local.ReserveN(key, n), nil
 	}
-	l.fallback(err)
-	return l.local.ReserveN(key, n), nil
+	return wait, nil
 }
 
 // Blocked reports how long key must wait for one token (0: it has one).
 func (l *Limiter) Blocked(ctx context.Context, key string) (time.Duration, error) {
-	var avail float64
-	err := l.s.pool.QueryRow(ctx, `SELECT `+available+` FROM codemode_buckets b WHERE name = $1 AND key = $2`,
-		l.name, key, l.rate, float64(l.burst)).Scan(&avail)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return 0, nil
-	case err == nil:
-		if avail >= 1 {
-			return 0, nil
+	var wait time.Duration
+	st := l.s.start(ctx, func(ctx context.Context) error {
+		var avail float64
+		err := l.s.pool.QueryRow(ctx, `SELECT `+available+` FROM codemode_buckets b WHERE name = $1 AND key = $2`,
+			l.name, key, l.rate, float64(l.burst)).Scan(&avail)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		case err == nil && avail < 1:
+			wait = l.wait(1 - avail)
 		}
-		return l.wait(1 - avail), nil
+		return err
+	})
+	if err := l.s.await(st); err != nil {
+		l.fallback(err)
+		return l.local.Peek(key), nil
 	}
-	l.fallback(err)
-	return l.local.Peek(key), nil
+	return wait, nil
 }
 
 // Failed takes one token from key's bucket even when none is left, so
@@ -502,7 +609,8 @@ func (l *Limiter) wait(missing float64) time.Duration {
 	return max(time.Duration(missing/l.rate*float64(time.Second)), time.Millisecond)
 }
 
-// fallback logs a database error, at most once a minute per limiter.
+// fallback logs a database error or a slow answer, at most once a
+// minute per limiter.
 func (l *Limiter) fallback(err error) {
 	l.logMu.Lock()
 	defer l.logMu.Unlock()
@@ -510,5 +618,9 @@ func (l *Limiter) fallback(err error) {
 		return
 	}
 	l.lastLog = time.Now()
+	if err == errSlow {
+		l.s.logger.Warn("pgstate: the limiter's database answers slowly; limiting per process while it does", "limiter", l.name, "wait", l.s.wait)
+		return
+	}
 	l.s.logger.Error("pgstate: limiter cannot reach the database; limiting per process until it can", "limiter", l.name, "err", err)
 }

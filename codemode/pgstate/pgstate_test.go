@@ -2,6 +2,7 @@ package pgstate_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -363,5 +364,82 @@ func TestLimiterFailuresAndOutage(t *testing.T) {
 	}
 	if d, err := a.Take(ctx, "sub:bob", 1); d <= 0 || err != nil {
 		t.Fatalf("fourth take during the outage: %v, %v; want the per-process limit to refuse it", d, err)
+	}
+}
+
+// A database that answers slowly holds no request past the wait: with
+// the tables locked by another session, a limiter decides in process and
+// a call runs and answers before its registration is stored. Once the
+// lock goes, the statements complete: the shared bucket counts the
+// execution and the call's row is stored and marked ended.
+func TestSlowDatabaseHoldsNoRequest(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	release := make(chan struct{})
+	close(release)
+	var lim *pgstate.Limiter
+	r := startReplica(t, db, release, func(st *pgstate.State) codemode.RateLimiter {
+		lim = st.Limiter("executions", 0.001, 3)
+		return lim
+	})
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	tx, err := admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// Every statement on these tables waits for the lock, reads too.
+	if _, err := tx.Exec(ctx, "LOCK TABLE codemode_buckets, codemode_calls IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	answered := make(chan string, 1)
+	go func() {
+		if d, err := lim.Blocked(ctx, "ip:192.0.2.9"); d != 0 || err != nil {
+			answered <- fmt.Sprintf("blocked while the database is slow: %v, %v; want 0 from the in-process bucket", d, err)
+			return
+		}
+		code, body := post(t, r.URL, callBody("3", "return 1"))
+		if code != http.StatusOK || !strings.Contains(body, `"result":1`) {
+			answered <- fmt.Sprintf("execution while the database is slow: %d %s", code, body)
+			return
+		}
+		answered <- ""
+	}()
+	select {
+	case msg := <-answered:
+		if msg != "" {
+			t.Fatal(msg)
+		}
+	case <-time.After(10 * time.Second):
+		tx.Rollback(ctx) // let the requests through before failing
+		<-answered
+		t.Fatal("requests waited for the locked tables: a slow database holds them")
+	}
+	t.Logf("a failed-authentication check and an execution answered in %v with the tables locked", time.Since(start))
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The statements that outlived the wait complete now.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var tokens float64
+		var ended bool
+		errB := admin.QueryRow(ctx, "SELECT tokens FROM codemode_buckets WHERE name = 'executions' AND key = 'sub:alice'").Scan(&tokens)
+		errC := admin.QueryRow(ctx, "SELECT ended FROM codemode_calls WHERE id = 'n:3'").Scan(&ended)
+		if errB == nil && errC == nil && ended {
+			if tokens > 2.01 {
+				t.Fatalf("the shared bucket holds %v tokens, want about 2 after one execution", tokens)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the lock: bucket %v (%v), call row ended %v (%v); want both stored", tokens, errB, ended, errC)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

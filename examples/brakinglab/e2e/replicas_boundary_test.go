@@ -60,48 +60,74 @@ func TestTwoReplicasBoundary(t *testing.T) {
 				t.Logf("rival before the flood: %v", d)
 			}
 		}
+		// Demo keeps twelve slow scripts in flight through the proxy (six
+		// a replica: two running, four waiting), starting another as soon
+		// as one ends, so both replicas' workers stay taken however long
+		// rival's runs take.
 		floodCtx, stopFlood := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		finished := 0 // flood executions that ended before the flood was stopped, other than BUSY
+		outcomes := map[string]int{} // how demo's flood executions ended
 		for range 12 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, body, _, err := postMCP(floodCtx, front.MCPURL, demo, executeBody("while (true) {}"))
-				if err == nil && !strings.Contains(body, "BUSY") {
+				for floodCtx.Err() == nil {
+					_, body, _, err := postMCP(floodCtx, front.MCPURL, demo, executeBody("while (true) {}"))
+					outcome := "other: " + body
+					switch {
+					case err != nil && floodCtx.Err() != nil:
+						return // stopped
+					case err != nil:
+						outcome = "error: " + err.Error()
+					case strings.Contains(body, "TIMEOUT"):
+						outcome = "TIMEOUT"
+					case strings.Contains(body, "BUSY"):
+						outcome = "BUSY"
+					}
 					mu.Lock()
-					finished++
+					outcomes[outcome]++
 					mu.Unlock()
 				}
 			}()
 		}
 		defer func() { stopFlood(); wg.Wait() }()
 		time.Sleep(time.Second) // the flood reaches both replicas and fills their workers
+		// A hundred runs, so that p99 is a run and not the maximum, four a
+		// second: rival's execution budget (60 at once, 2 a second) lasts
+		// them.
+		const runs = 100
 		var lat []time.Duration
-		for i := range 10 {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for i := range runs {
+			<-tick.C
 			status, body, d, err := postMCP(context.Background(), front.MCPURL, rival, executeBody("return 1"))
 			if err != nil || status != http.StatusOK || strings.Contains(body, `"isError":true`) {
 				t.Fatalf("rival's run %d: %d %v %.300s", i, status, err, body)
 			}
 			lat = append(lat, d)
 		}
-		mu.Lock()
-		early := finished
-		mu.Unlock()
-		t.Logf("rival's latencies in order: %v", lat)
-		if early != 0 {
-			t.Fatalf("%d of the flood's scripts ended while rival's ran: the pool was not saturated", early)
+		stopFlood()
+		wg.Wait()
+		t.Logf("demo's flood executions that ended while rival ran: %v", outcomes)
+		for outcome, n := range outcomes {
+			// A slow script ends only at its timeout: until then it held a
+			// worker (or waited for one, or was refused at once).
+			if outcome != "TIMEOUT" && outcome != "BUSY" {
+				t.Fatalf("%d of demo's flood executions ended otherwise than by their timeout: %.300s", n, outcome)
+			}
 		}
 		slices.Sort(lat)
-		t.Logf("rival's latency through nginx during demo's flood: p50 %v, max %v", lat[len(lat)/2], lat[len(lat)-1])
+		p99 := lat[runs*99/100-1]
+		t.Logf("rival's latency through nginx during demo's flood (%d runs): p50 %v, p90 %v, p99 %v, max %v",
+			runs, lat[runs/2], lat[runs*9/10], p99, lat[runs-1])
 		// Without the reserve, rival waited for one of demo's scripts to
-		// time out (10 s). With it, the target is under 1 s; on a loaded
-		// shared machine the first run on each replica during the flood
-		// has been measured at 1.3 to 1.6 s, so the bound asserted here is
-		// the one that tells the two apart.
-		if p := lat[len(lat)-1]; p > 3*time.Second {
-			t.Fatalf("rival's slowest small script took %v during demo's flood, want well under the 10 s a flood script holds a worker", p)
+		// time out (10 s). With it, the workers' lower CPU priority and the
+		// bounded wait for the shared state in PostgreSQL, the issue's
+		// target holds on a loaded 2-core machine.
+		if p99 > time.Second {
+			t.Fatalf("rival's p99 latency %v during demo's flood, want at most 1 s", p99)
 		}
 	})
 
