@@ -56,6 +56,9 @@ type structured struct {
 	// Writes lists the writes of an execution that asked for approval,
 	// across all its runs.
 	Writes []write `json:"writes,omitempty"`
+	// ApprovalURL is the approval page link of an APPROVAL_PENDING or
+	// APPROVAL_EXPIRED error, for the model to give the user.
+	ApprovalURL string `json:"approvalUrl,omitempty"`
 }
 
 // warning is one entry of structuredContent.warnings: a sandbox.Warning
