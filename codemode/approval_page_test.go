@@ -12,7 +12,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -281,16 +283,44 @@ func TestApprovalPageRefusals(t *testing.T) {
 	}
 }
 
-func TestApprovalPageRateLimit(t *testing.T) {
-	ts, _ := startPage(t, nil)
-	base := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
-	got := map[int]int{}
-	for range codemode.DefaultPageBurst + 5 {
-		code, _ := browser{"alice"}.get(t, base)
-		got[code]++
+// countLimiter lets each key make n requests, then refuses it.
+type countLimiter struct {
+	n    int
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen[key]++
+	if l.seen[key] > l.n {
+		return 30 * time.Second, nil
 	}
-	if got[http.StatusNotFound] != codemode.DefaultPageBurst || got[http.StatusTooManyRequests] != 5 {
-		t.Fatalf("statuses %v", got)
+	return 0, nil
+}
+
+// Requests are limited per source (ApprovalPage.SourceOf), before the
+// user is authenticated or the id looked up.
+func TestApprovalPageRateLimit(t *testing.T) {
+	lim := &countLimiter{n: 3, seen: map[string]int{}}
+	ts, _ := startPage(t, func(o *codemode.Options) {
+		o.Approvals.Page.Limiter = lim
+		o.Approvals.Page.SourceOf = func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
+	})
+	link := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
+	for _, src := range []string{"a", "b"} {
+		var got []int
+		for range 5 {
+			code, _ := browser{}.do(t, "GET", link, nil, map[string]string{"X-Test-Source": src})
+			got = append(got, code)
+		}
+		if want := []int{401, 401, 401, 429, 429}; !slices.Equal(got, want) {
+			t.Fatalf("source %s: statuses %v, want %v", src, got, want)
+		}
+	}
+	if lim.seen["approval-page:a"] != 5 {
+		t.Fatalf("limiter keys %v", lim.seen)
 	}
 }
 
