@@ -330,7 +330,7 @@ func (s *Server) pageResume(ctx context.Context, req *mcp.CallToolRequest, code 
 		for _, c := range pend {
 			s.auditApproval(ctx, host, ApprovalRequested, c, "page")
 		}
-		out = s.approvalFailed(ctx, host, "APPROVAL_EXPIRED", fmt.Sprintf("the user did not answer the approval of %s before its link expired, so nothing was run by this call. %s If the user still wants %s, give them this new link (valid for %s): %s Once they have answered, run exactly the same code again.", modelList(pend), writtenNote(made), itThem(pend), a.ttl, link), nil, made)
+		out = s.approvalFailed(ctx, host, "APPROVAL_EXPIRED", fmt.Sprintf("the approval of %s expired before it was used, so nothing was run by this call. %s If the user still wants %s, give them this new link (valid for %s): %s Once they have answered, run exactly the same code again.", modelList(pend), writtenNote(made), itThem(pend), a.ttl, link), nil, made)
 		withApprovalURL(out, link)
 	}
 	settle(out)

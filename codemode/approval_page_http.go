@@ -24,6 +24,9 @@ func (s *Server) ApprovalHandler() http.Handler {
 	return http.HandlerFunc(s.servePage)
 }
 
+// maxPageForm bounds the body of an answer: two short fields.
+const maxPageForm = 4 << 10
+
 // idLen is the length of an approval id: 16 bytes, base64url.
 const idLen = 22
 
@@ -96,6 +99,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	token := pk.token(id, who.Subject)
 	now := s.keys.now()
 	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
 		action := r.PostFormValue("action")
 		if !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(token)) || (action != "accept" && action != "decline") {
 			pageMessage(w, http.StatusForbidden, "Refused", "This answer did not come from the approval page itself, so it was refused. Open the approval link and answer there.")
