@@ -429,26 +429,39 @@ func changes(n int) string {
 
 // pendingCache is the in-process PendingApprovals: right for one replica.
 type pendingCache struct {
-	mu  sync.Mutex
-	all map[string]*PendingApproval
+	mu     sync.Mutex
+	all    map[string]*PendingApproval
+	latest map[string]*PendingApproval // by Match: the newest
+	swept  time.Time
 }
 
-func newPendingCache() *pendingCache { return &pendingCache{all: map[string]*PendingApproval{}} }
+func newPendingCache() *pendingCache {
+	return &pendingCache{all: map[string]*PendingApproval{}, latest: map[string]*PendingApproval{}}
+}
 
-// Put implements PendingApprovals; it sweeps approvals past their
-// retention.
+// Put implements PendingApprovals; about once a minute it sweeps
+// approvals past their retention.
 func (c *pendingCache) Put(_ context.Context, p PendingApproval) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for id, q := range c.all {
-		if p.Created.After(q.Expires.Add(PendingApprovalRetention)) {
-			delete(c.all, id)
+	if p.Created.Sub(c.swept) > time.Minute {
+		c.swept = p.Created
+		for id, q := range c.all {
+			if p.Created.After(q.Expires.Add(PendingApprovalRetention)) {
+				delete(c.all, id)
+				if c.latest[q.Match] == q {
+					delete(c.latest, q.Match)
+				}
+			}
 		}
 	}
 	if _, ok := c.all[p.ID]; ok {
 		return errors.New("codemode: approval id in use")
 	}
 	c.all[p.ID] = &p
+	if q := c.latest[p.Match]; q == nil || !p.Created.Before(q.Created) {
+		c.latest[p.Match] = &p
+	}
 	return nil
 }
 
@@ -467,16 +480,11 @@ func (c *pendingCache) Get(_ context.Context, id string) (*PendingApproval, erro
 func (c *pendingCache) Latest(_ context.Context, match string) (*PendingApproval, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var best *PendingApproval
-	for _, p := range c.all {
-		if p.Match == match && (best == nil || p.Created.After(best.Created)) {
-			best = p
-		}
-	}
-	if best == nil {
+	p := c.latest[match]
+	if p == nil {
 		return nil, nil
 	}
-	cp := *best
+	cp := *p
 	return &cp, nil
 }
 
