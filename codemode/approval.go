@@ -54,10 +54,16 @@ type ApprovalOptions struct {
 	// same execution, and every response lists the writes they made.
 	PerCall bool
 	// Spent spends each approval sent back in a request state once
-	// (2026-07-28). Nil means an in-process cache, right for one replica;
-	// replicas sharing Key must share it too
-	// ([github.com/brakinglab/codemode-go/codemode/pgstate]).
+	// (2026-07-28), and each approval of the Page once. Nil means an
+	// in-process cache, right for one replica; replicas sharing Key must
+	// share it too ([github.com/brakinglab/codemode-go/codemode/pgstate]).
 	Spent SpentApprovals
+	// Page, when set, lets a client that cannot ask the user (no
+	// elicitation, or only URL-mode elicitation) still get approvals: the
+	// user answers on a web page the host serves (see [ApprovalPage]).
+	// Nil means such a client's calls that need approval fail with
+	// APPROVAL_UNAVAILABLE (or run, with Fallback ApprovalAllow).
+	Page *ApprovalPage
 }
 
 // DefaultApprovalTTL is how long an approval stays valid by default.
@@ -114,6 +120,7 @@ type approvalKeys struct {
 	fallback ApprovalFallback
 	perCall  bool
 	spent    SpentApprovals
+	page     *pageKeys // nil: no approval page
 	now      func() time.Time
 }
 
@@ -157,6 +164,14 @@ func newApprovalKeys(o ApprovalOptions) (*approvalKeys, error) {
 	}
 	if a.aead, err = cipher.NewGCM(block); err != nil {
 		return nil, fmt.Errorf("approval key: %w", err)
+	}
+	if o.Page != nil {
+		if a.page, err = newPageKeys(o.Page, o.Fallback); err != nil {
+			return nil, err
+		}
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte("codemode approval page answer v1"))
+		a.page.csrf = mac.Sum(nil)
 	}
 	return a, nil
 }
@@ -202,6 +217,8 @@ type approvalState struct {
 	Code    string         `json:"code"` // hex SHA-256 of the code
 	Calls   []approvedCall `json:"calls"`
 	Expires int64          `json:"exp"` // Unix seconds
+	// ClientName is who asks, as the approval page shows it.
+	ClientName string `json:"cname,omitempty"`
 	approvalExec
 }
 

@@ -3,7 +3,9 @@ package codemode
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 )
@@ -26,6 +28,29 @@ func BenchmarkApprovalRecordOverhead(b *testing.B) {
 			}
 			r.ran("getLap", catalog.ReadOnly, args, out, nil)
 			r.exit()
+		}
+	}
+}
+
+// BenchmarkApprovalPageLookup is what the approval page adds to every
+// execution of code that may need approval: the in-process store's
+// lookup of a pending approval for the run (here among 1,000 others),
+// which finds none.
+func BenchmarkApprovalPageLookup(b *testing.B) {
+	c := newPendingCache()
+	ctx := context.Background()
+	now := time.Now()
+	for i := range 1000 {
+		st := &approvalState{Subject: fmt.Sprint("user-", i), Tool: "execute_code", Code: "abc"}
+		if err := c.Put(ctx, PendingApproval{ID: fmt.Sprint(i), Match: pageMatch(st), Subject: st.Subject, Created: now, Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := &approvalState{Subject: "someone-else", Tool: "execute_code", Code: "abc"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if p, _ := c.Latest(ctx, pageMatch(st)); p != nil {
+			b.Fatal("found")
 		}
 	}
 }

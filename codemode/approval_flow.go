@@ -28,11 +28,12 @@ const (
 	channelNone   approvalChannel = iota
 	channelMRTR                   // 2026-07-28: input-required result with sealed request state
 	channelElicit                 // earlier revisions: elicitation/create on the session
+	channelURL                    // elicitation/create in URL mode, opening the approval page
 )
 
 // channelFor says how this tools/call can ask the user, and if it cannot,
-// why (for the model).
-func channelFor(req *mcp.CallToolRequest) (approvalChannel, string) {
+// why (for the model). page says whether the approval page can be used.
+func channelFor(req *mcp.CallToolRequest, page bool) (approvalChannel, string) {
 	const noCap = "the client did not declare the elicitation capability"
 	ss := req.Session
 	if ss == nil {
@@ -54,6 +55,12 @@ func channelFor(req *mcp.CallToolRequest) (approvalChannel, string) {
 		return channelNone, noCap
 	}
 	if e := ip.Capabilities.Elicitation; e.Form == nil && e.URL != nil {
+		// A client of 2026-07-28 could take a URL input request; URL
+		// elicitation is used on the session only, and such a client
+		// gets the link in the result instead.
+		if page && !mrtr {
+			return channelURL, ""
+		}
 		return channelNone, "the client supports only URL elicitation, not the form the approval needs"
 	}
 	if mrtr {
@@ -103,6 +110,11 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 		bound.Subject, bound.Client = host.principal.Subject, host.principal.ClientID
 	}
 	if req.Params.RequestState == "" {
+		if s.pageAvailable(host) {
+			if out, ok := s.pageResume(ctx, req, code, host, bound); ok {
+				return out
+			}
+		}
 		return s.approvalLoop(ctx, req, code, host, bound, &approvalExec{})
 	}
 	st, fp, out := s.spend(ctx, req, host, bound)
@@ -170,7 +182,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code stri
 // returning an input-required result over 2026-07-28.
 func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, ex *approvalExec) *mcp.CallToolResult {
 	a := host.spec.v.approvals
-	ch, why := channelFor(req)
+	ch, why := channelFor(req, s.pageAvailable(host))
 	if ch == channelNone && a.fallback == ApprovalAllow && ex.Round == 0 {
 		res, err := s.runSandbox(ctx, code, host, nil)
 		return s.finish(ctx, host, res, err)
@@ -201,6 +213,16 @@ func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, cod
 		ex.Round++
 		if ex.Round > maxApprovalRounds {
 			return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(pending), writtenNote(made)), res, made)
+		}
+		if ch == channelNone && s.pageAvailable(host) {
+			return s.pageLink(ctx, req, host, bound, ex, pending, res, made)
+		}
+		if ch == channelURL {
+			if out := s.pageElicit(ctx, req, host, bound, ex, pending, res, made); out != nil {
+				return out
+			}
+			ex.grant(pending, a.perCall)
+			continue
 		}
 		if ch == channelNone {
 			for _, p := range pending {

@@ -64,6 +64,9 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	if configure != nil {
 		configure(opts)
 	}
+	if pg := opts.Approvals.Page; pg != nil && pg.URL == "" {
+		pg.URL = "http://" + ts.http.Listener.Addr().String() + "/approve/"
+	}
 	if opts.Sandbox == nil {
 		withPool(t, opts, 2)
 	}
@@ -71,7 +74,10 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.http.Config.Handler = ts.Handler()
+	mux := http.NewServeMux()
+	mux.Handle("/", ts.Handler())
+	mux.Handle("/approve/", ts.ApprovalHandler())
+	ts.http.Config.Handler = mux
 	ts.http.Start()
 	t.Cleanup(func() {
 		ts.http.Close()
@@ -158,7 +164,8 @@ type structuredResult struct {
 			Message string `json:"message"`
 		} `json:"issues"`
 	} `json:"error"`
-	Writes []struct {
+	ApprovalURL string `json:"approvalUrl"`
+	Writes      []struct {
 		Function string          `json:"function"`
 		Args     json.RawMessage `json:"args"`
 		ID       json.RawMessage `json:"id"`

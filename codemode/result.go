@@ -58,6 +58,9 @@ type structured struct {
 	Writes []write `json:"writes,omitempty"`
 	// Charts are the specs codemode.chart added, for the MCP Apps view.
 	Charts []json.RawMessage `json:"charts,omitempty"`
+	// ApprovalURL is the approval page link of an APPROVAL_PENDING or
+	// APPROVAL_EXPIRED error, for the model to give the user.
+	ApprovalURL string `json:"approvalUrl,omitempty"`
 }
 
 // warning is one entry of structuredContent.warnings: a sandbox.Warning

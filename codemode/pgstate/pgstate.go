@@ -13,12 +13,13 @@
 //		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
 //		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
 //		Cancellations:  st.Cancellations(),
-//		Approvals:      codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
+//		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals(),
+//			Page: &codemode.ApprovalPage{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
 //	}
 //
-// New creates three tables in the pool's default schema if they do not
-// exist, codemode_buckets, codemode_calls and codemode_approvals; every replica uses the same
-// database. A limiter's buckets and the database clock are shared, so the
+// New creates four tables in the pool's default schema if they do not
+// exist, codemode_buckets, codemode_calls, codemode_approvals and
+// codemode_pending; every replica uses the same database. A limiter's buckets and the database clock are shared, so the
 // budget holds whichever replica a request lands on.
 //
 // When the database cannot be reached, a limiter falls back to an
@@ -26,7 +27,9 @@
 // own budget until the database is back) rather than refusing every
 // request, and logs the error. A call registered then runs without
 // cancellation by notification, and a cancellation sent then is lost;
-// both are logged. The listener reconnects by itself.
+// both are logged. The listener reconnects by itself. The approval page's
+// store, [State.PendingApprovals], has no fallback: without the database
+// an approval is neither stored nor read.
 //
 // A request waits for the database at most [Options.MaxWait] (by default
 // [DefaultMaxWait]) per decision: a limiter whose statement has not
@@ -42,7 +45,8 @@
 //
 // Start at package codemode; this package only supplies its
 // [codemode.RateLimiter], [codemode.FailureLimiter],
-// [codemode.Cancellations] and [codemode.SpentApprovals].
+// [codemode.Cancellations], [codemode.SpentApprovals] and
+// [codemode.PendingApprovals].
 package pgstate
 
 import (
@@ -137,6 +141,16 @@ CREATE TABLE IF NOT EXISTS codemode_approvals (
 	outcome bytea,
 	expires timestamptz NOT NULL
 );
+CREATE TABLE IF NOT EXISTS codemode_pending (
+	id      text PRIMARY KEY,
+	match   text NOT NULL,
+	subject text NOT NULL,
+	created timestamptz NOT NULL,
+	expires timestamptz NOT NULL,
+	answer  text NOT NULL DEFAULT '',
+	state   bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS codemode_pending_match ON codemode_pending (match, created DESC);
 `
 
 // migrationLock serialises New's CREATE statements between replicas that
@@ -329,6 +343,9 @@ func (s *State) sweep(ctx context.Context) {
 	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_approvals WHERE expires < now()"); err != nil && ctx.Err() == nil {
 		s.logger.Warn("pgstate: sweeping spent approvals", "err", err)
 	}
+	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_pending WHERE expires < now() - make_interval(secs => $1)", codemode.PendingApprovalRetention.Seconds()); err != nil && ctx.Err() == nil {
+		s.logger.Warn("pgstate: sweeping pending approvals", "err", err)
+	}
 	s.mu.Lock()
 	limiters := append([]*Limiter(nil), s.limiters...)
 	s.mu.Unlock()
@@ -476,6 +493,61 @@ func (a *SpentApprovals) Settle(ctx context.Context, id string, outcome []byte) 
 		return fmt.Errorf("pgstate: storing an approval's outcome: %w", err)
 	}
 	return nil
+}
+
+// PendingApprovals returns the shared store of the approval page, a
+// [codemode.PendingApprovals] for [codemode.ApprovalPage.Store].
+func (s *State) PendingApprovals() *PendingApprovals { return &PendingApprovals{s} }
+
+// PendingApprovals keeps the approvals of the approval page, one row each
+// (table codemode_pending) until PendingApprovalRetention after they
+// expire, so that any replica serves the page and the re-run. Like
+// SpentApprovals it has no in-process fallback.
+type PendingApprovals struct{ s *State }
+
+var _ codemode.PendingApprovals = (*PendingApprovals)(nil)
+
+// Put implements [codemode.PendingApprovals].
+func (a *PendingApprovals) Put(ctx context.Context, p codemode.PendingApproval) error {
+	if _, err := a.s.pool.Exec(ctx, `INSERT INTO codemode_pending (id, match, subject, created, expires, answer, state)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.ID, p.Match, p.Subject, p.Created, p.Expires, p.Answer, p.State); err != nil {
+		return fmt.Errorf("pgstate: storing a pending approval: %w", err)
+	}
+	return nil
+}
+
+const pendingColumns = `id, match, subject, created, expires, answer, state`
+
+func scanPending(row pgx.Row) (*codemode.PendingApproval, error) {
+	var p codemode.PendingApproval
+	err := row.Scan(&p.ID, &p.Match, &p.Subject, &p.Created, &p.Expires, &p.Answer, &p.State)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgstate: reading a pending approval: %w", err)
+	}
+	return &p, nil
+}
+
+// Get implements [codemode.PendingApprovals].
+func (a *PendingApprovals) Get(ctx context.Context, id string) (*codemode.PendingApproval, error) {
+	return scanPending(a.s.pool.QueryRow(ctx, `SELECT `+pendingColumns+` FROM codemode_pending WHERE id = $1`, id))
+}
+
+// Latest implements [codemode.PendingApprovals].
+func (a *PendingApprovals) Latest(ctx context.Context, match string) (*codemode.PendingApproval, error) {
+	return scanPending(a.s.pool.QueryRow(ctx, `SELECT `+pendingColumns+` FROM codemode_pending WHERE match = $1 ORDER BY created DESC LIMIT 1`, match))
+}
+
+// Answer implements [codemode.PendingApprovals]: the first answer wins,
+// whichever replica it reaches.
+func (a *PendingApprovals) Answer(ctx context.Context, id, answer string, now time.Time) (bool, error) {
+	tag, err := a.s.pool.Exec(ctx, `UPDATE codemode_pending SET answer = $2 WHERE id = $1 AND answer = '' AND expires > $3`, id, answer, now)
+	if err != nil {
+		return false, fmt.Errorf("pgstate: storing an approval's answer: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // Limiter returns the token-bucket limiter called name (one set of

@@ -118,7 +118,8 @@ func (a *app) Close() error {
 // registry and its spent approvals in the PostgreSQL database when the store is there (package
 // codemode/pgstate), so that replicas on that database share them: a
 // user's budget holds across replicas, a cancellation reaches the
-// replica running the call, and an approval is spent once. With SQLite (one process) the in-process
+// replica running the call, an approval is spent once, and either replica
+// serves the approval page and the re-run that follows it. With SQLite (one process) the in-process
 // defaults stay. Limits turned off in opts stay off.
 func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	st, err := a.sharedState(ctx)
@@ -139,6 +140,10 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	}
 	opts.Cancellations = a.shared.Cancellations()
 	opts.Approvals.Spent = a.shared.SpentApprovals()
+	if pg := opts.Approvals.Page; pg != nil {
+		pg.Store = a.shared.PendingApprovals()
+		pg.Limiter = a.shared.Limiter("approval-page", codemode.DefaultPageRatePerSec, codemode.DefaultPageBurst)
+	}
 	return nil
 }
 
@@ -201,7 +206,7 @@ func (a *app) codemodeOptions() *codemode.Options {
 		RatePerSecond: a.cfg.RatePerSecond,
 		// -rate-limit -1 (test suites) turns the request limit off too.
 		RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
-		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey},
+		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
 	}
 }
 

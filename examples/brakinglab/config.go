@@ -38,6 +38,7 @@ type config struct {
 	// Hidden operator and test settings.
 	DebugAddr     string        // serve net/http/pprof on this loopback address (soak tests read goroutine counts)
 	ScriptTimeout time.Duration // lower the sandbox's per-execution timeout (0 = the SDK default)
+	ApprovalTTL   time.Duration // how long an approval (and its page link) stays valid (0 = the SDK default)
 	RatePerSecond float64       // per-principal rate limit (0 = the SDK default, negative = off)
 }
 
@@ -73,6 +74,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.BoolVar(&c.Fixtures, "conformance-fixtures", false, "")
 	fs.StringVar(&c.DebugAddr, "debug-addr", "", "")
 	fs.DurationVar(&c.ScriptTimeout, "script-timeout", 0, "")
+	fs.DurationVar(&c.ApprovalTTL, "approval-ttl", 0, "")
 	fs.Float64Var(&c.RatePerSecond, "rate-limit", 0, "")
 
 	hidden := map[string]bool{"access-token-ttl": true, "conformance-fixtures": true,

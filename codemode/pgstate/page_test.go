@@ -1,0 +1,209 @@
+package pgstate_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// pageReplica is a server whose notes.deleteNote needs approval and whose
+// notes.createNote does not, with the approval page at /approve/ and all
+// approval state in PostgreSQL. It returns its base URL.
+func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomic.Int64) string {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	st, err := pgstate.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cat, err := catalog.New("notes", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type idIn struct {
+		ID int `json:"id" validate:"required"`
+	}
+	catalog.MustAdd(cat, catalog.Func[idIn, int]{
+		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
+		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
+	})
+	catalog.MustAdd(cat, catalog.Func[idIn, int]{
+		Name: "copyNote", Tier: catalog.Mutating, Description: "Copies a note.",
+		Handler: func(ctx context.Context, in idIn) (int, error) { return int(creates.Add(1)), nil },
+	})
+	hs := httptest.NewUnstartedServer(nil)
+	base := "http://" + hs.Listener.Addr().String()
+	srv, err := codemode.New(cat, &codemode.Options{
+		SandboxMode: sandbox.ModeInProcess,
+		Principal:   &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals(), Page: &codemode.ApprovalPage{
+			URL:   base + "/approve/",
+			Store: st.PendingApprovals(),
+			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
+				c, err := r.Cookie("sid")
+				if err != nil {
+					return catalog.Principal{}, false
+				}
+				return catalog.Principal{Subject: c.Value}, true
+			},
+		}},
+		Audit: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", srv.Handler())
+	mux.Handle("/approve/", srv.ApprovalHandler())
+	hs.Config.Handler = mux
+	hs.Start()
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+	})
+	return base
+}
+
+func connectPlain(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func pageDo(t *testing.T, method, link string, form url.Values) (int, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, link, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	req.AddCookie(&http.Cookie{Name: "sid", Value: "alice"})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func structuredLink(t *testing.T, res *mcp.CallToolResult) (kind, link string) {
+	t.Helper()
+	m, _ := res.StructuredContent.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	kind, _ = e["kind"].(string)
+	link, _ = m["approvalUrl"].(string)
+	return kind, link
+}
+
+// The link given on replica A is served by replica B, answered there,
+// and the re-run on B resumes A's execution: the copy made before the
+// approval is not made again, the approved delete runs once.
+func TestApprovalPageAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	key := []byte(strings.Repeat("k", 32))
+	var creates, deletes atomic.Int64
+	baseA := pageReplica(t, db, key, &creates, &deletes)
+	baseB := pageReplica(t, db, key, &creates, &deletes)
+	a, b := connectPlain(t, baseA+"/mcp"), connectPlain(t, baseB+"/mcp")
+	const code = `await notes.copyNote({id: 7}); return await notes.deleteNote({id: 7});`
+
+	res := callWith(t, a, code, "", "")
+	kind, link := structuredLink(t, res)
+	if kind != "APPROVAL_PENDING" || !strings.HasPrefix(link, baseA+"/approve/") || creates.Load() != 1 || deletes.Load() != 0 {
+		t.Fatalf("first run on A: %s", textOf(res))
+	}
+	onB := baseB + "/approve/" + link[len(baseA+"/approve/"):]
+	code1, page := pageDo(t, "GET", onB, nil)
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if code1 != http.StatusOK || m == nil || !strings.Contains(page, "notes.deleteNote") || !strings.Contains(page, "notes.copyNote(") {
+		t.Fatalf("page on B: %d\n%s", code1, page)
+	}
+	if code, page := pageDo(t, "POST", onB, url.Values{"csrf": {m[1]}, "action": {"accept"}}); code != http.StatusOK || !strings.Contains(page, "Accepted.") {
+		t.Fatalf("accept on B: %d\n%s", code, page)
+	}
+	res = callWith(t, b, code, "", "")
+	if res.IsError || creates.Load() != 1 || deletes.Load() != 1 {
+		t.Fatalf("re-run on B: %s (creates %d deletes %d)", textOf(res), creates.Load(), deletes.Load())
+	}
+	// A sees the approval used: the same code there is a new execution
+	// that asks again, and the used approval deletes nothing.
+	res = callWith(t, a, code, "", "")
+	if kind, l := structuredLink(t, res); kind != "APPROVAL_PENDING" || l == link || deletes.Load() != 1 {
+		t.Fatalf("second run on A: %s (deletes %d)", textOf(res), deletes.Load())
+	}
+}
+
+// The store: the first answer wins and an expired approval takes none.
+func TestPendingApprovalsStore(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	st, err := pgstate.New(ctx, pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := st.PendingApprovals()
+	now := time.Now().Truncate(time.Microsecond)
+	for i, id := range []string{"old", "new"} {
+		if err := s.Put(ctx, codemode.PendingApproval{ID: id, Match: "m", Subject: "alice", Created: now.Add(time.Duration(i) * time.Second), Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Put(ctx, codemode.PendingApproval{ID: "new", Match: "m", Created: now, Expires: now, State: []byte("{}")}); err == nil {
+		t.Fatal("an id stored twice")
+	}
+	if p, err := s.Latest(ctx, "m"); err != nil || p == nil || p.ID != "new" || p.Subject != "alice" || !p.Expires.Equal(now.Add(time.Minute)) {
+		t.Fatalf("Latest: %+v %v", p, err)
+	}
+	if p, err := s.Get(ctx, "none"); p != nil || err != nil {
+		t.Fatalf("Get(none): %+v %v", p, err)
+	}
+	if ok, err := s.Answer(ctx, "new", "accept", now); !ok || err != nil {
+		t.Fatalf("first answer: %v %v", ok, err)
+	}
+	if ok, _ := s.Answer(ctx, "new", "decline", now); ok {
+		t.Fatal("a second answer was taken")
+	}
+	if ok, _ := s.Answer(ctx, "old", "accept", now.Add(time.Hour)); ok {
+		t.Fatal("an expired approval took an answer")
+	}
+	if p, _ := s.Get(ctx, "new"); p.Answer != "accept" {
+		t.Fatalf("answer %q", p.Answer)
+	}
+}
