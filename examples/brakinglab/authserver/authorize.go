@@ -343,24 +343,9 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.signInSucceeded(r.Context(), username, source)
-	if name == "" {
-		name = username
-	}
-	sid, ok := s.putSession(r.Context(), &session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
-	if !ok {
-		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
+	if !s.startSession(w, r, subject, name, username) {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     sessionCookieName,
-		Value:    sid,
-		Path:     s.localPath(pathAuthorize),
-		HttpOnly: true,
-		Secure:   s.issuerURL.Scheme == "https",
-		SameSite: http.SameSiteLaxMode,
-		MaxAge:   int(s.sessionTTL / time.Second),
-	})
-	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, s.localPath(pathConsent)+"?request="+url.QueryEscape(id), http.StatusSeeOther)
 }
 
@@ -651,4 +636,29 @@ func (s *Server) countFailureKey(key string) {
 		s.failures[key] = f
 	}
 	f.count++
+}
+
+// startSession opens a sign-in session for subject and sets its cookie;
+// when no session can be opened it answers with an error page and
+// returns false.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, subject, name, username string) bool {
+	if name == "" {
+		name = username
+	}
+	sid, ok := s.putSession(r.Context(), &session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
+	if !ok {
+		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     sessionCookieName,
+		Value:    sid,
+		Path:     s.localPath(pathAuthorize),
+		HttpOnly: true,
+		Secure:   s.issuerURL.Scheme == "https",
+		SameSite: http.SameSiteLaxMode,
+		MaxAge:   int(s.sessionTTL / time.Second),
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	return true
 }

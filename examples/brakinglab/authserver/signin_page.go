@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 )
 
 // pathLogin is the sign-in page of pages outside an OAuth flow, such as
@@ -107,23 +106,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.signInSucceeded(r.Context(), username, source)
-	if name == "" {
-		name = username
-	}
-	sid, ok := s.putSession(r.Context(), &session{subject: subject, name: name, expires: s.now().Add(s.sessionTTL)})
-	if !ok {
-		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
+	if !s.startSession(w, r, subject, name, username) {
 		return
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     sessionCookieName,
-		Value:    sid,
-		Path:     s.localPath(pathAuthorize),
-		HttpOnly: true,
-		Secure:   s.issuerURL.Scheme == "https",
-		SameSite: http.SameSiteLaxMode,
-		MaxAge:   int(s.sessionTTL / time.Second),
-	})
-	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
