@@ -293,6 +293,25 @@ func (p *pool) pids() []int {
 	return out
 }
 
+// busyPIDs returns the process ids of live workers that are running an
+// execution, not idle (for tests: the spare started beside a busy worker
+// is live too).
+func (p *pool) busyPIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	idle := map[*workerProc]bool{}
+	for _, w := range p.idle {
+		idle[w] = true
+	}
+	var out []int
+	for w := range p.live {
+		if !idle[w] {
+			out = append(out, w.pid)
+		}
+	}
+	return out
+}
+
 var _ executor = (*pool)(nil)
 
 func (w *workerProc) String() string { return fmt.Sprintf("worker %d", w.pid) }

@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// pingHost prints the live worker pids of its pool when called.
+// pingHost prints the pid of the worker that calls it.
 type pingHost struct{ p *pool }
 
 func (h pingHost) Functions() map[string][]string { return map[string][]string{"t": {"ping"}} }
 
 func (h pingHost) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-	fmt.Printf("worker-pid %d\n", h.p.pids()[0])
+	fmt.Printf("worker-pid %d\n", h.p.busyPIDs()[0])
 	return json.RawMessage("1"), nil
 }
 

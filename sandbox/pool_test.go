@@ -393,9 +393,9 @@ func TestWorkerDeath(t *testing.T) {
 				errc <- err
 			}()
 			<-host.entered
-			pids := p.pids()
+			pids := p.busyPIDs()
 			if len(pids) != 1 {
-				t.Fatalf("%d live workers, want 1", len(pids))
+				t.Fatalf("%d busy workers, want 1", len(pids))
 			}
 			if err := syscall.Kill(pids[0], tc.sig); err != nil {
 				t.Fatal(err)
