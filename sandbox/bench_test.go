@@ -138,7 +138,17 @@ func coachedWorker(tb testing.TB) int {
 			tb.Fatal(err)
 		}
 	}
-	return sb.exec.(*pool).pids()[0]
+	// The worker that ran the script, not the spare started beside it.
+	p := sb.exec.(*pool)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ran *workerProc
+	for w := range p.live {
+		if ran == nil || w.uses > ran.uses {
+			ran = w
+		}
+	}
+	return ran.pid
 }
 
 // BenchmarkWorkerIdleRSS reports the resident memory of a worker that has
