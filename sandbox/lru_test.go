@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLRUBounds checks eviction by count and by estimated bytes, least
@@ -47,7 +49,9 @@ func TestLRUBounds(t *testing.T) {
 // what another ran.
 func TestCachePartitioned(t *testing.T) {
 	sb := inProcessSandbox(t, Limits{})
-	src := "return 'partitioned cache " + t.Name() + "'"
+	// Unique per run: the cache is the process's, and -count=2 would find
+	// the first run's entries.
+	src := fmt.Sprintf("return 'partitioned cache %s %d'", t.Name(), time.Now().UnixNano())
 	if _, err := sb.RunWith(context.Background(), src, nil, &RunOptions{Partition: "alice"}); err != nil {
 		t.Fatal(err)
 	}
