@@ -7,12 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -21,17 +19,7 @@ import (
 // sharing the sealing key and the spent approvals through PostgreSQL.
 func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st, err := pgstate.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openState(t, dbURL)
 	cat, err := catalog.New("notes", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,12 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -27,17 +25,7 @@ import (
 // approval state in PostgreSQL. It returns its base URL.
 func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomic.Int64) string {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st, err := pgstate.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openState(t, dbURL)
 	cat, err := catalog.New("notes", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -168,16 +156,7 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 func TestPendingApprovalsStore(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	st, err := pgstate.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openState(t, db)
 	s := st.PendingApprovals()
 	now := time.Now().Truncate(time.Microsecond)
 	for i, id := range []string{"old", "new"} {

@@ -31,7 +31,9 @@ type replica struct {
 // startReplica starts a server whose catalog has slow.wait, which blocks
 // until its context ends or release is closed. limit configures the
 // shared rate limit (nil: none beyond the default).
-func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(*pgstate.State) codemode.RateLimiter) *replica {
+// openState connects to dbURL and returns the shared state over it; both
+// close when the test ends.
+func openState(t *testing.T, dbURL string) *pgstate.State {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dbURL)
@@ -44,6 +46,12 @@ func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(*pgstate.State) codemode.RateLimiter) *replica {
+	t.Helper()
+	st := openState(t, dbURL)
 	r := &replica{state: st, running: make(chan context.Context, 4)}
 
 	cat, err := catalog.New("slow", nil)
