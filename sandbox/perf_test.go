@@ -177,6 +177,18 @@ func BenchmarkTranspile(b *testing.B) {
 	}
 }
 
+// BenchmarkTranspileFixedCost measures esbuild on the smallest program: what
+// every never-seen execution pays for a transform whatever it holds (its
+// bundler always links its own runtime file into the output).
+func BenchmarkTranspileFixedCost(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := transpile("return 1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCompileUncached measures transpile plus goja compilation.
 func BenchmarkCompileUncached(b *testing.B) {
 	_, src := loadFixtureHost(b)
