@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,8 +68,9 @@ type Options struct {
 	MaxConcurrent int
 	// MaxResultBytes bounds a result's JSON. Default 1 MiB. It applies once
 	// the transport has read the answer; over stdio go-sdk reads at most
-	// 16 MiB per message (mcp.DefaultMaxLineLength), and a longer one ends
-	// the session, which is then restarted.
+	// 16 MiB per message (mcp.DefaultMaxLineLength): a longer one ends
+	// the session, which is then restarted, and fails its call with an
+	// error that says the answer was too large.
 	MaxResultBytes int
 	// MinBackoff and MaxBackoff bound the wait before restarting a
 	// session that ended: it doubles from MinBackoff (default 100ms) to
@@ -453,6 +455,11 @@ func (u *Upstream) callError(ctx, cctx context.Context, qual string, err error) 
 	case errors.As(err, &we):
 		// The server refused the request: its own words.
 		return upstreamError("%s: the %s server refused the call: %s", qual, u.name, we.Message)
+	case strings.Contains(err.Error(), frameTooLarge):
+		// The session cannot find the next message after the cut and ends;
+		// a retry of the same call would end the same way.
+		u.opts.Logger.Warn("mcpsource: upstream answer over the message limit", "function", qual, "error", err)
+		return upstreamError("%s: the %s server's answer is larger than the %d MiB one message may have, so it was dropped (the server is being restarted); ask for less data", qual, u.name, mcp.DefaultMaxLineLength>>20)
 	case errors.Is(err, mcp.ErrConnectionClosed):
 		u.opts.Logger.Warn("mcpsource: upstream session ended during a call", "function", qual, "error", err)
 		return upstreamError("%s: the %s server stopped during the call and is being restarted; retry in a few seconds", qual, u.name)
@@ -460,6 +467,11 @@ func (u *Upstream) callError(ctx, cctx context.Context, qual string, err error) 
 	u.opts.Logger.Warn("mcpsource: upstream call failed", "function", qual, "error", err)
 	return upstreamError("%s: the %s server sent an answer that is not valid MCP", qual, u.name)
 }
+
+// frameTooLarge is the text of go-sdk's error for an inbound message over
+// mcp.DefaultMaxLineLength, which it does not export.
+// TestMisbehavingUpstream fails if it changes.
+const frameTooLarge = "exceeded the configured maximum line length"
 
 func upstreamError(format string, args ...any) error {
 	return &catalog.Error{Code: catalog.CodeUpstream, Message: fmt.Sprintf(format, args...)}

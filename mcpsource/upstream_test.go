@@ -209,8 +209,9 @@ func TestCrashAndRestart(t *testing.T) {
 	waitFor(t, func() bool { return second.Signal(syscall.Signal(0)) != nil })
 }
 
-// The misbehaving fake server: a garbled answer, a result that is not MCP
-// and an oversized result each fail their call with code upstream; the
+// The misbehaving fake server: a garbled answer, a result that is not MCP,
+// an oversized result and one over the transport's message limit each
+// fail their call with code upstream; the
 // tool whose schema does not compile is left out with its reason, and the
 // rest are served.
 func TestMisbehavingUpstream(t *testing.T) {
@@ -234,6 +235,11 @@ func TestMisbehavingUpstream(t *testing.T) {
 	}
 	_, err := call(t, c, "huge", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "more than the 1048576")
+	// An answer over go-sdk's 16 MiB message limit ends the session; the
+	// error says why instead of inviting a retry.
+	_, err = call(t, c, "giant", `{}`)
+	wantCode(t, err, catalog.CodeUpstream, "fake.giant: the fake server's answer is larger than the 16 MiB one message may have")
+	waitFor(t, func() bool { _, err := call(t, c, "ok", `{}`); return err == nil })
 	_, err = call(t, c, "wrongshape", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "not valid MCP")
 	_, err = call(t, c, "refuse", `{}`)
