@@ -83,8 +83,8 @@ type ApprovalPage struct {
 	// DefaultPageBurst.
 	Limiter RateLimiter
 	// SourceOf names the source of a request for Limiter, for example the
-	// client address a trusted reverse proxy reports. Nil means the host
-	// part of r.RemoteAddr.
+	// client address a trusted reverse proxy reports. Nil means
+	// Options.ClientAddress, or else the host part of r.RemoteAddr.
 	SourceOf func(r *http.Request) string
 }
 

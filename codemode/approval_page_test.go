@@ -299,27 +299,37 @@ func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration
 	return 0, nil
 }
 
-// Requests are limited per source (ApprovalPage.SourceOf), before the
-// user is authenticated or the id looked up.
+// Requests are limited per source (ApprovalPage.SourceOf, by default
+// Options.ClientAddress), before the user is authenticated or the id
+// looked up.
 func TestApprovalPageRateLimit(t *testing.T) {
-	lim := &countLimiter{n: 3, seen: map[string]int{}}
-	ts, _ := startPage(t, func(o *codemode.Options) {
-		o.Approvals.Page.Limiter = lim
-		o.Approvals.Page.SourceOf = func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
-	})
-	link := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
-	for _, src := range []string{"a", "b"} {
-		var got []int
-		for range 5 {
-			code, _ := browser{}.do(t, "GET", link, nil, map[string]string{"X-Test-Source": src})
-			got = append(got, code)
-		}
-		if want := []int{401, 401, 401, 429, 429}; !slices.Equal(got, want) {
-			t.Fatalf("source %s: statuses %v, want %v", src, got, want)
-		}
-	}
-	if lim.seen["approval-page:a"] != 5 {
-		t.Fatalf("limiter keys %v", lim.seen)
+	source := func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
+	for _, name := range []string{"SourceOf", "ClientAddress"} {
+		t.Run(name, func(t *testing.T) {
+			lim := &countLimiter{n: 3, seen: map[string]int{}}
+			ts, _ := startPage(t, func(o *codemode.Options) {
+				o.Approvals.Page.Limiter = lim
+				if name == "SourceOf" {
+					o.Approvals.Page.SourceOf = source
+				} else {
+					o.ClientAddress = source
+				}
+			})
+			link := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
+			for _, src := range []string{"a", "b"} {
+				var got []int
+				for range 5 {
+					code, _ := browser{}.do(t, "GET", link, nil, map[string]string{"X-Test-Source": src})
+					got = append(got, code)
+				}
+				if want := []int{401, 401, 401, 429, 429}; !slices.Equal(got, want) {
+					t.Fatalf("source %s: statuses %v, want %v", src, got, want)
+				}
+			}
+			if lim.seen["approval-page:a"] != 5 {
+				t.Fatalf("limiter keys %v", lim.seen)
+			}
+		})
 	}
 }
 

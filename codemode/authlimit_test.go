@@ -83,3 +83,38 @@ func TestAuthFailureLimitOff(t *testing.T) {
 		t.Errorf("verifier calls = %d, want 150", got)
 	}
 }
+
+// Behind a proxy every client has the proxy's peer address: with
+// ClientAddress naming the client the proxy reports, one client's failed
+// tokens block that client, not the others. Without it they share one
+// budget, which is what the option is for.
+func TestAuthFailureLimitPerClientAddress(t *testing.T) {
+	for _, perClient := range []bool{true, false} {
+		ts := startServer(t, func(o *codemode.Options) {
+			o.AuthFailuresPerSecond, o.AuthFailureBurst = 0.001, 3
+			if perClient {
+				o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+			}
+		})
+		bad := func(client string) int {
+			resp := rawPost(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer not-a-token", "X-Test-Client": client})
+			return resp.StatusCode
+		}
+		for range 3 {
+			if got := bad("mallory"); got != http.StatusUnauthorized {
+				t.Fatalf("perClient=%v: mallory's bad token: status %d, want 401", perClient, got)
+			}
+		}
+		if got := bad("mallory"); got != http.StatusTooManyRequests {
+			t.Fatalf("perClient=%v: mallory over the burst: status %d, want 429", perClient, got)
+		}
+		resp := rawPost(t, ts.URL, initializeBody, map[string]string{"Authorization": "Bearer " + ts.token("alice"), "X-Test-Client": "alice"})
+		want := http.StatusOK
+		if !perClient {
+			want = http.StatusTooManyRequests
+		}
+		if resp.StatusCode != want {
+			t.Errorf("perClient=%v: alice with a good token after mallory's flood: status %d, want %d", perClient, resp.StatusCode, want)
+		}
+	}
+}

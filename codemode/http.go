@@ -148,7 +148,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		case o.AuthFailuresPerSecond > 0:
 			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
 		}
-		endpoint = httpmw.FailureLimit(failures, bearer, s.logger)(endpoint)
+		endpoint = httpmw.FailureLimit(failures, bearer, o.ClientAddress, s.logger)(endpoint)
 	} else if o.Principal != nil {
 		p := *o.Principal
 		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)

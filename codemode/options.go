@@ -2,6 +2,7 @@ package codemode
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -209,8 +210,8 @@ type Options struct {
 	// error.
 	RateLimiter RateLimiter
 	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
-	// authentication per client IP (the peer address; forwarding headers
-	// are ignored). Every request the bearer check refuses counts: a
+	// authentication per client address (ClientAddress; by default the
+	// peer address). Every request the bearer check refuses counts: a
 	// missing, invalid or insufficient-scope token, or a verifier outage.
 	// The limit is checked before the token, so once an address has used
 	// up its bucket its requests get 429 with Retry-After without reaching
@@ -220,6 +221,17 @@ type Options struct {
 	// AuthFailuresPerSecond turns the limit off.
 	AuthFailuresPerSecond float64
 	AuthFailureBurst      int
+	// ClientAddress names the client behind a request for the limits kept
+	// per client address: failed bearer authentication
+	// (AuthFailuresPerSecond, FailureLimiter) and, unless its SourceOf is
+	// set, the approval page (ApprovalPage.Limiter). Nil means the peer
+	// address; forwarding headers are ignored, since clients can set them.
+	// Behind a reverse proxy or tunnel every client has the proxy's
+	// address, so one client's failed tokens block everyone's requests:
+	// there, return the address your proxy reports, and only for requests
+	// that come from it (for example the right-most X-Forwarded-For entry
+	// that is not one of your proxies).
+	ClientAddress func(r *http.Request) string
 	// FailureLimiter, if set, replaces the in-process failed-authentication
 	// limit that AuthFailuresPerSecond and AuthFailureBurst configure, so
 	// that replicas share it. Setting it with a negative

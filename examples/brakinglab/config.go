@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/realclientip/realclientip-go"
+
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 )
 
@@ -24,6 +26,7 @@ type config struct {
 	Issuer     string        // external OAuth/OpenID issuer; empty = built-in development server
 	Audience   string        // token audience for an external issuer; default the MCP URL
 	Origins    []string      // extra CORS origins
+	Proxies    []net.IPNet   // -trusted-proxies: reverse proxies whose X-Forwarded-For names the client
 	Stdio      bool          // serve one local client over stdin/stdout
 	User       string        // user for -stdio and -insecure-no-auth; default demo
 	PrintTypes bool          // write the TypeScript declarations to stdout and exit
@@ -55,13 +58,14 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs := flag.NewFlagSet("brakinglab", flag.ContinueOnError)
 	fs.SetOutput(out)
 
-	var origins string
+	var origins, proxies string
 	fs.StringVar(&c.Addr, "addr", defaultAddr, "listen `address` (host:port); port 0 picks a free port")
 	fs.StringVar(&c.DB, "db", "brakinglab.db", "SQLite database `file`, or a PostgreSQL URL (postgres://user:password@host/dbname) that replicas share; migrated on start")
 	fs.StringVar(&c.PublicURL, "public-url", "", "canonical base `URL` clients use (behind a proxy or tunnel), e.g. https://x.example")
 	fs.StringVar(&c.Issuer, "issuer", "", "trust this external OAuth/OpenID issuer `URL` instead of the built-in sign-in server")
 	fs.StringVar(&c.Audience, "audience", "", "access-token `audience` required with -issuer (default: the MCP URL)")
 	fs.StringVar(&origins, "origins", "", "extra CORS `origins`, comma-separated (e.g. https://inspector.example)")
+	fs.StringVar(&proxies, "trusted-proxies", "", "reverse proxies or tunnels you run, as comma-separated `addresses` or CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8): for their requests the client address that limits failed sign-ins and tokens is the one they append to X-Forwarded-For (default: the peer address)")
 	fs.BoolVar(&c.Stdio, "stdio", false, "serve one local MCP client over stdin/stdout as -user")
 	fs.StringVar(&c.User, "user", "demo", "user `name` for -stdio and -insecure-no-auth")
 	fs.BoolVar(&c.PrintTypes, "print-types", false, "print the TypeScript declarations the model sees and exit")
@@ -123,6 +127,17 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 			c.Origins = append(c.Origins, o)
 		}
 	}
+	var ranges []string
+	for _, p := range strings.Split(proxies, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			ranges = append(ranges, p)
+		}
+	}
+	nets, err := realclientip.AddressesAndRangesToIPNets(ranges...)
+	if err != nil {
+		return nil, fmt.Errorf("-trusted-proxies: %v", err)
+	}
+	c.Proxies = nets
 	if err := c.validate(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,6 +43,17 @@ func TestParseConfig(t *testing.T) {
 				c.Addr, c.DB, c.NoDemo = "localhost:9000", "env.db", true
 				c.Issuer, c.Audience = "https://id.example", "https://lab.example/mcp"
 				c.Origins = []string{"https://c.example"}
+			},
+		},
+		{
+			name: "trusted proxies",
+			env:  map[string]string{"BRAKINGLAB_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,2001:db8::/32"},
+			want: func(c *config) {
+				c.Proxies = []net.IPNet{
+					{IP: net.IP{127, 0, 0, 1}, Mask: net.CIDRMask(32, 32)},
+					{IP: net.IP{10, 0, 0, 0}, Mask: net.CIDRMask(8, 32)},
+					{IP: net.ParseIP("2001:db8::"), Mask: net.CIDRMask(32, 128)},
+				}
 			},
 		},
 		{
@@ -115,6 +127,8 @@ func TestParseConfigRejects(t *testing.T) {
 		{"negative ttl", []string{"-access-token-ttl", "-1s"}, nil, "must not be negative"},
 		{"stray argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 		{"unknown flag", []string{"-port", "1"}, nil, "flag provided but not defined"},
+		{"trusted proxy not an address", []string{"-trusted-proxies", "127.0.0.1,proxy.internal"}, nil, `-trusted-proxies: net.ParseIP failed for "proxy.internal"`},
+		{"trusted proxy bad range", []string{"-trusted-proxies", "10.0.0.0/33"}, nil, "-trusted-proxies: net.ParseCIDR failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,6 +93,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.24.1
+	github.com/realclientip/realclientip-go v1.0.0
 	go.opentelemetry.io/contrib/exporters/autoexport v0.72.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0

@@ -74,6 +74,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	// connection comes from loopback: the DNS-rebinding guard would refuse
 	// every request. Authentication stays on in that case.
 	opts.DisableLocalhostProtection = cfg.PublicURL != "" && !isLoopbackPublicURL(cfg.PublicURL)
+	opts.ClientAddress = clientAddress(cfg.Proxies)
 
 	mux := http.NewServeMux()
 	pageMount := "" // where the approval page is served, if it is
@@ -114,6 +115,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 			SignInHint:     a.signInHint(),
 			Logger:         a.log,
 			GuessLimiter:   guesses,
+			ClientAddress:  opts.ClientAddress,
 		})
 		if err != nil {
 			return nil, err

@@ -22,7 +22,7 @@ func TestFailureLimit(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	h := FailureLimit(l, guard, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := FailureLimit(l, guard, nil, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// A 401 from behind the guard is not an authentication failure.
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
@@ -84,7 +84,7 @@ func TestFailureLimitNil(t *testing.T) {
 	guard := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called = true; next.ServeHTTP(w, r) })
 	}
-	h := FailureLimit(nil, guard, nil)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := FailureLimit(nil, guard, nil, nil)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	if !called {
 		t.Fatal("nil limiter must leave the guard in place")

@@ -78,6 +78,7 @@ http {
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
       proxy_buffering off;
       proxy_read_timeout 300s;
       proxy_next_upstream off;
@@ -156,8 +157,9 @@ type replicaSet struct {
 }
 
 // startReplicas starts n BrakingLab processes on one fresh PostgreSQL
-// database, all with the proxy's URL as their public URL, and nginx in
-// front of them. extra flags go to every replica.
+// database, all with the proxy's URL as their public URL and nginx (on
+// loopback) as their trusted proxy, and nginx in front of them. extra
+// flags go to every replica.
 func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	t.Helper()
 	nginxBinary(t) // fail or skip before starting anything
@@ -167,7 +169,7 @@ func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	rs := &replicaSet{}
 	for range n {
 		addr := "127.0.0.1:" + freePort(t)
-		args := append([]string{"-addr", addr, "-db", dsn, "-public-url", front}, extra...)
+		args := append([]string{"-addr", addr, "-db", dsn, "-public-url", front, "-trusted-proxies", "127.0.0.1"}, extra...)
 		// One after the other: the first migrates and seeds.
 		rs.replicas = append(rs.replicas, startServer(t, args...))
 		rs.addrs = append(rs.addrs, addr)
