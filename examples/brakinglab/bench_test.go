@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,23 +17,8 @@ import (
 // Streamable HTTP.
 func benchSession(b *testing.B) *mcp.ClientSession {
 	b.Helper()
-	cfg, err := parseConfig([]string{"-db", filepath.Join(b.TempDir(), "lab.db"), "-insecure-no-auth"}, env(nil), os.Stderr)
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := serveWired(b, "127.0.0.1:8080", []string{"-db", filepath.Join(b.TempDir(), "lab.db"), "-insecure-no-auth"}, nil)
 	ctx := context.Background()
-	a, err := openApp(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { a.Close() })
-	h, err := a.wire(ctx, "127.0.0.1:8080")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { h.cm.Close() })
-	srv := httptest.NewServer(h.handler)
-	b.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
 	if err != nil {

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/limitprobe"
 )
 
 func TestClientAddress(t *testing.T) {
@@ -59,55 +57,15 @@ func TestTrustedProxiesFailureLimit(t *testing.T) {
 		{"10.9.9.9", false}, // the test's requests come from 127.0.0.1
 	} {
 		t.Run(tt.proxies, func(t *testing.T) {
-			args := []string{"-db", filepath.Join(t.TempDir(), "lab.db"), "-no-demo", "-trusted-proxies", tt.proxies}
-			cfg, err := parseConfig(args, env(nil), io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			a, err := openApp(ctx, cfg, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			h, err := a.wire(ctx, "127.0.0.1:41235")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.cm.Close()
-			srv := httptest.NewServer(h.handler)
-			defer srv.Close()
-
-			post := func(client string) int {
-				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer not-a-token")
-				req.Header.Set("X-Forwarded-For", client)
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				return resp.StatusCode
-			}
-			// The default budget is bursts of 100 refilled at 20 per second:
-			// after 290 bad tokens in a row mallory is blocked. Counting
-			// refusals out of several tries keeps a token refilled between
-			// two requests from deciding the outcome.
-			refused := func(client string, n int) (k int) {
-				for range n {
-					if post(client) == http.StatusTooManyRequests {
-						k++
-					}
-				}
-				return k
-			}
-			refused("198.51.100.66", 290)
-			if k := refused("198.51.100.66", 10); k < 8 {
+			srv := serveWired(t, "127.0.0.1:41235", []string{"-db", filepath.Join(t.TempDir(), "lab.db"), "-no-demo", "-trusted-proxies", tt.proxies}, nil)
+			mcpURL := srv.URL + "/mcp"
+			// The default budget is bursts of 100 refilled at 20 per
+			// second: 290 bad tokens in a row leave mallory blocked.
+			limitprobe.RefusedBadTokens(t, mcpURL, "198.51.100.66", 290)
+			if k := limitprobe.RefusedBadTokens(t, mcpURL, "198.51.100.66", 10); k < 8 {
 				t.Fatalf("mallory after 290 bad tokens: %d of 10 more refused with 429, want at least 8", k)
 			}
-			k := refused("198.51.100.7", 5)
+			k := limitprobe.RefusedBadTokens(t, mcpURL, "198.51.100.7", 5)
 			switch {
 			case tt.separated && k != 0:
 				t.Errorf("another client behind the trusted proxy: %d of 5 bad tokens refused with 429, want 0 (401 each)", k)

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,28 +197,13 @@ func TestWire(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"-db", filepath.Join(t.TempDir(), "lab.db"), "-no-demo", "-user", "demo",
 				"-origins", "https://inspector.example"}, tt.args...)
-			cfg, err := parseConfig(args, env(nil), io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := context.Background()
-			a, err := openApp(ctx, cfg, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			if cfg.NoAuth { // the principal must exist
-				if _, err := a.store.CreateUser(ctx, "", "demo", "Demo", "pw"); err != nil {
-					t.Fatal(err)
+			srv := serveWired(t, bound, args, func(a *app) {
+				if a.cfg.NoAuth { // the principal must exist
+					if _, err := a.store.CreateUser(context.Background(), "", "demo", "Demo", "pw"); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			h, err := a.wire(ctx, bound)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer h.cm.Close()
-			srv := httptest.NewServer(h.handler)
-			defer srv.Close()
+			})
 
 			var prm struct{ Resource string }
 			code := getJSON(t, srv.URL+"/.well-known/oauth-protected-resource/mcp", &prm)

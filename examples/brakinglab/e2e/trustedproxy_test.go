@@ -1,9 +1,9 @@
 package e2e
 
 import (
-	"net/http"
-	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/limitprobe"
 )
 
 // TestFailedTokensBehindNginx: two replicas behind nginx, which appends
@@ -18,35 +18,14 @@ func TestFailedTokensBehindNginx(t *testing.T) {
 	// it; the right-most entry that is not trusted is then the one the
 	// test writes, standing in for the address an edge proxy would have
 	// appended. (At the edge, nginx appends the client's public address
-	// after whatever the client wrote, and that one counts.)
-	post := func(client string) int {
-		req, _ := http.NewRequest(http.MethodPost, rs.front.MCPURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer not-a-token")
-		req.Header.Set("X-Forwarded-For", client)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	refused := func(client string, n int) (k int) {
-		for range n {
-			if post(client) == http.StatusTooManyRequests {
-				k++
-			}
-		}
-		return k
-	}
-	// The replicas share one budget per client (bursts of 100, 20 per
-	// second) in PostgreSQL.
-	refused("198.51.100.66", 290)
-	if k := refused("198.51.100.66", 10); k < 8 {
+	// after whatever the client wrote, and that one counts.) The replicas
+	// share one budget per client (bursts of 100, 20 per second) in
+	// PostgreSQL.
+	limitprobe.RefusedBadTokens(t, rs.front.MCPURL, "198.51.100.66", 290)
+	if k := limitprobe.RefusedBadTokens(t, rs.front.MCPURL, "198.51.100.66", 10); k < 8 {
 		t.Fatalf("mallory after 290 bad tokens: %d of 10 more refused with 429, want at least 8", k)
 	}
-	if k := refused("198.51.100.7", 5); k != 0 {
+	if k := limitprobe.RefusedBadTokens(t, rs.front.MCPURL, "198.51.100.7", 5); k != 0 {
 		t.Errorf("another client behind the same nginx: %d of 5 bad tokens refused with 429, want none (401 each)", k)
 	}
 }
