@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/realclientip/realclientip-go"
-
+	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 )
 
@@ -26,7 +25,7 @@ type config struct {
 	Issuer     string        // external OAuth/OpenID issuer; empty = built-in development server
 	Audience   string        // token audience for an external issuer; default the MCP URL
 	Origins    []string      // extra CORS origins
-	Proxies    []net.IPNet   // -trusted-proxies: reverse proxies whose X-Forwarded-For names the client
+	Proxies    []string      // -trusted-proxies: reverse proxies whose X-Forwarded-For names the client
 	Stdio      bool          // serve one local client over stdin/stdout
 	User       string        // user for -stdio and -insecure-no-auth; default demo
 	PrintTypes bool          // write the TypeScript declarations to stdout and exit
@@ -127,17 +126,14 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 			c.Origins = append(c.Origins, o)
 		}
 	}
-	var ranges []string
 	for _, p := range strings.Split(proxies, ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			ranges = append(ranges, p)
+			c.Proxies = append(c.Proxies, p)
 		}
 	}
-	nets, err := realclientip.AddressesAndRangesToIPNets(ranges...)
-	if err != nil {
+	if _, err := codemode.ForwardedFor(c.Proxies...); err != nil {
 		return nil, fmt.Errorf("-trusted-proxies: %v", err)
 	}
-	c.Proxies = nets
 	if err := c.validate(); err != nil {
 		return nil, err
 	}

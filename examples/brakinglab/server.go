@@ -74,7 +74,8 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	// connection comes from loopback: the DNS-rebinding guard would refuse
 	// every request. Authentication stays on in that case.
 	opts.DisableLocalhostProtection = cfg.PublicURL != "" && !isLoopbackPublicURL(cfg.PublicURL)
-	opts.ClientAddress = clientAddress(cfg.Proxies)
+	// Checked when the flag was parsed.
+	opts.ClientAddress, _ = codemode.ForwardedFor(cfg.Proxies...)
 
 	mux := http.NewServeMux()
 	pageMount := "" // where the approval page is served, if it is

@@ -48,3 +48,12 @@ func TestParseConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A -trusted-proxies entry that is not an address or a range stops the
+// gateway before it reads its configuration or listens.
+func TestTrustedProxiesFlag(t *testing.T) {
+	err := run([]string{"-trusted-proxies", "127.0.0.1,proxy.internal", "-config", "does-not-exist.json"})
+	if err == nil || !strings.Contains(err.Error(), `-trusted-proxies: trusted proxy "proxy.internal" is neither`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -47,8 +47,13 @@ func run(args []string) error {
 	public := fs.String("url", "", "the public base URL of the HTTP endpoint (default http://<addr>)")
 	issuer := fs.String("issuer", "", "the OAuth issuer whose JWT access tokens are accepted (HTTP)")
 	devUser := fs.String("dev-user", "", "without -issuer: act as this user for HTTP requests from loopback (development); with -stdio: who the local user is (default: $USER)")
+	proxies := fs.String("trusted-proxies", "", "with -issuer: reverse proxies you run, as comma-separated addresses or CIDR ranges; for their requests the client address that failed tokens are limited by is the one they append to X-Forwarded-For (default: the peer address)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	clientAddress, err := codemode.ForwardedFor(strings.Split(*proxies, ",")...)
+	if err != nil {
+		return fmt.Errorf("-trusted-proxies: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ups, err := ReadConfig(*config)
@@ -58,7 +63,7 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts := &codemode.Options{Name: "gateway", Title: "Code mode over " + keys(ups), Logger: log, OpenWorld: true}
+	opts := &codemode.Options{Name: "gateway", Title: "Code mode over " + keys(ups), Logger: log, OpenWorld: true, ClientAddress: clientAddress}
 	var ln net.Listener
 	switch {
 	case *stdio:
