@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -8,13 +9,14 @@ import (
 )
 
 func TestCancelKey(t *testing.T) {
+	s := &Server{}
 	key := func(p *catalog.Principal, remote string) string {
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = remote
 		if p != nil {
 			r = r.WithContext(catalog.WithPrincipal(r.Context(), *p))
 		}
-		return cancelKey(r)
+		return s.cancelKey(r)
 	}
 	alice := key(&catalog.Principal{Subject: "alice", ClientID: "c1"}, "10.0.0.1:1000")
 	for _, tt := range []struct {
@@ -39,5 +41,17 @@ func TestCancelKey(t *testing.T) {
 	}
 	if anon1, anon2 := key(nil, "10.0.0.1:1000"), key(nil, "10.0.0.1:3000"); anon1 != anon2 {
 		t.Errorf("anonymous keys differ by port: %q %q", anon1, anon2)
+	}
+	// With Options.ClientAddress, anonymous callers behind one proxy are
+	// told apart by the address it reports.
+	s.opts.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	behind := func(client string) string {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = "10.0.0.9:1000"
+		r.Header.Set("X-Test-Client", client)
+		return s.cancelKey(r)
+	}
+	if behind("198.51.100.1") == behind("198.51.100.2") {
+		t.Errorf("two anonymous clients behind one proxy share the key %q", behind("198.51.100.1"))
 	}
 }

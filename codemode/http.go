@@ -104,7 +104,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		if o.Cancellations != nil {
 			reg = o.Cancellations
 		}
-		endpoint = httpmw.Cancellation(reg, cancelKey, s.logger)(endpoint)
+		endpoint = httpmw.Cancellation(reg, s.cancelKey, s.logger)(endpoint)
 	}
 	// Executions are what cost: each tools/call of a code tool (also
 	// inside a batch) takes a token, set-up traffic and plain tools take
@@ -115,7 +115,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	} else {
 		execCost = httpmw.ToolCallCost(s.codeToolNames()...)
 	}
-	endpoint = httpmw.RateLimitCost(s.tel.limited(limiter), principalKey, execCost, s.logger)(endpoint)
+	endpoint = httpmw.RateLimitCost(s.tel.limited(limiter), s.principalKey, execCost, s.logger)(endpoint)
 	// Every message, whatever its method, takes a token of the larger
 	// request budget, so no method is free to flood.
 	var requests httpmw.Limiter
@@ -125,7 +125,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	case o.RequestsPerSecond > 0:
 		requests = httpmw.NewRateLimiter(o.RequestsPerSecond, o.RequestBurst)
 	}
-	endpoint = httpmw.RateLimitCost(s.tel.limited(requests), principalKey, httpmw.RequestCost, s.logger)(endpoint)
+	endpoint = httpmw.RateLimitCost(s.tel.limited(requests), s.principalKey, httpmw.RequestCost, s.logger)(endpoint)
 	// Read the JSON-RPC envelope once for both limits; batches are
 	// refused where the protocol removed them, and capped elsewhere.
 	endpoint = httpmw.JSONRPC(httpmw.DefaultMaxBatch)(endpoint)
@@ -177,25 +177,34 @@ func (s *Server) codeToolNames() []string {
 // request. Ignored in stateless mode.
 const sessionIdleTimeout = 30 * time.Minute
 
-// principalKey keys the rate limit on the authenticated subject; anonymous
-// requests fall back to the client IP.
-func principalKey(r *http.Request) string {
+// clientAddr names the client behind r: Options.ClientAddress, or the
+// peer address.
+func (s *Server) clientAddr(r *http.Request) string {
+	if f := s.opts.ClientAddress; f != nil {
+		return f(r)
+	}
+	return httpmw.RemoteIP(r)
+}
+
+// principalKey keys the rate limits on the authenticated subject;
+// anonymous requests fall back to the client address.
+func (s *Server) principalKey(r *http.Request) string {
 	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
 		return "sub:" + p.Subject
 	}
-	return ""
+	return "ip:" + s.clientAddr(r)
 }
 
 // cancelKey is whose calls a notifications/cancelled POST may cancel: the
 // same subject through the same client, or, without a principal, the same
 // client address (all anonymous callers are one principal; the address at
 // least keeps remote strangers apart).
-func cancelKey(r *http.Request) string {
+func (s *Server) cancelKey(r *http.Request) string {
 	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
 		// Quoted, so no subject and client pair can spell another's key.
 		return "sub:" + strconv.Quote(p.Subject) + " client:" + strconv.Quote(p.ClientID)
 	}
-	return "ip:" + httpmw.RemoteIP(r)
+	return "ip:" + s.clientAddr(r)
 }
 
 // joinCancellation lets a notifications/cancelled POST, which a stateless

@@ -214,6 +214,36 @@ func TestAnonymousCatalogServedWithoutIdentity(t *testing.T) {
 	}
 }
 
+// Anonymous callers are rate-limited per client address: with
+// Options.ClientAddress, two clients behind one proxy have a budget each.
+func TestAnonymousLimitPerClientAddress(t *testing.T) {
+	cat, err := catalog.New("open", &catalog.Options{AllowAnonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[struct{}, string]{Name: "hello", Tier: catalog.ReadOnly,
+		Handler: func(context.Context, struct{}) (string, error) { return "hi", nil }})
+	ts := startServerFor(t, cat, func(o *codemode.Options) {
+		o.Auth = nil
+		o.RatePerSecond, o.RateBurst = 0.001, 2
+		o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return 1"}}}`
+	status := func(client string) int {
+		resp := rawPost(t, ts.URL, call, map[string]string{"X-Test-Client": client})
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i, want := range []int{200, 200, 429} {
+		if got := status("198.51.100.1"); got != want {
+			t.Fatalf("client 1, execution %d: status %d, want %d", i+1, got, want)
+		}
+	}
+	if got := status("198.51.100.2"); got != 200 {
+		t.Errorf("client 2 behind the same proxy: status %d, want 200 (a budget of its own)", got)
+	}
+}
+
 // A 2025-06-18 client (initialize, then tools/call without a session id)
 // is served by the default stateless handler, like 2026-07-28 clients.
 func TestOlderProtocolRevision(t *testing.T) {

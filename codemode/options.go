@@ -223,9 +223,12 @@ type Options struct {
 	AuthFailureBurst      int
 	// ClientAddress names the client behind a request for the limits kept
 	// per client address: failed bearer authentication
-	// (AuthFailuresPerSecond, FailureLimiter) and, unless its SourceOf is
-	// set, the approval page (ApprovalPage.Limiter). Nil means the peer
+	// (AuthFailuresPerSecond, FailureLimiter), the approval page
+	// (ApprovalPage.Limiter, unless its SourceOf is set), and for anonymous
+	// requests (catalog.Options.AllowAnonymous) the rate limits and the
+	// calls a notifications/cancelled may cancel. Nil means the peer
 	// address; forwarding headers are ignored, since clients can set them.
+	// [ForwardedFor] makes one for the proxies you run.
 	// Behind a reverse proxy or tunnel every client has the proxy's
 	// address, so one client's failed tokens block everyone's requests:
 	// there, return the address your proxy reports, and only for requests
