@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 //   - wrongshape: a result whose content is not an array;
 //   - huge: a 2 MB text result;
 //   - giant: a 17 MiB text result, over go-sdk's 16 MiB message limit;
+//   - hang: no answer at all;
 //   - refuse: a JSON-RPC error;
 //
 // and lists badschema, whose input schema has a $ref to nowhere.
@@ -58,6 +59,7 @@ func fakeUpstream() {
 				`{"name":"wrongshape","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"huge","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"giant","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"hang","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"refuse","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/nowhere"}}}}]}`)
 		case "tools/call":
@@ -72,6 +74,8 @@ func fakeUpstream() {
 				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"refuse is switched off"}}`, msg.ID))
 			case "huge":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`)
+			case "hang":
+				// never answers
 			case "giant":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}`)
 			}

@@ -69,8 +69,8 @@ type Options struct {
 	// MaxResultBytes bounds a result's JSON. Default 1 MiB. It applies once
 	// the transport has read the answer; over stdio go-sdk reads at most
 	// 16 MiB per message (mcp.DefaultMaxLineLength): a longer one ends
-	// the session, which is then restarted, and fails its call with an
-	// error that says the answer was too large.
+	// the session, which is then restarted, and fails the calls waiting
+	// on it with an error that says an answer was too large.
 	MaxResultBytes int
 	// MinBackoff and MaxBackoff bound the wait before restarting a
 	// session that ended: it doubles from MinBackoff (default 100ms) to
@@ -455,14 +455,17 @@ func (u *Upstream) callError(ctx, cctx context.Context, qual string, err error) 
 	case errors.As(err, &we):
 		// The server refused the request: its own words.
 		return upstreamError("%s: the %s server refused the call: %s", qual, u.name, we.Message)
-	case strings.Contains(err.Error(), frameTooLarge):
-		// The session cannot find the next message after the cut and ends;
-		// a retry of the same call would end the same way.
-		u.opts.Logger.Warn("mcpsource: upstream answer over the message limit", "function", qual, "error", err)
-		return upstreamError("%s: the %s server's answer is larger than the %d MiB one message may have, so it was dropped (the server is being restarted); ask for less data", qual, u.name, mcp.DefaultMaxLineLength>>20)
 	case errors.Is(err, mcp.ErrConnectionClosed):
+		// Also a call made after an oversized answer ended the session.
 		u.opts.Logger.Warn("mcpsource: upstream session ended during a call", "function", qual, "error", err)
 		return upstreamError("%s: the %s server stopped during the call and is being restarted; retry in a few seconds", qual, u.name)
+	case strings.Contains(err.Error(), frameTooLarge):
+		// The session cannot find the next message after the cut and
+		// ends, failing every call waiting on it with this error: the one
+		// whose answer was too large, which would fail the same way again,
+		// and any other, which may be retried.
+		u.opts.Logger.Warn("mcpsource: upstream answer over the message limit", "function", qual, "error", err)
+		return upstreamError("%s: the %s server sent an answer larger than one message may be (%d MiB over stdio), so its session was ended and is being restarted. If this call asks for much data, ask for less; otherwise retry in a few seconds", qual, u.name, mcp.DefaultMaxLineLength>>20)
 	}
 	u.opts.Logger.Warn("mcpsource: upstream call failed", "function", qual, "error", err)
 	return upstreamError("%s: the %s server sent an answer that is not valid MCP", qual, u.name)

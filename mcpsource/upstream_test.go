@@ -235,10 +235,16 @@ func TestMisbehavingUpstream(t *testing.T) {
 	}
 	_, err := call(t, c, "huge", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "more than the 1048576")
-	// An answer over go-sdk's 16 MiB message limit ends the session; the
-	// error says why instead of inviting a retry.
+	// An answer over go-sdk's 16 MiB message limit ends the session, and
+	// with it every call waiting on it: the error says why, and to ask
+	// for less or else retry, since a call cannot tell whose answer it was.
+	hung := make(chan error, 1)
+	go func() { _, err := call(t, c, "hang", `{}`); hung <- err }()
+	time.Sleep(200 * time.Millisecond) // hang is in flight on the session
 	_, err = call(t, c, "giant", `{}`)
-	wantCode(t, err, catalog.CodeUpstream, "fake.giant: the fake server's answer is larger than the 16 MiB one message may have")
+	const tooLarge = "the fake server sent an answer larger than one message may be (16 MiB over stdio), so its session was ended and is being restarted. If this call asks for much data, ask for less; otherwise retry in a few seconds"
+	wantCode(t, err, catalog.CodeUpstream, "fake.giant: "+tooLarge)
+	wantCode(t, <-hung, catalog.CodeUpstream, "fake.hang: "+tooLarge)
 	waitFor(t, func() bool { _, err := call(t, c, "ok", `{}`); return err == nil })
 	_, err = call(t, c, "wrongshape", `{}`)
 	wantCode(t, err, catalog.CodeUpstream, "not valid MCP")
