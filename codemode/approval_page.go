@@ -83,8 +83,9 @@ type ApprovalPage struct {
 	// DefaultPageBurst.
 	Limiter RateLimiter
 	// SourceOf names the source of a request for Limiter, for example the
-	// client address a trusted reverse proxy reports. Nil means
-	// Options.ClientAddress, or else the host part of r.RemoteAddr.
+	// client address a trusted reverse proxy reports. Nil means the client
+	// address as the other limits see it (Options.ClientAddress, or else
+	// the peer address; an IPv6 address counts by its /64).
 	SourceOf func(r *http.Request) string
 }
 

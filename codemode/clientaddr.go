@@ -17,6 +17,13 @@ import (
 // the left of it. A request from any other peer is named by its peer
 // address, whatever headers it carries, since a client can set them.
 //
+// Every proxy named must append the address it saw to X-Forwarded-For
+// (nginx: proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for) or
+// replace the header with it. One that passes the client's header on
+// unchanged, such as a plain TCP forwarder, lets each client choose its
+// address and so its own budget; so does a range that clients connect
+// from. Name only your proxies.
+//
 // With no trusted proxies it returns nil, which Options reads as the peer
 // address. It fails on an entry that is neither an address nor a range.
 func ForwardedFor(trusted ...string) (func(r *http.Request) string, error) {

@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		case o.AuthFailuresPerSecond > 0:
 			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
 		}
-		endpoint = httpmw.FailureLimit(failures, bearer, o.ClientAddress, s.logger)(endpoint)
+		endpoint = httpmw.FailureLimit(failures, bearer, s.clientAddr, s.logger)(endpoint)
 	} else if o.Principal != nil {
 		p := *o.Principal
 		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
@@ -177,13 +178,31 @@ func (s *Server) codeToolNames() []string {
 // request. Ignored in stateless mode.
 const sessionIdleTimeout = 30 * time.Minute
 
-// clientAddr names the client behind r: Options.ClientAddress, or the
-// peer address.
+// clientAddr names the client behind r for the limits kept per client
+// address: Options.ClientAddress, or the peer address, grouped by addrKey.
 func (s *Server) clientAddr(r *http.Request) string {
 	if f := s.opts.ClientAddress; f != nil {
-		return f(r)
+		return addrKey(f(r))
 	}
-	return httpmw.RemoteIP(r)
+	return addrKey(httpmw.RemoteIP(r))
+}
+
+// addrKey groups a client address for a limit: an IPv4 address (also
+// written IPv4-mapped) as itself, an IPv6 address by its /64, which one
+// subscriber usually holds whole (else each of its 2^64 addresses would
+// have a budget of its own), without its zone. Anything that is not an
+// address is kept as it is.
+func addrKey(a string) string {
+	ip, err := netip.ParseAddr(a)
+	if err != nil {
+		return a
+	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 // principalKey keys the rate limits on the authenticated subject;

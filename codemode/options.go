@@ -211,7 +211,7 @@ type Options struct {
 	RateLimiter RateLimiter
 	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
 	// authentication per client address (ClientAddress; by default the
-	// peer address). Every request the bearer check refuses counts: a
+	// peer address, an IPv6 address by its /64). Every request the bearer check refuses counts: a
 	// missing, invalid or insufficient-scope token, or a verifier outage.
 	// The limit is checked before the token, so once an address has used
 	// up its bucket its requests get 429 with Retry-After without reaching
@@ -228,6 +228,7 @@ type Options struct {
 	// requests (catalog.Options.AllowAnonymous) the rate limits and the
 	// calls a notifications/cancelled may cancel. Nil means the peer
 	// address; forwarding headers are ignored, since clients can set them.
+	// An IPv6 address counts by its /64, IPv4-mapped addresses as IPv4.
 	// [ForwardedFor] makes one for the proxies you run.
 	// Behind a reverse proxy or tunnel every client has the proxy's
 	// address, so one client's failed tokens block everyone's requests:

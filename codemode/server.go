@@ -123,11 +123,11 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("codemode: Telemetry: %w", err)
 	}
 	s.audit = s.tel.observe(s.audit)
-	if pg := s.opts.Approvals.Page; pg != nil && pg.SourceOf == nil && s.opts.ClientAddress != nil {
-		// The page's limit is per client address too: a copy, so the
-		// caller's ApprovalPage is left as it was.
+	if pg := s.opts.Approvals.Page; pg != nil && pg.SourceOf == nil {
+		// The page's limit is per client address like the others: a
+		// copy, so the caller's ApprovalPage is left as it was.
 		cp := *pg
-		cp.SourceOf = s.opts.ClientAddress
+		cp.SourceOf = s.clientAddr
 		s.opts.Approvals.Page = &cp
 	}
 	if s.keys, err = newApprovalKeys(s.opts.Approvals); err != nil {

@@ -64,7 +64,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.StringVar(&c.Issuer, "issuer", "", "trust this external OAuth/OpenID issuer `URL` instead of the built-in sign-in server")
 	fs.StringVar(&c.Audience, "audience", "", "access-token `audience` required with -issuer (default: the MCP URL)")
 	fs.StringVar(&origins, "origins", "", "extra CORS `origins`, comma-separated (e.g. https://inspector.example)")
-	fs.StringVar(&proxies, "trusted-proxies", "", "reverse proxies or tunnels you run, as comma-separated `addresses` or CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8): for their requests the client address that limits failed sign-ins and tokens is the one they append to X-Forwarded-For (default: the peer address)")
+	fs.StringVar(&proxies, "trusted-proxies", "", "reverse proxies you run, as comma-separated `addresses` or CIDR ranges (e.g. 127.0.0.1,10.0.0.2): for their requests the client address that limits failed sign-ins and tokens is the one they append to X-Forwarded-For; each must append it (nginx: $proxy_add_x_forwarded_for), not pass the client's header on (default: the peer address)")
 	fs.BoolVar(&c.Stdio, "stdio", false, "serve one local MCP client over stdin/stdout as -user")
 	fs.StringVar(&c.User, "user", "demo", "user `name` for -stdio and -insecure-no-auth")
 	fs.BoolVar(&c.PrintTypes, "print-types", false, "print the TypeScript declarations the model sees and exit")

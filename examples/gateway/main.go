@@ -47,7 +47,7 @@ func run(args []string) error {
 	public := fs.String("url", "", "the public base URL of the HTTP endpoint (default http://<addr>)")
 	issuer := fs.String("issuer", "", "the OAuth issuer whose JWT access tokens are accepted (HTTP)")
 	devUser := fs.String("dev-user", "", "without -issuer: act as this user for HTTP requests from loopback (development); with -stdio: who the local user is (default: $USER)")
-	proxies := fs.String("trusted-proxies", "", "with -issuer: reverse proxies you run, as comma-separated addresses or CIDR ranges; for their requests the client address that failed tokens are limited by is the one they append to X-Forwarded-For (default: the peer address)")
+	proxies := fs.String("trusted-proxies", "", "with -issuer: reverse proxies you run, as comma-separated addresses or CIDR ranges; for their requests the client address that failed tokens are limited by is the one they append to X-Forwarded-For, which each must append, not pass on (default: the peer address)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
