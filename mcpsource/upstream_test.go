@@ -223,8 +223,10 @@ func TestMisbehavingUpstream(t *testing.T) {
 			return cmd
 		},
 		MaxResultBytes: 1 << 20,
-		CallTimeout:    5 * time.Second,
-		MinBackoff:     10 * time.Millisecond,
+		// go-sdk reads the 17 MiB answer for several seconds
+		// under the race detector before it gives up.
+		CallTimeout: time.Minute,
+		MinBackoff:  10 * time.Millisecond,
 	})
 	sk := u.Skipped()
 	if len(sk) != 1 || sk[0].Tool != "badschema" || !strings.Contains(sk[0].Reason, "nowhere") {
