@@ -16,6 +16,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
 
 // pageClient is an MCP client that declares no elicitation: approvals
@@ -139,7 +141,7 @@ const (
 // Then: decline; another user's link looks exactly like a missing one;
 // and a cross-site form post with a valid token is refused.
 func TestApprovalPageInBrowser(t *testing.T) {
-	needTool(t, chromiumPath, "chromium")
+	testtool.Need(t, testtool.ChromiumPath, "chromium")
 	s := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -149,7 +151,7 @@ func TestApprovalPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	demo := newBrowser(t, ctx)
+	demo := testtool.Chromium(t, ctx, 1000, 900)
 
 	t.Run("accept", func(t *testing.T) {
 		id := newRace(t, ctx, cs, "Page accept")
@@ -217,7 +219,7 @@ func TestApprovalPageInBrowser(t *testing.T) {
 	t.Run("another-user", func(t *testing.T) {
 		id := newRace(t, ctx, cs, "Page other user")
 		first := callPage(t, ctx, cs, fmt.Sprintf(`return (await brakinglab.deleteRaceEvent({raceEventId: %q})).deleted;`, id))
-		rival := newBrowser(t, ctx)
+		rival := testtool.Chromium(t, ctx, 1000, 900)
 		var rivalUser string
 		for u := range s.Users {
 			if u != "demo" {
@@ -286,7 +288,7 @@ func TestApprovalPageInBrowser(t *testing.T) {
 // so and offers no buttons; the model's re-run gets APPROVAL_EXPIRED with
 // a new link for the same execution.
 func TestApprovalPageExpiredInBrowser(t *testing.T) {
-	needTool(t, chromiumPath, "chromium")
+	testtool.Need(t, testtool.ChromiumPath, "chromium")
 	s := startServer(t, "-approval-ttl", "3s")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -298,7 +300,7 @@ func TestApprovalPageExpiredInBrowser(t *testing.T) {
 		t.Fatalf("first run: %+v", first)
 	}
 	time.Sleep(4 * time.Second)
-	b := newBrowser(t, ctx)
+	b := testtool.Chromium(t, ctx, 1000, 900)
 	text := openSignedIn(t, b, first.Link, "demo", s.Users["demo"])
 	if !strings.Contains(text, "This request expired at") || strings.Contains(text, "Accept") {
 		t.Fatalf("expired page:\n%s", text)

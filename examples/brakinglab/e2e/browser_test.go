@@ -11,34 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
-
-const chromiumPath = "/usr/bin/chromium"
-
-// newBrowser starts Debian's chromium headless with a fresh profile.
-func newBrowser(t *testing.T, parent context.Context) context.Context {
-	t.Helper()
-	needTool(t, chromiumPath, "chromium")
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 900),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // start the browser now, so failures are reported here
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
-}
 
 // artifactDir is the git-ignored directory for screenshots.
 func artifactDir(t *testing.T) string {
@@ -84,7 +59,7 @@ func browserSignIn(t *testing.T, ctx context.Context, authURL, user, password st
 // Allow lands on the redirect URI with a code that redeems for a token the
 // MCP endpoint accepts; Deny lands there with access_denied.
 func TestBrowserConsent(t *testing.T) {
-	needTool(t, chromiumPath, "chromium")
+	testtool.Need(t, testtool.ChromiumPath, "chromium")
 	s := startServer(t)
 	d := discover(t, s)
 	cb := newCallbackServer(t)
@@ -95,7 +70,7 @@ func TestBrowserConsent(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	browser := newBrowser(t, ctx)
+	browser := testtool.Chromium(t, ctx, 1000, 900)
 
 	t.Run("allow", func(t *testing.T) {
 		ar := newAuthRequest(d, clientID, redirect)

