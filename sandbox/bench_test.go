@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,45 +65,7 @@ func BenchmarkWorkerOneCall(b *testing.B) {
 // concurrent callers on a pool of the default size (GOMAXPROCS workers).
 func BenchmarkWorkerCoachingParallel(b *testing.B) {
 	host, src := loadFixtureHost(b)
-	sb := workerSandbox(b)
-	ctx := context.Background()
-	// Start every worker before measuring.
-	var warm sync.WaitGroup
-	for range 4 {
-		warm.Add(1)
-		go func() {
-			defer warm.Done()
-			_, _ = sb.Run(ctx, src, host)
-		}()
-	}
-	warm.Wait()
-	var (
-		mu    sync.Mutex
-		times []time.Duration
-	)
-	b.ResetTimer()
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		var local []time.Duration
-		for pb.Next() {
-			t0 := time.Now()
-			if _, err := sb.Run(ctx, src, host); err != nil {
-				b.Error(err)
-				return
-			}
-			local = append(local, time.Since(t0))
-		}
-		mu.Lock()
-		times = append(times, local...)
-		mu.Unlock()
-	})
-	elapsed := time.Since(start)
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "execs/s")
-	slices.Sort(times)
-	if len(times) > 0 {
-		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-	}
+	benchCallers(b, workerSandbox(b), func(int64) string { return src }, host, runtime.GOMAXPROCS(0))
 }
 
 // BenchmarkWorkerSpawn is the cost of starting one worker process up to its
@@ -214,13 +177,19 @@ func BenchmarkInProcessCoachingDistinctParallel(b *testing.B) {
 // benchDistinctCallers runs b.N never-seen variants of src from callers
 // goroutines and reports executions per second and the p50.
 func benchDistinctCallers(b *testing.B, sb *Sandbox, src string, host Host, callers int) {
+	benchCallers(b, sb, func(n int64) string { return src + "\n// run " + strconv.FormatInt(n, 10) }, host, callers)
+}
+
+// benchCallers runs code(1) to code(b.N) from callers goroutines, after
+// starting every worker, and reports executions per second and the p50.
+func benchCallers(b *testing.B, sb *Sandbox, code func(n int64) string, host Host, callers int) {
 	ctx := context.Background()
 	var warm sync.WaitGroup
-	for i := range callers { // start every worker before measuring
+	for i := range max(callers, 4) { // start every worker (and the spare) before measuring
 		warm.Add(1)
 		go func() {
 			defer warm.Done()
-			_, _ = sb.Run(ctx, src+"\n// warm "+strconv.Itoa(i), host)
+			_, _ = sb.Run(ctx, code(-int64(i)-1), host)
 		}()
 	}
 	warm.Wait()
@@ -243,7 +212,7 @@ func benchDistinctCallers(b *testing.B, sb *Sandbox, src string, host Host, call
 					break
 				}
 				t0 := time.Now()
-				if _, err := sb.Run(ctx, src+"\n// run "+strconv.FormatInt(n, 10), host); err != nil {
+				if _, err := sb.Run(ctx, code(n), host); err != nil {
 					b.Error(err)
 					return
 				}
