@@ -3,13 +3,10 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -441,17 +438,8 @@ func TestApprovalPageTypeScriptClient(t *testing.T) {
 		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
 			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
 			id := b.add("alice", "Monza", "cancelled")
-			cmd := exec.CommandContext(t.Context(), node, script)
-			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
+			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
 				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
-			out, err := cmd.Output()
-			if err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					t.Fatalf("client: %v\n%s", err, ee.Stderr)
-				}
-				t.Fatal(err)
-			}
 			var got struct {
 				Elicited []struct{ Mode, URL, ElicitationID, Message string }
 				Results  []outcome

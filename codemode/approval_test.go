@@ -3,11 +3,8 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -607,16 +604,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 			if writeFirst {
 				code = fmt.Sprintf(createThenDelete, spa)
 			}
-			cmd := exec.CommandContext(t.Context(), node, script)
-			cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
-			out, err := cmd.Output()
-			if err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					t.Fatalf("client: %v\n%s", err, ee.Stderr)
-				}
-				t.Fatal(err)
-			}
+			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
 			var got struct {
 				ProtocolVersion string
 				Asked           []string

@@ -3,6 +3,7 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -182,6 +183,24 @@ func tsClient(t *testing.T, name string) (node, script string) {
 		t.Fatal(err)
 	}
 	return node, script
+}
+
+// runClient runs a client script from tsClient with env added to the
+// test's environment and returns what it printed. A failure is reported
+// under label with the client's stderr.
+func runClient(t *testing.T, label, node, script string, env ...string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), node, script)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("%s: %v\n%s", label, err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	return out
 }
 
 // tsProgress is what ts-progress.mjs reports.

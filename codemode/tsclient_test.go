@@ -115,16 +115,7 @@ func TestTypeScriptClientCharts(t *testing.T) {
 		}
 	}
 	for _, apps := range []string{"0", "1"} {
-		cmd := exec.CommandContext(t.Context(), node, script)
-		cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice", allScopes...), "APPS="+apps)
-		out, err := cmd.Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				t.Fatalf("APPS=%s: %v\n%s", apps, err, ee.Stderr)
-			}
-			t.Fatal(err)
-		}
+		out := runClient(t, "APPS="+apps, node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice", allScopes...), "APPS="+apps)
 		var got result
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("APPS=%s: %v: %s", apps, err, out)
