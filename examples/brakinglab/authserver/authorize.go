@@ -408,6 +408,21 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// setCookie sets a cookie of the authorization pages: sent only to the
+// paths below pathAuthorize, never to scripts, over HTTPS when the issuer
+// is, on top-level navigations from other sites, for ttl.
+func (s *Server) setCookie(w http.ResponseWriter, name, value string, ttl time.Duration) {
+	http.SetCookie(w, &http.Cookie{
+		Name:     name,
+		Value:    value,
+		Path:     s.localPath(pathAuthorize),
+		HttpOnly: true,
+		Secure:   s.issuerURL.Scheme == "https",
+		SameSite: http.SameSiteLaxMode,
+		MaxAge:   int(ttl / time.Second),
+	})
+}
+
 // bindBrowser returns the browser cookie of r, setting a new random one
 // when r has none. One value serves all of a browser's pending requests,
 // so sign-ins started in two tabs both work.
@@ -416,15 +431,7 @@ func (s *Server) bindBrowser(w http.ResponseWriter, r *http.Request) string {
 		return c.Value
 	}
 	v := rand.Text()
-	http.SetCookie(w, &http.Cookie{
-		Name:     browserCookieName,
-		Value:    v,
-		Path:     s.localPath(pathAuthorize),
-		HttpOnly: true,
-		Secure:   s.issuerURL.Scheme == "https",
-		SameSite: http.SameSiteLaxMode,
-		MaxAge:   int(pendingTTL / time.Second),
-	})
+	s.setCookie(w, browserCookieName, v, pendingTTL)
 	return v
 }
 
@@ -650,15 +657,7 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, subject, n
 		s.errorPage(w, http.StatusServiceUnavailable, "Busy", "Too many sessions are open. Try again in a few minutes.")
 		return false
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     sessionCookieName,
-		Value:    sid,
-		Path:     s.localPath(pathAuthorize),
-		HttpOnly: true,
-		Secure:   s.issuerURL.Scheme == "https",
-		SameSite: http.SameSiteLaxMode,
-		MaxAge:   int(s.sessionTTL / time.Second),
-	})
+	s.setCookie(w, sessionCookieName, sid, s.sessionTTL)
 	w.Header().Set("Cache-Control", "no-store")
 	return true
 }
