@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"strings"
 	"sync"
@@ -230,9 +231,7 @@ func appsMeta(next mcp.MethodHandler) mcp.MethodHandler {
 			if t.Name == ToolName || t.Name == ReadOnlyToolName {
 				c := *t
 				c.Meta = mcp.Meta{}
-				for k, v := range t.Meta {
-					c.Meta[k] = v
-				}
+				maps.Copy(c.Meta, t.Meta)
 				c.Meta["ui"] = map[string]any{"resourceUri": ChartViewURI}
 				c.Meta["ui/resourceUri"] = ChartViewURI // the key older hosts read
 				t = &c
