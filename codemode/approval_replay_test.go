@@ -107,7 +107,7 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 				res := run(t, cs, fmt.Sprintf(createThenDelete, old))
 				st := structuredOf(t, res)
 				if st.Error == nil || !strings.HasPrefix(st.Error.Kind, "APPROVAL_") {
-					t.Fatalf("got %s", text(res))
+					t.Fatalf("got %s\n%s", text(res), ts.trail(res))
 				}
 				msg := st.Error.Message
 				if strings.Contains(strings.ToLower(msg), "nothing was written") || !strings.Contains(msg, "This execution already made 1 write, which stays: races.createRace(") {

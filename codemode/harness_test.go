@@ -185,6 +185,18 @@ func structuredOf(t *testing.T, res *mcp.CallToolResult) structuredResult {
 	return s
 }
 
+// trail describes res and the audit events so far, for a failure message
+// that shows which call an execution was waiting on.
+func (ts *testServer) trail(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	sc, _ := json.Marshal(res.StructuredContent)
+	fmt.Fprintf(&b, "structuredContent: %s\n", sc)
+	for _, ev := range ts.audit.all() {
+		fmt.Fprintf(&b, "audit %s %s %s %s %s\n", ev.Time.Format("15:04:05.000"), ev.Kind, ev.Function, ev.Duration, ev.ErrorKind)
+	}
+	return b.String()
+}
+
 // auditRecorder keeps audit events for assertions.
 type auditRecorder struct {
 	mu     sync.Mutex

@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/XSAM/otelsql"
 	"github.com/jackc/pgx/v5"
@@ -60,7 +62,7 @@ func Open(ctx context.Context, dsn string) (*sql.DB, Engine, error) {
 			db.Close()
 			return nil, "", fmt.Errorf("connect to %s: %w", Redact(dsn), err)
 		}
-		postgresDBs.Store(db, true)
+		rememberPostgres(db)
 		return db, Postgres, nil
 	}
 	q := url.Values{}
@@ -154,15 +156,24 @@ func Redact(dsn string) string {
 	return u.String()
 }
 
-// postgresDBs holds the databases Open opened on PostgreSQL. The tracing
-// wrapper (otelsql) hides the driver, so db.Driver() cannot tell.
-var postgresDBs sync.Map // *sql.DB → true
+// postgresDBs holds the databases Open opened on PostgreSQL, which the
+// tracing wrapper (otelsql) hides the driver of, so db.Driver() cannot
+// tell. Weak keys: a database closed and dropped leaves the set, so a
+// process that opens many (tests, a host reconnecting) does not keep them.
+var postgresDBs sync.Map // weak.Pointer[sql.DB] → true
+
+// rememberPostgres adds db to postgresDBs until it is garbage.
+func rememberPostgres(db *sql.DB) {
+	key := weak.Make(db)
+	postgresDBs.Store(key, true)
+	runtime.AddCleanup(db, func(key weak.Pointer[sql.DB]) { postgresDBs.Delete(key) }, key)
+}
 
 // EngineOf tells which engine db was opened on: Postgres for a database
 // from Open with a URL (or one on this package's PostgreSQL driver),
 // SQLite otherwise.
 func EngineOf(db *sql.DB) Engine {
-	if _, ok := postgresDBs.Load(db); ok {
+	if _, ok := postgresDBs.Load(weak.Make(db)); ok {
 		return Postgres
 	}
 	if _, ok := db.Driver().(pgDriver); ok {

@@ -5,10 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
+	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb/sqldbtest"
 )
 
 func ExampleRebind() {
@@ -78,5 +81,43 @@ func TestOpenNewFileTogether(t *testing.T) {
 		if t.Failed() {
 			return
 		}
+	}
+}
+
+// A PostgreSQL database is known as one while it is in use, and the
+// process forgets it once it is closed and dropped: a process that opens
+// many (tests, a host that reconnects) does not keep them all.
+func TestEngineOfForgetsClosedDatabases(t *testing.T) {
+	dsn := sqldbtest.DSNOn(t, sqldbtest.Server(t))
+	before := sqldb.PostgresDBs()
+	func() {
+		db, engine, err := sqldb.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if engine != sqldb.Postgres || sqldb.EngineOf(db) != sqldb.Postgres {
+			t.Fatalf("Open said %q, EngineOf %q", engine, sqldb.EngineOf(db))
+		}
+		if n := sqldb.PostgresDBs(); n != before+1 {
+			t.Fatalf("%d databases known, want %d", n, before+1)
+		}
+	}()
+	// Cleanups run after a collection finds the database unreachable, on
+	// a goroutine of their own.
+	for i := 0; sqldb.PostgresDBs() > before; i++ {
+		if i == 100 {
+			t.Fatalf("%d databases still known after closing, want %d", sqldb.PostgresDBs(), before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	lite, _, err := sqldb.Open(context.Background(), filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	if sqldb.EngineOf(lite) != sqldb.SQLite {
+		t.Fatalf("an SQLite file is %q", sqldb.EngineOf(lite))
 	}
 }
