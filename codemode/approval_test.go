@@ -167,6 +167,10 @@ func startApprovals(t *testing.T, configure func(*codemode.Options)) (*testServe
 	b := newRaceBook(t)
 	ts := startServerFor(t, b.cat, func(o *codemode.Options) {
 		o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
+		// These tests assert approval outcomes, not limits. A worker
+		// starved on a loaded CI machine once turned an outcome into
+		// TIMEOUT at the default 10 s; a hang still fails, after a minute.
+		o.Limits.Timeout = time.Minute
 		if configure != nil {
 			configure(o)
 		}
