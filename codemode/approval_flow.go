@@ -280,7 +280,7 @@ func (s *Server) inputRequired(ctx context.Context, host *execHost, bound *appro
 // got no answer.
 func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pending []pendingCall, res *sandbox.Result, made []write) *mcp.CallToolResult {
 	if ctx.Err() != nil {
-		return s.finish(ctx, host, res, ctx.Err())
+		return s.waitEnded(ctx, host, pending, res, made)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		for _, p := range pending {
@@ -290,6 +290,22 @@ func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pend
 	}
 	s.logger.Warn("codemode: asking the user for approval failed", "err", err)
 	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
+}
+
+// waitEnded is the outcome of a call whose request ended (the client
+// cancelled it, or its deadline passed) while it waited for the user's
+// answer: the calls that waited were not run, and the writes made before
+// them stay. It is CANCELLED, as a script stopped by the same request
+// would be, never an internal error.
+func (s *Server) waitEnded(ctx context.Context, host *execHost, pending []pendingCall, res *sandbox.Result, made []write) *mcp.CallToolResult {
+	why := "was cancelled"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		why = "reached its deadline"
+	}
+	for _, p := range pending {
+		s.auditApproval(ctx, host, ApprovalDeclined, p, "request ended")
+	}
+	return s.approvalFailed(ctx, host, string(sandbox.KindCancelled), fmt.Sprintf("the request %s while it waited for the user's approval of %s; it was not run. %s", why, modelList(pending), writtenNote(made)), res, made)
 }
 
 // diverged is the outcome of a resumed run that made a call its record

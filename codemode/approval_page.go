@@ -146,6 +146,53 @@ type pageKeys struct {
 	limiter  RateLimiter
 	sourceOf func(*http.Request) string
 	csrf     []byte // HMAC key of the answer tokens
+	waiters  pageWaiters
+}
+
+// pageWaiters wakes a call waiting on an approval as soon as this
+// replica's page stores the answer. An answer stored by another replica
+// reaches the call at its next read of the store (pagePoll).
+type pageWaiters struct {
+	mu sync.Mutex
+	m  map[string]*pageWaiter
+}
+
+type pageWaiter struct {
+	ch chan struct{} // closed by wake
+	n  int           // calls waiting
+}
+
+// wait returns a channel closed when id is answered here, and the release
+// to call once the caller stops waiting.
+func (w *pageWaiters) wait(id string) (<-chan struct{}, func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[string]*pageWaiter{}
+	}
+	e := w.m[id]
+	if e == nil {
+		e = &pageWaiter{ch: make(chan struct{})}
+		w.m[id] = e
+	}
+	e.n++
+	return e.ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if e.n--; e.n == 0 && w.m[id] == e {
+			delete(w.m, id)
+		}
+	}
+}
+
+// wake wakes the calls waiting on id.
+func (w *pageWaiters) wake(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e := w.m[id]; e != nil {
+		close(e.ch)
+		delete(w.m, id)
+	}
 }
 
 // newPageKeys checks p.
@@ -382,7 +429,7 @@ func (s *Server) pageElicit(ctx context.Context, req *mcp.CallToolRequest, host 
 	}
 	switch {
 	case ctx.Err() != nil:
-		return s.finish(ctx, host, res, ctx.Err())
+		return s.waitEnded(ctx, host, pending, res, made)
 	case err != nil:
 		s.logger.Error("codemode: reading a pending approval failed", "err", err)
 		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and the server could not read the answer; it was not run. %s Run the same code again to ask again.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
@@ -395,11 +442,15 @@ func (s *Server) pageElicit(ctx context.Context, req *mcp.CallToolRequest, host 
 	return s.answered(ctx, host, got, pending, made)
 }
 
-// pagePoll is how often a call waiting on the page reads the store.
-const pagePoll = 250 * time.Millisecond
+// pagePoll is how often a call waiting on the page reads the store, for
+// an answer given on another replica; this replica's page wakes the call
+// at once.
+var pagePoll = 250 * time.Millisecond
 
 // awaitPage waits for the answer of id: "" when it expired unanswered.
 func (s *Server) awaitPage(ctx context.Context, id string, expires time.Time) (string, error) {
+	woken, release := s.keys.page.waiters.wait(id)
+	defer release()
 	t := time.NewTicker(pagePoll)
 	defer t.Stop()
 	for {
@@ -417,6 +468,8 @@ func (s *Server) awaitPage(ctx context.Context, id string, expires time.Time) (s
 		case <-ctx.Done():
 			return "", ctx.Err()
 		case <-t.C:
+		case <-woken:
+			woken = nil // read the answer once; the ticker covers the rest
 		}
 	}
 }

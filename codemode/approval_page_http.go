@@ -112,6 +112,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if done {
+			pk.waiters.wake(id)
 			p.Answer = action
 			s.renderPage(w, http.StatusOK, p, &st, "", now, true)
 			return

@@ -374,6 +374,40 @@ func TestApprovalPageURLElicitation(t *testing.T) {
 	}
 }
 
+// A call waiting on the page wakes as soon as the page on its own replica
+// stores the answer: with the store read only once an hour, the call
+// still ends at once.
+func TestApprovalPageWakesWaitingCall(t *testing.T) {
+	defer codemode.SetPagePoll(time.Hour)()
+	ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = true })
+	id := b.add("alice", "Monza", "cancelled")
+	answered := make(chan string, 1)
+	opts := &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			go func() {
+				// Answer once the call has read the store and waits.
+				time.Sleep(300 * time.Millisecond)
+				answered <- pageAnswer(req.Params.URL, "accept")
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}
+	cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": fmt.Sprintf("return await races.deleteRace({id: %d});", id)}})
+	if err != nil {
+		t.Fatalf("the call did not end after the answer: %v", err)
+	}
+	if msg := <-answered; msg != "" {
+		t.Fatal(msg)
+	}
+	if res.IsError || b.deletes.Load() != 1 {
+		t.Fatalf("got %s; deletes %d", text(res), b.deletes.Load())
+	}
+}
+
 func TestApprovalPageOptionsRefused(t *testing.T) {
 	cat := newRaceBook(t).cat
 	for name, p := range map[string]*codemode.ApprovalPage{

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,4 +263,87 @@ func TestApprovalTextsGolden(t *testing.T) {
 	nocs := ts.connectAt(t, ts.token("alice"), "2025-11-25", nil)
 	out.WriteString("\n== unavailable (model)\n" + text(run(t, nocs, code)) + "\n")
 	golden(t, "approval_texts.golden", out.String())
+}
+
+// A request cancelled while it waits for the user's answer ends as
+// CANCELLED, with the write made before it listed, in the audit trail
+// and the server's log: never as an internal sandbox failure.
+func TestApprovalWaitCancelled(t *testing.T) {
+	for _, page := range []bool{false, true} {
+		t.Run(map[bool]string{false: "elicitation", true: "page"}[page], func(t *testing.T) {
+			var logs strings.Builder
+			var logMu sync.Mutex
+			ts, b := startApprovals(t, func(o *codemode.Options) {
+				o.Stateful = true
+				o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, nil))
+				if page {
+					o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}
+				}
+			})
+			old := b.add("alice", "Monza", "entered")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opts := &mcp.ClientOptions{
+				ElicitationHandler: func(ectx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					cancel() // the user walks away; the client gives up
+					if page {
+						return &mcp.ElicitResult{Action: "accept"}, nil // opened, never answered
+					}
+					// go-sdk does not cancel the question when the server
+					// stops waiting; a client would time it out.
+					select {
+					case <-ectx.Done():
+					case <-time.After(3 * time.Second):
+					}
+					return &mcp.ElicitResult{Action: "cancel"}, nil
+				},
+			}
+			if page {
+				opts.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
+			}
+			cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", opts)
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": fmt.Sprintf(createThenDelete, old)}}); err == nil {
+				t.Fatal("the cancelled call returned a result")
+			}
+			var failed *codemode.AuditEvent
+			for i := 0; failed == nil; i++ {
+				if i == 500 {
+					t.Fatalf("no execution.failed event:\n%s", ts.trail(&mcp.CallToolResult{}))
+				}
+				time.Sleep(10 * time.Millisecond)
+				for _, ev := range ts.audit.all() {
+					if ev.Kind == codemode.ExecutionFailed {
+						failed = &ev
+					}
+				}
+			}
+			if failed.ErrorKind != "CANCELLED" {
+				t.Fatalf("execution.failed with %q, want CANCELLED:\n%s", failed.ErrorKind, ts.trail(&mcp.CallToolResult{}))
+			}
+			var ended bool
+			for _, ev := range ts.audit.all() {
+				ended = ended || ev.Kind == codemode.ApprovalDeclined && ev.Function == "races.deleteRace" && ev.ErrorKind == "request ended"
+			}
+			if !ended || b.creates.Load() != 1 || b.deletes.Load() != 0 {
+				t.Fatalf("declined %v, creates %d, deletes %d", ended, b.creates.Load(), b.deletes.Load())
+			}
+			logMu.Lock()
+			defer logMu.Unlock()
+			if strings.Contains(logs.String(), "sandbox failure") {
+				t.Fatalf("logged as a failure:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

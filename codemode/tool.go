@@ -202,6 +202,13 @@ func (s *Server) toExecError(err error) *execError {
 		if errors.Is(err, sandbox.ErrClosed) {
 			return newExecError(sandbox.KindInternal, "the server is shutting down; retry shortly")
 		}
+		// The request ended: the caller's doing, not a failure.
+		if errors.Is(err, context.DeadlineExceeded) {
+			return newExecError(sandbox.KindCancelled, "the request's deadline passed before the execution finished")
+		}
+		if errors.Is(err, context.Canceled) {
+			return newExecError(sandbox.KindCancelled, "the request was cancelled before the execution finished")
+		}
 		s.logger.Error("codemode: sandbox failure", "err", err)
 		return newExecError(sandbox.KindInternal, "the sandbox failed; retry, and report it if it persists")
 	}
