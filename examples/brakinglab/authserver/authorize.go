@@ -85,14 +85,16 @@ type authCode struct {
 	familyID string
 }
 
+// maxStored bounds the stored pending requests, sessions and
+// authorization codes (each). A variable so that tests fill the tables
+// with a tenth of the rows (main_test.go).
+var maxStored = 10000
+
 const (
 	pendingTTL = 10 * time.Minute
-	// maxStored bounds the stored pending requests, sessions and
-	// authorization codes (each); maxPerSubject one user's sessions and
-	// codes.
-	maxStored = 10000
 	// maxInMemory bounds the per-account failure counters kept in memory.
-	maxInMemory       = 10000
+	maxInMemory = 10000
+	// maxPerSubject bounds one user's sessions and codes.
 	maxPerSubject     = 20
 	sessionCookieName = "authserver_session"
 	browserCookieName = "authserver_browser"
