@@ -22,6 +22,7 @@ const (
 	CodeInternal          = "internal"           // [*InternalError]
 	CodeToolError         = "tool_error"         // an MCP tool's own error, its text shown as written
 	CodeUpstream          = "upstream"           // an upstream MCP server failed the call: it exited, timed out, answered malformed or too much
+	CodeOutcomeUnknown    = "outcome_unknown"    // a call that may write reached the service, but its answer was lost: it may have taken effect
 	CodeUnknown           = "unknown"            // any other error
 )
 

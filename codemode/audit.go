@@ -61,7 +61,7 @@ type AuditEvent struct {
 	// for a function call the catalog code of its error (catalog.CodeOf):
 	// "validation", "insufficient_scope", "not_found", "conflict",
 	// "invalid", "unauthenticated", "unknown_function", "cancelled",
-	// "internal" or "unknown".
+	// "internal", "tool_error", "upstream", "outcome_unknown" or "unknown".
 	ErrorKind string `json:"errorKind,omitempty"`
 }
 

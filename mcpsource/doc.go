@@ -41,7 +41,13 @@
 // is busy with [Options.MaxConcurrent] calls, answers with something that
 // is not MCP or with more than [Options.MaxResultBytes], fails that call
 // with code [catalog.CodeUpstream] and a message saying which and whether
-// to retry; the cause is logged. A server that exits is restarted with
+// to retry; the cause is logged. A tool that may write (not READ-ONLY)
+// is never told to retry once its call was sent: a lost or unusable
+// answer, or an execution that ends while the call is in flight, fails
+// it with [catalog.CodeOutcomeUnknown] and a message saying the call may
+// have taken effect and to check before calling again, so a model does
+// not make the change twice. A refusal (a JSON-RPC error) stays
+// CodeUpstream: nothing ran. A server that exits is restarted with
 // backoff, and its tools re-listed. notifications/tools/list_changed
 // re-lists the tools too: functions gone or changed are removed, new ones
 // added, and the catalogue's Version changes. A tool whose schema the

@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 //   - huge: a 2 MB text result;
 //   - giant: a 17 MiB text result, over go-sdk's 16 MiB message limit;
 //   - hang: no answer at all;
+//   - hangwrite, hugewrite, refusewrite: hang, huge and refuse without
+//     the read-only annotation, so CREATIVE;
 //   - refuse: a JSON-RPC error;
 //
 // and lists badschema, whose input schema has a $ref to nowhere.
@@ -61,6 +63,9 @@ func fakeUpstream() {
 				`{"name":"giant","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"hang","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
 				`{"name":"refuse","inputSchema":` + obj + `,"annotations":{"readOnlyHint":true}},` +
+				`{"name":"hangwrite","inputSchema":` + obj + `},` +
+				`{"name":"hugewrite","inputSchema":` + obj + `},` +
+				`{"name":"refusewrite","inputSchema":` + obj + `},` +
 				`{"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/nowhere"}}}}]}`)
 		case "tools/call":
 			switch msg.Params.Name {
@@ -70,11 +75,11 @@ func fakeUpstream() {
 				send(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"result":{"content":[{"type":"te`)
 			case "wrongshape":
 				reply(`{"content":"not an array"}`)
-			case "refuse":
+			case "refuse", "refusewrite":
 				send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"refuse is switched off"}}`, msg.ID))
-			case "huge":
+			case "huge", "hugewrite":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`)
-			case "hang":
+			case "hang", "hangwrite":
 				// never answers
 			case "giant":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}`)

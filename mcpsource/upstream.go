@@ -395,13 +395,16 @@ func (u *Upstream) add(name string, t *mcp.Tool) error {
 		Name: name, Description: t.Description, Tier: tier, Scopes: cfg.Scopes, Approval: ap,
 		InputSchema: in, OutputSchema: out,
 		Handler: func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return u.call(ctx, name, tool, args)
+			return u.call(ctx, name, tool, tier != catalog.ReadOnly, args)
 		},
 	})
 }
 
-// call runs one upstream tool call within the upstream's bounds.
-func (u *Upstream) call(ctx context.Context, fn, tool string, args json.RawMessage) (json.RawMessage, error) {
+// call runs one upstream tool call within the upstream's bounds. write
+// says the tool may change something (it is not READ-ONLY): once such a
+// call has been sent, an error must not let the model believe it did
+// nothing, or a retry could make the change twice.
+func (u *Upstream) call(ctx context.Context, fn, tool string, write bool, args json.RawMessage) (json.RawMessage, error) {
 	qual := u.name + "." + fn
 	cctx, cancel := context.WithTimeout(ctx, u.opts.CallTimeout)
 	defer cancel()
@@ -427,7 +430,14 @@ func (u *Upstream) call(ctx context.Context, fn, tool string, args json.RawMessa
 	}
 	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		return nil, u.callError(ctx, cctx, qual, err)
+		var refused *jsonrpc.Error
+		refusedErr := errors.As(err, &refused)
+		err = u.callError(ctx, cctx, qual, err)
+		if write && !refusedErr {
+			// Sent, and no answer says it was refused.
+			return nil, outcomeUnknown(qual, err)
+		}
+		return nil, err
 	}
 	if res.IsError {
 		return nil, toolError(errorText(res))
@@ -435,12 +445,33 @@ func (u *Upstream) call(ctx context.Context, fn, tool string, args json.RawMessa
 	b, err := resultJSON(res)
 	if err != nil {
 		u.opts.Logger.Warn("mcpsource: upstream result does not encode", "function", qual, "error", err)
-		return nil, upstreamError("%s: the %s server sent a result that is not JSON", qual, u.name)
+		err = upstreamError("%s: the %s server sent a result that is not JSON", qual, u.name)
+	} else if len(b) > u.opts.MaxResultBytes {
+		err = upstreamError("%s returned %d bytes, more than the %d this server accepts from %s; ask for less data", qual, len(b), u.opts.MaxResultBytes, u.name)
 	}
-	if len(b) > u.opts.MaxResultBytes {
-		return nil, upstreamError("%s returned %d bytes, more than the %d this server accepts from %s; ask for less data", qual, len(b), u.opts.MaxResultBytes, u.name)
+	if err != nil {
+		if write {
+			return nil, outcomeUnknown(qual, err)
+		}
+		return nil, err
 	}
 	return b, nil
+}
+
+// outcomeUnknown is the error of a call that may write, sent upstream,
+// whose answer was lost or could not be passed on: err says why.
+func outcomeUnknown(qual string, err error) error {
+	why := strings.TrimSuffix(err.Error(), ".")
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		why = qual + ": the execution ended while the call was in flight"
+	}
+	if i := strings.Index(why, "; retry"); i > 0 {
+		why = why[:i] // retrying is what must not be done blindly
+	}
+	if i := strings.Index(why, ". If this call"); i > 0 {
+		why = why[:i]
+	}
+	return &catalog.Error{Code: catalog.CodeOutcomeUnknown, Message: why + ". The call was sent, so it may have taken effect: check its effect (read it back) before calling " + qual + " again."}
 }
 
 // callError says what went wrong with a call the session could not

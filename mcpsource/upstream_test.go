@@ -268,6 +268,42 @@ func TestMisbehavingUpstream(t *testing.T) {
 	}
 }
 
+// A call that may write, once sent, never fails as if it did nothing:
+// when the upstream does not answer in time, the execution ends while
+// it is in flight, or its answer cannot be passed on, the error is
+// outcome_unknown and says to check before calling again, not to retry.
+// A read-only call keeps "retry", and a refusal is a refusal either way.
+func TestUnansweredWriteOutcomeUnknown(t *testing.T) {
+	c := newCatalog(t, "fake")
+	connect(t, c, &mcpsource.Options{
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), "MCPSOURCE_FAKE_UPSTREAM=1")
+			return cmd
+		},
+		MaxResultBytes: 1 << 20,
+		CallTimeout:    time.Second,
+	})
+	const unknown = "The call was sent, so it may have taken effect: check its effect (read it back) before calling "
+	_, err := call(t, c, "hangwrite", `{}`)
+	wantCode(t, err, catalog.CodeOutcomeUnknown, "fake.hangwrite: the fake server did not answer within 1s. "+unknown+"fake.hangwrite again.")
+	_, err = call(t, c, "hang", `{}`)
+	wantCode(t, err, catalog.CodeUpstream, "did not answer within 1s; retry later")
+
+	ctx, cancel := context.WithTimeout(alice, 200*time.Millisecond)
+	defer cancel()
+	_, err = c.Call(ctx, "hangwrite", json.RawMessage(`{}`))
+	wantCode(t, err, catalog.CodeOutcomeUnknown, "fake.hangwrite: the execution ended while the call was in flight. "+unknown)
+
+	_, err = call(t, c, "hugewrite", `{}`)
+	wantCode(t, err, catalog.CodeOutcomeUnknown, "more than the 1048576 this server accepts from fake; ask for less data. "+unknown)
+	_, err = call(t, c, "refusewrite", `{}`)
+	wantCode(t, err, catalog.CodeUpstream, "the fake server refused the call: refuse is switched off")
+	if strings.Contains(err.Error(), "may have taken effect") {
+		t.Fatalf("a refused write: %v", err)
+	}
+}
+
 // An in-process go-sdk server that adds and removes a tool while
 // connected: notifications/tools/list_changed updates the catalogue and
 // its Version without a restart.
