@@ -44,6 +44,12 @@ type recordedError struct {
 
 func (e *recordedError) Error() string { return e.Msg }
 
+// Is keeps a replayed unknown outcome unknown: the sandbox records the
+// replayed call as it recorded the original.
+func (e *recordedError) Is(target error) bool {
+	return target == sandbox.ErrOutcomeUnknown && e.Code == catalog.CodeOutcomeUnknown
+}
+
 // MarshalJSON returns the original error's object, which the sandbox
 // gives the script.
 func (e *recordedError) MarshalJSON() ([]byte, error) {

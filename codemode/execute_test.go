@@ -1,11 +1,13 @@
 package codemode_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -218,5 +220,41 @@ func TestMemoryLimit(t *testing.T) {
 		if res := run(t, cs, coachingTS); res.IsError {
 			t.Fatalf("next call: %s", text(res))
 		}
+	}
+}
+
+// A call whose function answers catalog.CodeOutcomeUnknown (an upstream
+// write whose answer was lost) is listed with outcome "unknown", and the
+// model reads that it may have taken effect.
+func TestOutcomeUnknownCall(t *testing.T) {
+	cat, err := catalog.New("shop", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type orderIn struct {
+		Item string `json:"item"`
+	}
+	catalog.MustAdd(cat, catalog.Func[orderIn, struct{}]{
+		Name: "placeOrder", Description: "Places an order.", Tier: catalog.Creative,
+		Handler: func(context.Context, orderIn) (struct{}, error) {
+			return struct{}{}, &catalog.Error{Code: catalog.CodeOutcomeUnknown, Message: "shop.placeOrder: the shop did not answer. The call was sent, so it may have taken effect: check before calling shop.placeOrder again."}
+		},
+	})
+	ts := startServerFor(t, cat, nil)
+	cs := ts.connect(t, ts.token("alice"), nil)
+	res := run(t, cs, `try { await shop.placeOrder({item: "tyres"}); } catch (e) { return e.code; }`)
+	st := structuredOf(t, res)
+	if res.IsError || string(st.Result) != `"outcome_unknown"` {
+		t.Fatalf("got %s", text(res))
+	}
+	if len(st.Calls) != 1 || st.Calls[0].Outcome != "unknown" || !strings.Contains(st.Calls[0].Error, "may have taken effect") {
+		t.Fatalf("calls %+v", st.Calls)
+	}
+	var audited bool
+	for _, ev := range ts.audit.all() {
+		audited = audited || ev.Kind == codemode.FunctionCalled && ev.ErrorKind == catalog.CodeOutcomeUnknown
+	}
+	if !audited {
+		t.Fatalf("audit:\n%s", ts.trail(res))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // execHost adapts the catalog to sandbox.Host for one execution: it binds
@@ -100,6 +101,11 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	start := time.Now()
 	ctx, end := h.s.tel.startCall(ctx, name, tier, args)
 	out, err := h.s.callCatalog(ctx, name, args)
+	if catalog.CodeOf(err) == catalog.CodeOutcomeUnknown {
+		// The sandbox then records the call as unknown, never as failed or
+		// cancelled without effect.
+		err = sandbox.MarkOutcomeUnknown(err)
+	}
 	end(err)
 	ev := h.base
 	ev.Kind = FunctionCalled

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/brakinglab/codemode-go/internal/jsident"
 	"slices"
@@ -398,6 +399,10 @@ func (e *execution) record(r callResult) pendingCall {
 	switch {
 	case r.err == nil:
 		rec.Outcome = OutcomeOK
+	case errors.Is(r.err, ErrOutcomeUnknown):
+		// The host says the work may have been done, cancelled or not.
+		rec.Outcome, rec.Error = OutcomeUnknown, callErrorText(r.err)
+		rec.Line, rec.Column = e.sitePosition(pc.site)
 	case r.afterCancel:
 		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
 	default:

@@ -439,6 +439,12 @@ func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
 		what = "it finished afterwards with an error: " + cut(rec.Error, 200)
 	case OutcomeCancelled:
 		what = "it was cancelled at the end of the execution and returned without effect: " + cut(rec.Error, 200)
+	case OutcomeUnknown:
+		if rec.Error != "" {
+			what = "it finished afterwards, and whether it took effect is unknown: " + cut(rec.Error, 200)
+			break
+		}
+		fallthrough
 	default:
 		what = "it had not finished when the execution ended; whether it took effect is unknown"
 	}

@@ -144,3 +144,35 @@ return all.length;`, warnHost{})
 	// HOST brakinglab.getSessions 1:30
 	// UNAWAITED_CALL brakinglab.getLaps 2:12 ok
 }
+
+// orderHost sends orders to a shop whose answers get lost.
+type orderHost struct{}
+
+func (orderHost) Functions() map[string][]string {
+	return map[string][]string{"shop": {"placeOrder"}}
+}
+
+func (orderHost) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	// The order went out; the answer did not come back.
+	return nil, sandbox.MarkOutcomeUnknown(errors.New("the shop did not answer; the order may have been placed"))
+}
+
+// A host that sent work on and lost the answer marks its error, so the
+// call is reported as unknown, not as failed without effect.
+func ExampleMarkOutcomeUnknown() {
+	sb, err := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess})
+	if err != nil {
+		panic(err)
+	}
+	defer sb.Close()
+	res, err := sb.Run(context.Background(), `
+try { await shop.placeOrder({ item: "tyres" }); } catch (e) { return e.message; }`, orderHost{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(res.Value))
+	fmt.Println(res.Calls[0].Name, res.Calls[0].Outcome)
+	// Output:
+	// "the shop did not answer; the order may have been placed"
+	// shop.placeOrder unknown
+}

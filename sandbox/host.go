@@ -13,7 +13,10 @@ import (
 // message is err.Error(). If err also implements json.Marshaler and
 // marshals to an object, that object's properties other than "message" and
 // "stack" are copied onto the Error, so a validation error's issues are
-// visible to the script as err.issues.
+// visible to the script as err.issues. An error marked with
+// [MarkOutcomeUnknown] records the call as [OutcomeUnknown]: use it when
+// the work was sent on and its answer lost, so that no report says a
+// write that may have happened did not.
 type Host interface {
 	// Functions lists what to bind: namespace → function names.
 	Functions() map[string][]string

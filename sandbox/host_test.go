@@ -499,3 +499,44 @@ func TestUndefinedArguments(t *testing.T) {
 		}
 	})
 }
+
+// A host error marked with ErrOutcomeUnknown records the call as
+// unknown, whether it came back in time or after the time limit
+// cancelled it, never as cancelled without effect; the script still
+// catches the host's own error, properties included.
+func TestOutcomeUnknownFromHost(t *testing.T) {
+	forEachMode(t, Limits{Timeout: 300 * time.Millisecond}, func(t *testing.T, sb *Sandbox) {
+		lost := func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
+			return nil, MarkOutcomeUnknown(&codedErr{msg: "the answer was lost; it may have taken effect", code: "outcome_unknown"})
+		}
+		host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+			"ns.lost": lost,
+			"ns.late": func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+				<-ctx.Done()
+				return lost(ctx, args)
+			},
+		}}
+		res := mustRun(t, sb, `try { await ns.lost({}); } catch (e) { return e.code + ": " + e.message; }`, host)
+		if string(res.Value) != `"outcome_unknown: the answer was lost; it may have taken effect"` {
+			t.Fatalf("value = %s", res.Value)
+		}
+		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeUnknown || !strings.Contains(res.Calls[0].Error, "may have taken effect") {
+			t.Fatalf("calls = %+v", res.Calls)
+		}
+		res = mustRun(t, sb, "ns.late({});\nreturn 7", host)
+		if len(res.Calls) != 1 || res.Calls[0].Outcome != OutcomeUnknown {
+			t.Fatalf("late calls = %+v", res.Calls)
+		}
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "whether it took effect is unknown: the answer was lost") || strings.Contains(res.Warnings[0].Message, "without effect") {
+			t.Errorf("warnings = %+v", res.Warnings)
+		}
+	})
+}
+
+// codedErr is a host error with a code property, as catalog.Error has.
+type codedErr struct{ msg, code string }
+
+func (e *codedErr) Error() string { return e.msg }
+func (e *codedErr) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]string{"error": e.msg, "code": e.code})
+}

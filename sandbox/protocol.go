@@ -87,11 +87,13 @@ type hostErrMsg struct {
 	// Panic is set when Host.Call panicked; the worker re-raises it so
 	// both modes handle host panics the same way.
 	Panic string `json:"panic,omitempty"`
+	// Unknown: the error is marked with ErrOutcomeUnknown.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // encodeHostErr turns a Host.Call error into a Return frame's B field.
 func encodeHostErr(err error) []byte {
-	m := hostErrMsg{Message: err.Error()}
+	m := hostErrMsg{Message: err.Error(), Unknown: errors.Is(err, ErrOutcomeUnknown)}
 	var p *hostPanic
 	if errors.As(err, &p) {
 		m.Panic = p.value
@@ -117,11 +119,16 @@ func (p *hostPanic) Error() string {
 // relayedError is a parent's Host.Call error as seen in the worker. It
 // marshals back to the original error object.
 type relayedError struct {
-	msg string
-	obj json.RawMessage
+	msg     string
+	obj     json.RawMessage
+	unknown bool // marked with ErrOutcomeUnknown
 }
 
 func (e *relayedError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) hold in the worker as it
+// did in the parent.
+func (e *relayedError) Is(target error) bool { return e.unknown && target == ErrOutcomeUnknown }
 
 // MarshalJSON returns the host error's own object, or {"message": …}.
 func (e *relayedError) MarshalJSON() ([]byte, error) {
@@ -136,5 +143,5 @@ func decodeHostErr(b []byte) (*relayedError, string) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return &relayedError{msg: fmt.Sprintf("host error could not be decoded: %v", err)}, ""
 	}
-	return &relayedError{msg: m.Message, obj: m.Object}, m.Panic
+	return &relayedError{msg: m.Message, obj: m.Object, unknown: m.Unknown}, m.Panic
 }

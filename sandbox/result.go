@@ -86,9 +86,10 @@ const (
 	OutcomeError     = "error"
 	OutcomeCancelled = "cancelled"
 	OutcomeRejected  = "rejected" // refused by the sandbox (call limit, oversized arguments); the host never saw it
-	// OutcomeUnknown: the host had not returned when the execution ended,
-	// even after its context was cancelled and a grace period passed, so
-	// whether the call took effect is unknown.
+	// OutcomeUnknown: whether the call took effect is unknown. Either the
+	// host had not returned when the execution ended, even after its
+	// context was cancelled and a grace period passed, or its error was
+	// marked with ErrOutcomeUnknown.
 	OutcomeUnknown = "unknown"
 )
 
