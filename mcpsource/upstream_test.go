@@ -89,6 +89,14 @@ func mustCall(t testing.TB, c *catalog.Catalog, name, args string) string {
 	return out
 }
 
+// fakeCommand starts this test binary as the fake stdio server
+// (fakeUpstream).
+func fakeCommand() *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "MCPSOURCE_FAKE_UPSTREAM=1")
+	return cmd
+}
+
 // wantCode checks err's code and that its message contains want.
 func wantCode(t testing.TB, err error, code, want string) {
 	t.Helper()
@@ -217,11 +225,7 @@ func TestCrashAndRestart(t *testing.T) {
 func TestMisbehavingUpstream(t *testing.T) {
 	c := newCatalog(t, "fake")
 	u := connect(t, c, &mcpsource.Options{
-		Command: func() *exec.Cmd {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), "MCPSOURCE_FAKE_UPSTREAM=1")
-			return cmd
-		},
+		Command:        fakeCommand,
 		MaxResultBytes: 1 << 20,
 		// go-sdk reads the 17 MiB answer for several seconds
 		// under the race detector before it gives up.
@@ -276,11 +280,7 @@ func TestMisbehavingUpstream(t *testing.T) {
 func TestUnansweredWriteOutcomeUnknown(t *testing.T) {
 	c := newCatalog(t, "fake")
 	connect(t, c, &mcpsource.Options{
-		Command: func() *exec.Cmd {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), "MCPSOURCE_FAKE_UPSTREAM=1")
-			return cmd
-		},
+		Command:        fakeCommand,
 		MaxResultBytes: 1 << 20,
 		CallTimeout:    time.Second,
 	})
