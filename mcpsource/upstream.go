@@ -430,76 +430,75 @@ func (u *Upstream) call(ctx context.Context, fn, tool string, write bool, args j
 	}
 	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		var refused *jsonrpc.Error
-		refusedErr := errors.As(err, &refused)
-		err = u.callError(ctx, cctx, qual, err)
-		if write && !refusedErr {
-			// Sent, and no answer says it was refused.
-			return nil, outcomeUnknown(qual, err)
-		}
-		return nil, err
+		return nil, u.callError(ctx, cctx, qual, write, err)
 	}
 	if res.IsError {
 		return nil, toolError(errorText(res))
 	}
 	b, err := resultJSON(res)
+	var failed string
 	if err != nil {
 		u.opts.Logger.Warn("mcpsource: upstream result does not encode", "function", qual, "error", err)
-		err = upstreamError("%s: the %s server sent a result that is not JSON", qual, u.name)
+		failed = fmt.Sprintf("%s: the %s server sent a result that is not JSON", qual, u.name)
 	} else if len(b) > u.opts.MaxResultBytes {
-		err = upstreamError("%s returned %d bytes, more than the %d this server accepts from %s; ask for less data", qual, len(b), u.opts.MaxResultBytes, u.name)
+		failed = fmt.Sprintf("%s returned %d bytes, more than the %d this server accepts from %s; ask for less data", qual, len(b), u.opts.MaxResultBytes, u.name)
 	}
-	if err != nil {
-		if write {
-			return nil, outcomeUnknown(qual, err)
-		}
-		return nil, err
+	switch {
+	case failed == "":
+		return b, nil
+	case write:
+		return nil, outcomeUnknown(qual, failed)
 	}
-	return b, nil
+	return nil, upstreamError("%s", failed)
 }
 
 // outcomeUnknown is the error of a call that may write, sent upstream,
-// whose answer was lost or could not be passed on: err says why.
-func outcomeUnknown(qual string, err error) error {
-	why := strings.TrimSuffix(err.Error(), ".")
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		why = qual + ": the execution ended while the call was in flight"
-	}
-	if i := strings.Index(why, "; retry"); i > 0 {
-		why = why[:i] // retrying is what must not be done blindly
-	}
-	if i := strings.Index(why, ". If this call"); i > 0 {
-		why = why[:i]
-	}
-	return &catalog.Error{Code: catalog.CodeOutcomeUnknown, Message: why + ". The call was sent, so it may have taken effect: check its effect (read it back) before calling " + qual + " again."}
+// whose answer was lost or could not be passed on; what says why.
+func outcomeUnknown(qual, what string) error {
+	return &catalog.Error{Code: catalog.CodeOutcomeUnknown, Message: what + ". The call was sent, so it may have taken effect: check its effect (read it back) before calling " + qual + " again."}
 }
 
 // callError says what went wrong with a call the session could not
-// complete.
-func (u *Upstream) callError(ctx, cctx context.Context, qual string, err error) error {
+// complete. write says the tool may change something: once its call was
+// sent, only a refusal says nothing ran, so every other failure is an
+// unknown outcome, never "retry", or a retry could make the change twice.
+func (u *Upstream) callError(ctx, cctx context.Context, qual string, write bool, err error) error {
 	var we *jsonrpc.Error
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case cctx.Err() != nil:
-		return upstreamError("%s: the %s server did not answer within %s; retry later, or ask for less", qual, u.name, u.opts.CallTimeout)
-	case errors.As(err, &we):
+	if errors.As(err, &we) {
 		// The server refused the request: its own words.
 		return upstreamError("%s: the %s server refused the call: %s", qual, u.name, we.Message)
+	}
+	var why, retry string // what happened; what a read may do next
+	switch {
+	case ctx.Err() != nil:
+		if !write {
+			return ctx.Err()
+		}
+		why = "the execution ended while the call was in flight"
+	case cctx.Err() != nil:
+		why = fmt.Sprintf("the %s server did not answer within %s", u.name, u.opts.CallTimeout)
+		retry = "; retry later, or ask for less"
 	case errors.Is(err, mcp.ErrConnectionClosed):
 		// Also a call made after an oversized answer ended the session.
 		u.opts.Logger.Warn("mcpsource: upstream session ended during a call", "function", qual, "error", err)
-		return upstreamError("%s: the %s server stopped during the call and is being restarted; retry in a few seconds", qual, u.name)
+		why = fmt.Sprintf("the %s server stopped during the call and is being restarted", u.name)
+		retry = "; retry in a few seconds"
 	case strings.Contains(err.Error(), frameTooLarge):
 		// The session cannot find the next message after the cut and
 		// ends, failing every call waiting on it with this error: the one
 		// whose answer was too large, which would fail the same way again,
 		// and any other, which may be retried.
 		u.opts.Logger.Warn("mcpsource: upstream answer over the message limit", "function", qual, "error", err)
-		return upstreamError("%s: the %s server sent an answer larger than one message may be (%d MiB over stdio), so its session was ended and is being restarted. If this call asks for much data, ask for less; otherwise retry in a few seconds", qual, u.name, mcp.DefaultMaxLineLength>>20)
+		why = fmt.Sprintf("the %s server sent an answer larger than one message may be (%d MiB over stdio), so its session was ended and is being restarted", u.name, mcp.DefaultMaxLineLength>>20)
+		retry = ". If this call asks for much data, ask for less; otherwise retry in a few seconds"
+	default:
+		u.opts.Logger.Warn("mcpsource: upstream call failed", "function", qual, "error", err)
+		why = fmt.Sprintf("the %s server sent an answer that is not valid MCP", u.name)
 	}
-	u.opts.Logger.Warn("mcpsource: upstream call failed", "function", qual, "error", err)
-	return upstreamError("%s: the %s server sent an answer that is not valid MCP", qual, u.name)
+	if write {
+		return outcomeUnknown(qual, qual+": "+why)
+	}
+	return upstreamError("%s: %s%s", qual, why, retry)
 }
 
 // frameTooLarge is the text of go-sdk's error for an inbound message over
