@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -271,11 +270,10 @@ func TestApprovalTextsGolden(t *testing.T) {
 func TestApprovalWaitCancelled(t *testing.T) {
 	for _, page := range []bool{false, true} {
 		t.Run(map[bool]string{false: "elicitation", true: "page"}[page], func(t *testing.T) {
-			var logs strings.Builder
-			var logMu sync.Mutex
+			var logs syncBuffer
 			ts, b := startApprovals(t, func(o *codemode.Options) {
 				o.Stateful = true
-				o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &logMu}, nil))
+				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if page {
 					o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}
 				}
@@ -327,23 +325,9 @@ func TestApprovalWaitCancelled(t *testing.T) {
 			if !ended || b.creates.Load() != 1 || b.deletes.Load() != 0 {
 				t.Fatalf("declined %v, creates %d, deletes %d", ended, b.creates.Load(), b.deletes.Load())
 			}
-			logMu.Lock()
-			defer logMu.Unlock()
 			if strings.Contains(logs.String(), "sandbox failure") {
 				t.Fatalf("logged as a failure:\n%s", logs.String())
 			}
 		})
 	}
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
