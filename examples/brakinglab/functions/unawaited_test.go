@@ -61,9 +61,13 @@ func checkOutcomes(t *testing.T, marker string, res *sandbox.Result, calls []jso
 		}
 		n++
 		want := 0
-		if c.Outcome == sandbox.OutcomeOK {
+		switch c.Outcome {
+		case sandbox.OutcomeOK:
 			want = 1
 			ok++
+		case sandbox.OutcomeUnknown:
+			// Either is true of a call whose outcome is unknown.
+			want = rows[args.CornerIndex]
 		}
 		if rows[args.CornerIndex] != want {
 			t.Errorf("%s: call for corner %d reported %s (%s), database has %d rows", marker, args.CornerIndex, c.Outcome, c.Error, rows[args.CornerIndex])
@@ -103,6 +107,8 @@ type recordingHost struct {
 	// then write anyway (finishAnyway), pass the ended context to the
 	// store (passEnded), or return without writing.
 	hold, finishAnyway, passEnded bool
+	// lateNanos is the longest a write took after its context ended.
+	lateNanos atomic.Int64
 }
 
 func (h *recordingHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
@@ -113,6 +119,12 @@ func (h *recordingHost) Call(ctx context.Context, name string, args json.RawMess
 			switch {
 			case h.finishAnyway:
 				ctx = context.WithoutCancel(ctx)
+				ended := time.Now()
+				defer func() {
+					d := int64(time.Since(ended))
+					for old := h.lateNanos.Load(); d > old && !h.lateNanos.CompareAndSwap(old, d); old = h.lateNanos.Load() {
+					}
+				}()
 			case !h.passEnded:
 				return nil, ctx.Err()
 			}
@@ -216,13 +228,21 @@ while (true) {}`
 					if len(calls) != 3 {
 						t.Fatalf("%d writes reached the host", len(calls))
 					}
-					if ok := checkOutcomes(t, marker, res, calls); tc.wantOK >= 0 && ok != tc.wantOK {
-						t.Errorf("%d writes ok, want %d: %+v", ok, tc.wantOK, res.Calls)
-					}
+					// A write that ends later after the deadline than the
+					// sandbox waits for calls (500 ms) is rightly unknown; on
+					// a loaded machine one can. Any faster one must be ok.
+					late := time.Duration(host.lateNanos.Load())
+					unknown := 0
 					for _, c := range res.Calls {
 						if c.Outcome == sandbox.OutcomeUnknown {
-							t.Errorf("call %s outcome unknown", c.Name)
+							unknown++
+							if late < 250*time.Millisecond {
+								t.Errorf("call %s outcome unknown, though the slowest write ended %s after the deadline", c.Name, late)
+							}
 						}
+					}
+					if ok := checkOutcomes(t, marker, res, calls); tc.wantOK >= 0 && ok+unknown != tc.wantOK {
+						t.Errorf("%d writes ok, %d unknown, want %d ok: %+v", ok, unknown, tc.wantOK, res.Calls)
 					}
 				})
 			}
