@@ -78,7 +78,7 @@ func TestApprovalDifferential(t *testing.T) {
 }
 
 var (
-	diffKeep = flag.Bool("approval-diff.keep", false, "TestApprovalDifferential: write failing generated cases to testdata/approval_differential (at most 3 per configuration and kind of failure)")
+	diffKeep = flag.Bool("approval-diff.keep", false, "TestApprovalDifferential: write failing generated cases to testdata/approval_differential (at most 2 per configuration and kind of failure)")
 	diffN    = flag.Int("approval-diff.n", 0, "TestApprovalDifferential: generated scripts per configuration (default 100, 12 with -short)")
 )
 
@@ -416,7 +416,7 @@ func (s *diffSummary) keep(config, kind string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kept[config+" "+kind]++
-	return s.kept[config+" "+kind] <= 3
+	return s.kept[config+" "+kind] <= 2
 }
 
 func (s *diffSummary) report() string {

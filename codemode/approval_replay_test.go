@@ -60,9 +60,16 @@ func (ts *testServer) connectStdio(t *testing.T, subject, version string, opts *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// Closing the client ends the session; cancelling first would
+		// end it as "server run cancelled", logged as an error.
 		cs.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cancel()
+			<-done
+		}
 		cancel()
-		<-done
 	})
 	return cs
 }
