@@ -135,7 +135,8 @@ type diffVersion struct {
 }
 
 type diffDone struct {
-	ID int `json:"id"`
+	ID   int  `json:"id"`
+	Done bool `json:"done"`
 }
 
 func diffValue(id int) int { return (id*7 + 3) % 10 }
@@ -216,7 +217,7 @@ func newDiffCatalog(t testing.TB, s *diffStore, approvals bool) *catalog.Catalog
 				return diffDone{}, err
 			}
 			s.write(ctx, "deleteItem", in)
-			return diffDone{ID: in.ID}, nil
+			return diffDone{ID: in.ID, Done: true}, nil
 		},
 	})
 	catalog.MustAdd(cat, catalog.Func[diffUpdateIn, diffDone]{
@@ -226,7 +227,7 @@ func newDiffCatalog(t testing.TB, s *diffStore, approvals bool) *catalog.Catalog
 				return diffDone{}, err
 			}
 			s.write(ctx, "updateItem", in)
-			return diffDone{ID: in.ID}, nil
+			return diffDone{ID: in.ID, Done: true}, nil
 		},
 	})
 	archive := catalog.ApprovalDefault
@@ -246,7 +247,7 @@ func newDiffCatalog(t testing.TB, s *diffStore, approvals bool) *catalog.Catalog
 				return diffDone{}, err
 			}
 			s.write(ctx, "archiveItem", in)
-			return diffDone{ID: in.ID}, nil
+			return diffDone{ID: in.ID, Done: true}, nil
 		},
 	})
 	catalog.MustAdd(cat, catalog.Func[diffCreateIn, diffDone]{
@@ -256,7 +257,7 @@ func newDiffCatalog(t testing.TB, s *diffStore, approvals bool) *catalog.Catalog
 				return diffDone{}, catalog.Conflict("name %q is taken", in.Name)
 			}
 			s.write(ctx, "createItem", in)
-			return diffDone{ID: 100 + len(in.Name)}, nil
+			return diffDone{ID: 100 + len(in.Name), Done: true}, nil
 		},
 	})
 	catalog.MustAdd(cat, catalog.Func[diffTagIn, diffDone]{
@@ -266,7 +267,7 @@ func newDiffCatalog(t testing.TB, s *diffStore, approvals bool) *catalog.Catalog
 				return diffDone{}, err
 			}
 			s.write(ctx, "tagItem", in)
-			return diffDone{ID: in.ID}, nil
+			return diffDone{ID: in.ID, Done: true}, nil
 		},
 	})
 	return cat
