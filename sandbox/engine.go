@@ -123,13 +123,13 @@ type execution struct {
 	// order replays Entropy.Order (nil: answers are delivered as they
 	// come); ready holds answers whose turn has come, delivered one per
 	// turn of the loop.
-	order *orderReplay
-	ready []callResult
-	ent   *entropySource // nil unless RunOptions.Entropy
-	pending    map[int]pendingCall
-	calls      []CallRecord
-	made       int  // calls that reached the host
-	callLimit  bool // a call was refused for the call limit
+	order     *orderReplay
+	ready     []callResult
+	ent       *entropySource // nil unless RunOptions.Entropy
+	pending   map[int]pendingCall
+	calls     []CallRecord
+	made      int  // calls that reached the host
+	callLimit bool // a call was refused for the call limit
 	// refused counts calls refused for the call limit: a script that
 	// catches the refusal and calls again is looping (see hostFunc).
 	refused int
