@@ -125,7 +125,6 @@ type execution struct {
 	// turn of the loop.
 	order     *orderReplay
 	ready     []callResult
-	ent       *entropySource // nil unless RunOptions.Entropy
 	pending   map[int]pendingCall
 	calls     []CallRecord
 	made      int  // calls that reached the host
@@ -204,7 +203,6 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		e.vm.SetRandSource(ent.random)
 		e.order = newOrderReplay(hooks.entropy.Order)
 	}
-	e.ent = ent
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
 	// Host calls see when the execution ends at the latest (its hard
