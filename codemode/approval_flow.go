@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -388,9 +389,42 @@ func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind sandbo
 		ev.Calls = len(res.Calls)
 	}
 	s.audit.Audit(ctx, ev)
-	out := errorResult(newExecError(kind, msg), res)
+	out := errorResult(newExecError(kind, msg), withoutApprovalStops(res, kind))
 	withWrites(out, made)
 	return out
+}
+
+// approvalNotRun starts the error of a call that an approval outcome
+// stopped (withoutApprovalStops).
+const approvalNotRun = "not run: "
+
+// withoutApprovalStops returns res with the calls that the approval
+// stopped described by the execution's outcome, kind. Their own errors
+// say the execution resumes once the user answers, and the warnings about
+// them say to fix the error and run again: advice the model cannot follow
+// once the outcome is final (a client that cannot ask never answers).
+func withoutApprovalStops(res *sandbox.Result, kind sandbox.Kind) *sandbox.Result {
+	if res == nil {
+		return nil
+	}
+	stopped := func(msg string) bool {
+		return strings.Contains(msg, errApprovalPendingText) || strings.Contains(msg, errApprovalStopped{}.Error())
+	}
+	note := approvalNotRun + "the execution ended with " + string(kind)
+	if kind == KindApprovalPending {
+		note = approvalNotRun + "it waits for the user's answer on the approval page"
+	}
+	out := *res
+	out.Calls = slices.Clone(res.Calls)
+	for i, c := range out.Calls {
+		if stopped(c.Error) {
+			out.Calls[i].Error = note
+		}
+	}
+	out.Warnings = slices.DeleteFunc(slices.Clone(res.Warnings), func(w sandbox.Warning) bool {
+		return w.Kind == sandbox.WarningUnawaited && stopped(w.Message)
+	})
+	return &out
 }
 
 // auditApproval writes one approval event for call p.

@@ -76,9 +76,10 @@ func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *appr
 // reads the approval's outcome, not this.
 type errApprovalPending struct{ name string }
 
-func (e errApprovalPending) Error() string {
-	return e.name + " waits for the user's approval; the execution stops here and resumes once the user answers"
-}
+func (e errApprovalPending) Error() string { return e.name + errApprovalPendingText }
+
+// errApprovalPendingText ends every errApprovalPending message.
+const errApprovalPendingText = " waits for the user's approval; the execution stops here and resumes once the user answers"
 
 // errApprovalStopped rejects every other call once a call waits for
 // approval, so nothing after it runs.

@@ -166,3 +166,32 @@ return [ok, after];`, want, other))
 		}
 	})
 }
+
+// A client that cannot ask gets APPROVAL_UNAVAILABLE listing every call
+// that needed approval, and no advice it cannot follow: nothing says the
+// execution resumes once the user answers, or to fix an error and run
+// again.
+func TestApprovalUnavailableAdvice(t *testing.T) {
+	ts, b := startResumeBook(t, sandbox.ModeInProcess, replayRevisions[1])
+	ids := []int{b.add("alice", "A", "cancelled"), b.add("alice", "B", "cancelled"), b.add("alice", "C", "cancelled")}
+	cs := ts.connectRev(t, false, "2025-11-25", nil)
+	res := run(t, cs, fmt.Sprintf(`await Promise.all([%d, %d, %d].map(id => races.deleteRace({id})));`, ids[0], ids[1], ids[2]))
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != string(codemode.KindApprovalUnavailable) {
+		t.Fatalf("got %s", text(res))
+	}
+	for _, id := range ids {
+		if !strings.Contains(st.Error.Message, fmt.Sprintf(`races.deleteRace({"id":%d})`, id)) {
+			t.Fatalf("message does not list deleting %d: %s", id, st.Error.Message)
+		}
+	}
+	all := text(res) + fmt.Sprint(res.StructuredContent)
+	for _, bad := range []string{"resumes once the user answers", "fix the error and run again"} {
+		if strings.Contains(all, bad) {
+			t.Fatalf("the answer says %q:\n%s", bad, text(res))
+		}
+	}
+	if b.deletes.Load() != 0 {
+		t.Fatal("deleted")
+	}
+}
