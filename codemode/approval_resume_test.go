@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,5 +194,38 @@ func TestApprovalUnavailableAdvice(t *testing.T) {
 	}
 	if b.deletes.Load() != 0 {
 		t.Fatal("deleted")
+	}
+}
+
+// A read cut off by the run's end answers with an error the script never
+// read: the resumed run makes it again instead of handing that error
+// back, and the approved deletion runs once.
+func TestApprovalCutOffReadRunsAgain(t *testing.T) {
+	b := newRaceBook(t)
+	var calls atomic.Int64
+	catalog.MustAdd(b.cat, catalog.Func[struct{}, string]{
+		Name: "flaky", Description: "Hangs on its first call until cut off, then answers.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, _ struct{}) (string, error) {
+			if calls.Add(1) == 1 {
+				<-ctx.Done()
+				return "", catalog.Conflict("interrupted")
+			}
+			return "fresh", nil
+		},
+	})
+	ts := startServerFor(t, b.cat, func(o *codemode.Options) {
+		o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
+		o.Limits.Timeout = time.Second
+	})
+	id := b.add("alice", "A", "cancelled")
+	e := &elicitor{action: always("accept")}
+	cs := ts.connectRev(t, true, "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+	res := run(t, cs, fmt.Sprintf(`const [r, d] = await Promise.allSettled([races.flaky({}), races.deleteRace({id: %d})]);
+return [r.status, r.value ?? r.reason.message, d.status];`, id))
+	if st := structuredOf(t, res); res.IsError || string(st.Result) != `["fulfilled","fresh","fulfilled"]` {
+		t.Fatalf("got %s", text(res))
+	}
+	if len(e.asked()) != 1 || b.deletes.Load() != 1 {
+		t.Fatalf("asked %d, deleted %d", len(e.asked()), b.deletes.Load())
 	}
 }

@@ -129,6 +129,12 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	h.s.audit.Audit(ctx, ev)
 	if ap != nil {
+		if err != nil && ctx.Err() != nil && catalog.CodeOf(err) != catalog.CodeOutcomeUnknown {
+			// Cut off by the run's end, and the host says without effect:
+			// the script never read this error, so the next run makes the
+			// call again rather than replaying it.
+			return out, err
+		}
 		ap.ran(name, tier, args, out, err)
 	}
 	return out, err
