@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // ApprovalOptions says which calls wait for the user's approval and how
@@ -88,6 +89,41 @@ const (
 	// client cannot ask. Choose it only where the client itself confirms
 	// every tool call with the user.
 	ApprovalAllow
+)
+
+// The error kinds of approval outcomes, as the model reads them
+// (structuredContent.error.kind) and as a Go caller matches them:
+//
+//	errors.Is(err, &sandbox.Error{Kind: codemode.KindApprovalDeclined})
+const (
+	// KindApprovalDeclined: the user declined the calls; they were not run.
+	KindApprovalDeclined sandbox.Kind = "APPROVAL_DECLINED"
+	// KindApprovalCancelled: the user dismissed the question, or did not
+	// answer within the approval's TTL.
+	KindApprovalCancelled sandbox.Kind = "APPROVAL_CANCELLED"
+	// KindApprovalUnavailable: the server cannot ask this client's user
+	// (the message says why), or asking failed.
+	KindApprovalUnavailable sandbox.Kind = "APPROVAL_UNAVAILABLE"
+	// KindApprovalInvalid: a request state or approval link that is
+	// altered, expired, already used, or issued for other code, another
+	// user or another tool.
+	KindApprovalInvalid sandbox.Kind = "APPROVAL_INVALID"
+	// KindApprovalDiverged: a resumed run would have made a call other
+	// than the ones recorded or approved, or the run could not be resumed
+	// faithfully; nothing new was written.
+	KindApprovalDiverged sandbox.Kind = "APPROVAL_DIVERGED"
+	// KindApprovalTooLarge: what the execution read before the call that
+	// needs approval is more than an approval can carry.
+	KindApprovalTooLarge sandbox.Kind = "APPROVAL_TOO_LARGE"
+	// KindApprovalPending: the user is asked on the approval page; the
+	// result carries the link (structuredContent.approvalUrl).
+	KindApprovalPending sandbox.Kind = "APPROVAL_PENDING"
+	// KindApprovalExpired: the approval page's link expired unanswered;
+	// the result carries a new one.
+	KindApprovalExpired sandbox.Kind = "APPROVAL_EXPIRED"
+	// KindApprovalRequired is the audit ErrorKind of a run that stopped to
+	// ask the user through an input-required result (2026-07-28).
+	KindApprovalRequired sandbox.Kind = "APPROVAL_REQUIRED"
 )
 
 // The approval audit events. Each names one call (Function, Tier, Args).

@@ -19,11 +19,15 @@ func BenchmarkApprovalRecordOverhead(b *testing.B) {
 	args := json.RawMessage(`{"sessionId":"s_1","lap":12,"corners":[1,2,3]}`)
 	out := json.RawMessage(`{"lap":12,"timeMs":93123,"corners":[{"i":1,"brakeM":112.5}]}`)
 	ex := &approvalExec{}
+	h := &execHost{tiers: map[string]catalog.Tier{"getLap": catalog.ReadOnly}}
 	b.ReportAllocs()
 	for b.Loop() {
 		r := newApprovalRun(a, context.Background(), ex)
-		for range 30 {
-			if _, _, done := r.intercept(nil, "getLap", "ns.getLap", args); done {
+		for i := range 30 {
+			r.awaitTurn(context.Background(), i)
+			d := r.intercept(h, "getLap", i, true, args)
+			r.pass(i)
+			if !d.live {
 				b.Fatal("a read was intercepted")
 			}
 			r.ran("getLap", catalog.ReadOnly, args, out, nil)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,17 +74,20 @@ func channelFor(req *mcp.CallToolRequest, page bool) (approvalChannel, string) {
 // so far and the record the next run replays. Over 2026-07-28 it travels
 // sealed in the request state (approvalState).
 type approvalExec struct {
-	Grants   map[string]bool  `json:"grants,omitempty"`   // functions approved for the rest of the execution
-	Approved []approvedCall   `json:"approved,omitempty"` // ApprovalOptions.PerCall: the calls approved
+	Grants   map[string]bool  `json:"grants,omitempty"`   // functions approved for further calls, past Stop (not ApprovalOptions.PerCall)
+	Approved []approvedCall   `json:"approved,omitempty"` // the exact calls the user approved, not yet made
+	Stop     *stopCall        `json:"stop,omitempty"`     // the first call the last question showed
 	Record   []recordedCall   `json:"record,omitempty"`
 	Entropy  *sandbox.Entropy `json:"entropy,omitempty"`
 	Round    int              `json:"round"` // questions asked
 }
 
-// grant records the user's acceptance of pending.
+// grant records the user's acceptance of pending: exactly those calls,
+// and unless perCall their functions' further calls, as the question
+// said.
 func (ex *approvalExec) grant(pending []pendingCall, perCall bool) {
+	ex.Approved = append(ex.Approved, callsOf(pending)...)
 	if perCall {
-		ex.Approved = callsOf(pending)
 		return
 	}
 	if ex.Grants == nil {
@@ -100,7 +104,7 @@ func (s *Server) runApproved(ctx context.Context, req *mcp.CallToolRequest, sp *
 	a := sp.v.approvals
 	if a == nil || !sp.needsApproval(a) {
 		if req.Params.RequestState != "" {
-			return s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil, nil)
+			return s.approvalFailed(ctx, host, KindApprovalInvalid, approvalInvalidMessage, nil, nil)
 		}
 		res, err := s.runSandbox(ctx, code, host, nil)
 		return s.finish(ctx, host, res, err)
@@ -139,7 +143,7 @@ func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *exec
 	st, err := a.open(tok, bound)
 	if err != nil {
 		s.logger.Warn("codemode: refused an approval state", "subject", bound.Subject, "reason", "invalid, expired or bound to other code, user or tool")
-		return nil, "", s.approvalFailed(ctx, host, "APPROVAL_INVALID", approvalInvalidMessage, nil, nil)
+		return nil, "", s.approvalFailed(ctx, host, KindApprovalInvalid, approvalInvalidMessage, nil, nil)
 	}
 	answer, _ := json.Marshal(req.Params.InputResponses)
 	sum := sha256.Sum256(append([]byte(tok+"\x00"), answer...))
@@ -148,7 +152,7 @@ func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *exec
 	switch {
 	case err != nil:
 		s.logger.Error("codemode: spending an approval failed", "err", err)
-		return nil, fp, s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", "the server could not check that this approval is used once, so it ran nothing. Retry the same call in a moment.", nil, nil)
+		return nil, fp, s.approvalFailed(ctx, host, KindApprovalUnavailable, "the server could not check that this approval is used once, so it ran nothing. Retry the same call in a moment.", nil, nil)
 	case first:
 		return st, fp, nil
 	case prior != nil:
@@ -158,7 +162,7 @@ func (s *Server) spend(ctx context.Context, req *mcp.CallToolRequest, host *exec
 		}
 	}
 	s.logger.Warn("codemode: refused an approval used twice", "subject", bound.Subject)
-	return nil, fp, s.approvalFailed(ctx, host, "APPROVAL_INVALID", "this approval was already used by another call; an approval runs the code once. Nothing was run by this call. Run the code again to ask the user again.", nil, nil)
+	return nil, fp, s.approvalFailed(ctx, host, KindApprovalInvalid, "this approval was already used by another call; an approval runs the code once. Nothing was run by this call. Run the code again to ask the user again.", nil, nil)
 }
 
 // resume continues the execution of st with the user's answer.
@@ -166,7 +170,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code stri
 	answer, _ := req.Params.InputResponses[approvalInputKey].(*mcp.ElicitResult)
 	made := writesOf(st.Record)
 	if answer == nil {
-		return s.approvalFailed(ctx, host, "APPROVAL_INVALID", "the retry carried no answer to the approval request. "+writtenNote(made)+" Run the code again to ask the user again.", nil, made)
+		return s.approvalFailed(ctx, host, KindApprovalInvalid, "the retry carried no answer to the approval request. "+writtenNote(made)+" Run the code again to ask the user again.", nil, made)
 	}
 	pend := asPending(host.spec.v.approvals, st.Calls)
 	if out := s.answered(ctx, host, answer.Action, pend, made); out != nil {
@@ -208,11 +212,17 @@ func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, cod
 			}
 			return out
 		}
-		ex.Record, ex.Entropy = run.canonicalRecord(), entropyOf(res)
+		ex.Record, ex.Entropy, ex.Stop = run.canonicalRecord(), entropyOf(res), stopOf(pending)
+		ex.Approved = run.unusedApprovals()
 		made := writesOf(ex.Record)
+		if ex.Entropy.Overflow {
+			// The next run could not read what this one read, so it could
+			// make other calls than the ones the user is asked about.
+			return s.approvalFailed(ctx, host, KindApprovalDiverged, fmt.Sprintf("%s %s the user's approval, but before it the code read the clock or Math.random more than %d times, more than a resumed run can replay, so the user was not asked and it was not run. %s Read the clock and Math.random less (or after the call that needs approval), or make that call in an execution of its own.", modelList(pending), needVerb(pending), sandbox.MaxEntropyValues, writtenNote(made)), res, made)
+		}
 		ex.Round++
 		if ex.Round > maxApprovalRounds {
-			return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(pending), writtenNote(made)), res, made)
+			return s.approvalFailed(ctx, host, KindApprovalDiverged, fmt.Sprintf("the code asked the user %d times in one execution; %s was not run. %s Make fewer calls that need approval in one execution.", maxApprovalRounds, modelList(pending), writtenNote(made)), res, made)
 		}
 		if ch == channelNone && s.pageAvailable(host) {
 			return s.pageLink(ctx, req, host, bound, ex, pending, res, made)
@@ -228,7 +238,7 @@ func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, cod
 			for _, p := range pending {
 				s.auditApproval(ctx, host, ApprovalDeclined, p, "unavailable")
 			}
-			return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. %s Tell the user which change you want to make.", modelList(pending), needVerb(pending), why, writtenNote(made)), res, made)
+			return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, but the server cannot ask the user: %s. %s Tell the user which change you want to make.", modelList(pending), needVerb(pending), why, writtenNote(made)), res, made)
 		}
 		params := s.elicitParams(req, host, pending, made)
 		for _, p := range pending {
@@ -258,14 +268,14 @@ func (s *Server) inputRequired(ctx context.Context, host *execHost, bound *appro
 	tok, err := a.seal(&st)
 	var big *errRecordTooLarge
 	if errors.As(err, &big) {
-		return s.approvalFailed(ctx, host, "APPROVAL_TOO_LARGE", fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can carry (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalTooLarge, fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can carry (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
 	}
 	if err != nil {
 		s.logger.Error("codemode: sealing an approval failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed. %s", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, and asking the user failed. %s", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 	}
 	ev := host.base
-	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), "APPROVAL_REQUIRED"
+	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), string(KindApprovalRequired)
 	if res != nil {
 		ev.Calls = len(res.Calls)
 	}
@@ -286,10 +296,10 @@ func (s *Server) unanswered(ctx context.Context, host *execHost, err error, pend
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "unanswered")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), s.keys.ttl, writtenNote(made), itThem(pending)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalCancelled, fmt.Sprintf("the user did not answer the request to approve %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), s.keys.ttl, writtenNote(made), itThem(pending)), res, made)
 	}
 	s.logger.Warn("codemode: asking the user for approval failed", "err", err)
-	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
+	return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, and asking the user failed (%s); it was not run. %s", modelList(pending), needVerb(pending), elicitFailure(err), writtenNote(made)+" Run the code again to ask the user again."), res, made)
 }
 
 // waitEnded is the outcome of a call whose request ended (the client
@@ -305,7 +315,7 @@ func (s *Server) waitEnded(ctx context.Context, host *execHost, pending []pendin
 	for _, p := range pending {
 		s.auditApproval(ctx, host, ApprovalDeclined, p, "request ended")
 	}
-	return s.approvalFailed(ctx, host, string(sandbox.KindCancelled), fmt.Sprintf("the request %s while it waited for the user's approval of %s; it was not run. %s", why, modelList(pending), writtenNote(made)), res, made)
+	return s.approvalFailed(ctx, host, sandbox.KindCancelled, fmt.Sprintf("the request %s while it waited for the user's approval of %s; it was not run. %s", why, modelList(pending), writtenNote(made)), res, made)
 }
 
 // diverged is the outcome of a resumed run that made a call its record
@@ -314,7 +324,7 @@ func (s *Server) diverged(ctx context.Context, host *execHost, d *divergence, re
 	ns, _, _ := strings.Cut(d.Want.Fn, ".")
 	got := pendingCall{approvedCall: d.Got, Tier: host.tiers[d.Got.Fn]}
 	s.auditApproval(ctx, host, ApprovalDiverged, got, "")
-	return s.approvalFailed(ctx, host, "APPROVAL_DIVERGED", fmt.Sprintf("resuming after the user's approval, the code called %s(%s) where the approved run had called %s(%s); that call and everything after it were not run. %s Make the code's calls depend only on what it reads from %s, then run it again to ask the user again.", d.Got.Fn, d.Got.Args, d.Want.Fn, d.Want.Args, writtenNote(made), ns), res, made)
+	return s.approvalFailed(ctx, host, KindApprovalDiverged, fmt.Sprintf("resuming after the user's approval, the code called %s(%s) where the approved run had called %s(%s); that call and everything after it were not run. %s Make the code's calls depend only on what it reads from %s, then run it again to ask the user again.", d.Got.Fn, d.Got.Args, d.Want.Fn, d.Want.Args, writtenNote(made), ns), res, made)
 }
 
 // elicit asks the user on the session, for at most the approval TTL,
@@ -361,27 +371,60 @@ func (s *Server) answered(ctx context.Context, host *execHost, action string, pe
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "declined")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_DECLINED", fmt.Sprintf("the user declined %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
+		return s.approvalFailed(ctx, host, KindApprovalDeclined, fmt.Sprintf("the user declined %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
 	default: // "cancel", or anything a client invents
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "cancelled")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_CANCELLED", fmt.Sprintf("the user dismissed the request to approve %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
+		return s.approvalFailed(ctx, host, KindApprovalCancelled, fmt.Sprintf("the user dismissed the request to approve %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), writtenNote(made), itThem(pending)), nil, made)
 	}
 }
 
 // approvalFailed is the error result of an approval outcome, audited as
 // a failed execution, listing the writes the execution made.
-func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind, msg string, res *sandbox.Result, made []write) *mcp.CallToolResult {
+func (s *Server) approvalFailed(ctx context.Context, host *execHost, kind sandbox.Kind, msg string, res *sandbox.Result, made []write) *mcp.CallToolResult {
 	ev := host.base
-	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), kind
+	ev.Kind, ev.Time, ev.ErrorKind = ExecutionFailed, time.Now(), string(kind)
 	if res != nil {
 		ev.Calls = len(res.Calls)
 	}
 	s.audit.Audit(ctx, ev)
-	out := errorResult(newExecError(sandbox.Kind(kind), msg), res)
+	out := errorResult(newExecError(kind, msg), withoutApprovalStops(res, kind))
 	withWrites(out, made)
 	return out
+}
+
+// approvalNotRun starts the error of a call that an approval outcome
+// stopped (withoutApprovalStops).
+const approvalNotRun = "not run: "
+
+// withoutApprovalStops returns res with the calls that the approval
+// stopped described by the execution's outcome, kind. Their own errors
+// say the execution resumes once the user answers, and the warnings about
+// them say to fix the error and run again: advice the model cannot follow
+// once the outcome is final (a client that cannot ask never answers).
+func withoutApprovalStops(res *sandbox.Result, kind sandbox.Kind) *sandbox.Result {
+	if res == nil {
+		return nil
+	}
+	stopped := func(msg string) bool {
+		return strings.Contains(msg, errApprovalPendingText) || strings.Contains(msg, errApprovalStopped{}.Error())
+	}
+	note := approvalNotRun + "the execution ended with " + string(kind)
+	if kind == KindApprovalPending {
+		note = approvalNotRun + "it waits for the user's answer on the approval page"
+	}
+	out := *res
+	out.Calls = slices.Clone(res.Calls)
+	for i, c := range out.Calls {
+		if stopped(c.Error) {
+			out.Calls[i].Error = note
+		}
+	}
+	out.Warnings = slices.DeleteFunc(slices.Clone(res.Warnings), func(w sandbox.Warning) bool {
+		return w.Kind == sandbox.WarningUnawaited && stopped(w.Message)
+	})
+	return &out
 }
 
 // auditApproval writes one approval event for call p.

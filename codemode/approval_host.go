@@ -19,32 +19,55 @@ import (
 // earlier runs' calls it replays, what the user approved, the calls that
 // wait for approval, the record of every call, and a count of host calls,
 // so the run's end can wait for every call the script issued to be seen.
+//
+// Calls are decided in the order the script made them (sandbox.CallIndex):
+// a call waits until every call made before it has been decided, which
+// takes microseconds (a dry run at most). So which calls ran, waited for
+// approval or were stopped does not depend on how the host's goroutines
+// were scheduled, and a resumed run that follows the record decides its
+// calls exactly as the asking run did.
 type approvalRun struct {
 	a      *approver
 	reqCtx context.Context // the tools/call context: dry runs outlive the script's calls
 
 	mu       sync.Mutex
 	replay   *replay         // the earlier runs' calls; nil in the first run
-	grants   map[string]bool // functions approved for the rest of the execution
-	approved []approvedCall  // ApprovalOptions.PerCall: calls approved, not yet used
+	grants   map[string]bool // functions approved for the rest of the execution, past the stop
+	approved []approvedCall  // exact calls the user approved, not yet made
+	stop     *stopCall       // the first call the last question showed; nil in the first run
 	pending  []pendingCall
 	diverged *divergence
 	record   []recordedCall // calls replayed or run, in the order they returned
 	exited   int            // host calls that returned
 	changed  chan struct{}  // closed and replaced when exited grows
+	turn     int            // the CallIndex of the next call to decide
+	turned   chan struct{}  // closed and replaced when turn grows
+	resumed  bool           // there is a record, an approval or a stop to match calls against
 }
 
 // pendingCall is a validated call that waits for the user's approval.
 type pendingCall struct {
 	approvedCall
-	Tier catalog.Tier
+	Tier  catalog.Tier
+	Index int // sandbox.CallIndex; -1 when unknown
+}
+
+// stopCall is the first call (in the order the script made them) that a
+// question showed: a resumed run that follows its record makes exactly
+// this call at exactly this position, with every call before it answered
+// from the record.
+type stopCall struct {
+	Index int `json:"i"`
+	approvedCall
 }
 
 func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *approvalRun {
-	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), changed: make(chan struct{})}
+	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), stop: ex.Stop,
+		changed: make(chan struct{}), turned: make(chan struct{})}
 	if len(ex.Record) > 0 {
 		r.replay = newReplay(ex.Record)
 	}
+	r.resumed = r.replay != nil || r.stop != nil || len(r.approved) > 0
 	return r
 }
 
@@ -53,9 +76,10 @@ func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *appr
 // reads the approval's outcome, not this.
 type errApprovalPending struct{ name string }
 
-func (e errApprovalPending) Error() string {
-	return e.name + " waits for the user's approval; the execution stops here and resumes once the user answers"
-}
+func (e errApprovalPending) Error() string { return e.name + errApprovalPendingText }
+
+// errApprovalPendingText ends every errApprovalPending message.
+const errApprovalPendingText = " waits for the user's approval; the execution stops here and resumes once the user answers"
 
 // errApprovalStopped rejects every other call once a call waits for
 // approval, so nothing after it runs.
@@ -74,55 +98,158 @@ func (r *approvalRun) exit() {
 	r.mu.Unlock()
 }
 
-// intercept handles a call to fn when approvals are on. done reports
-// whether it answered the call; otherwise the call runs as usual and its
-// outcome goes to ran.
-func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessage) (out json.RawMessage, err error, done bool) {
+// maxTurnWait bounds how long a call waits for the calls made before it
+// to be decided. They reach the host within microseconds of each other;
+// the bound only keeps a call whose predecessor never arrives (a worker
+// lost mid-run) from waiting for the rest of the time limit.
+const maxTurnWait = 2 * time.Second
+
+// awaitTurn waits until every call made before call index has been
+// decided. The caller must call pass(index) once it has decided.
+func (r *approvalRun) awaitTurn(ctx context.Context, index int) {
+	t := time.NewTimer(maxTurnWait)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		turn, ch := r.turn, r.turned
+		r.mu.Unlock()
+		if turn >= index {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// pass marks call index decided, letting the next one be decided.
+func (r *approvalRun) pass(index int) {
+	r.mu.Lock()
+	if index+1 > r.turn {
+		r.turn = index + 1
+		close(r.turned)
+		r.turned = make(chan struct{})
+	}
+	r.mu.Unlock()
+}
+
+// decision is what intercept decided about a call: run it (live), or
+// answer it with out or err without calling the host.
+type decision struct {
+	live bool
+	out  json.RawMessage
+	err  error
+}
+
+var runLive = decision{live: true}
+
+// intercept decides a call to fn (qualified) with CallIndex index
+// (hasIndex false: unknown) when approvals are on. In order:
+//  1. a call the record holds is answered from it;
+//  2. a call the user approved with exactly these arguments runs;
+//  3. up to the stop, every other call diverges, except a read that the
+//     asking run did not see answered (it runs again);
+//  4. past the stop, a call that is not a read diverges while recorded
+//     calls remain (the run left its record);
+//  5. a call that needs approval runs if the user approved its function
+//     for the rest of the execution (the question said so), else it is
+//     validated as a dry run and waits for approval.
+//
+// Once a call waits, calls that need approval join it in one question
+// and every other call is stopped.
+func (r *approvalRun) intercept(h *execHost, fn string, index int, hasIndex bool, args json.RawMessage) decision {
+	_, need := r.a.required[fn]
+	tier := h.tiers[fn]
+	// Canonical arguments cost a decode and an encode: a run with nothing
+	// to replay, approve or stop at makes none for its reads.
+	var (
+		canon   json.RawMessage
+		dry, ok bool
+	)
+	if need || r.resumed {
+		canon, dry, ok = canonicalArgs(args)
+	}
+	need = need && !(ok && dry) // the script's own dry run writes nothing
+	harmless := tier == catalog.ReadOnly || (ok && dry)
+
 	r.mu.Lock()
 	if r.diverged != nil {
 		r.mu.Unlock()
-		return nil, errApprovalStopped{}, true
+		return decision{err: errApprovalStopped{}}
 	}
-	waiting := len(r.pending) > 0
-	if !waiting && r.replay != nil && r.replay.left > 0 {
-		canon, _, _ := canonicalArgs(args)
-		c, div, _ := r.replay.answer(fn, canon)
-		if c != nil {
+	if len(r.pending) > 0 {
+		r.mu.Unlock()
+		if !need {
+			return decision{err: errApprovalStopped{}}
+		}
+		return r.ask(h, fn, tier, index, hasIndex, args, canon, ok, false)
+	}
+	if ok && r.replay != nil {
+		if c := r.replay.take(fn, canon); c != nil {
 			r.record = append(r.record, *c)
 			r.mu.Unlock()
-			if c.Err != nil {
-				return nil, c.Err, true
-			}
-			return c.Out, nil, true
+			return decision{out: c.Out, err: errOrNil(c.Err)}
 		}
-		r.diverged = div
+	}
+	if need && ok && r.takeApproved(fn, canon) {
 		r.mu.Unlock()
-		return nil, errDiverged, true
+		return runLive
+	}
+	got := approvedCall{Fn: fn, Args: canon}
+	if r.stop != nil && hasIndex && index <= r.stop.Index {
+		if index < r.stop.Index && harmless {
+			r.mu.Unlock()
+			return runLive
+		}
+		want := r.stop.approvedCall
+		if w, left := r.replay.firstLeft(); left && index < r.stop.Index {
+			want = w
+		}
+		return r.diverge(got, want)
+	}
+	if w, left := r.replay.firstLeft(); left && !harmless {
+		return r.diverge(got, w)
+	}
+	if !need || r.grants[fn] {
+		r.mu.Unlock()
+		return runLive
 	}
 	r.mu.Unlock()
+	return r.ask(h, fn, tier, index, hasIndex, args, canon, ok, true)
+}
 
-	tier, need := r.a.required[fn]
-	if !need {
-		if waiting {
-			return nil, errApprovalStopped{}, true
-		}
-		return nil, nil, false
-	}
-	canon, dry, ok := canonicalArgs(args)
-	if ok && dry {
-		// The script's own dry run writes nothing: no approval needed.
-		if waiting {
-			return nil, errApprovalStopped{}, true
-		}
-		return nil, nil, false
-	}
-	if ok && !waiting && r.allowed(fn, canon) {
-		return nil, nil, false
-	}
+// diverge stops the run at a call that differs from the run the user
+// approved. r.mu is held and released.
+func (r *approvalRun) diverge(got, want approvedCall) decision {
+	r.diverged = &divergence{Got: got, Want: want}
+	r.mu.Unlock()
+	return decision{err: errDiverged}
+}
 
-	// Validate exactly as a dry run. The tools/call context, not the
-	// script's: a call issued with others (Promise.all) may reach here
-	// after the script has already stopped on the first.
+// takeApproved uses the user's approval of fn with exactly args, if there
+// is one. r.mu is held.
+func (r *approvalRun) takeApproved(fn string, args json.RawMessage) bool {
+	for i, c := range r.approved {
+		if c.Fn == fn && bytes.Equal(c.Args, args) {
+			r.approved = slices.Delete(r.approved, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// ask validates a call that needs approval exactly as a dry run and, if
+// it is valid, adds it to the calls that wait. An invalid call is not
+// worth asking about: the script reads why, and when no call waits yet
+// (record) its failure is recorded for the runs that resume.
+func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, index int, hasIndex bool, args, canon json.RawMessage, ok, record bool) decision {
+	// The tools/call context, not the script's: a call issued with others
+	// (Promise.all) may reach here after the script has already stopped
+	// on the first.
 	ctx := r.reqCtx
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
@@ -130,25 +257,37 @@ func (r *approvalRun) intercept(h *execHost, fn, name string, args json.RawMessa
 	start := time.Now()
 	_, derr := h.s.callCatalog(ctx, fn, withValidateOnly(args))
 	if derr != nil {
-		// An invalid call is not worth asking about: the script reads why.
 		ev := h.base
-		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, name, tier.String()
+		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, fn, tier.String()
 		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
 		ev.Duration = time.Since(start)
 		ev.ErrorKind = catalog.CodeOf(derr)
 		h.s.audit.Audit(ctx, ev)
-		r.ran(fn, tier, args, nil, derr)
-		return nil, derr, true
+		if record {
+			r.ran(fn, tier, args, nil, derr)
+		}
+		return decision{err: derr}
 	}
 	if !ok {
 		// Unreachable: the catalog refuses arguments that are not an
 		// object. Never ask about what cannot be named exactly.
-		return nil, fmt.Errorf("the arguments to %s must be an object", name), true
+		return decision{err: fmt.Errorf("the arguments to %s must be an object", fn)}
+	}
+	if !hasIndex {
+		index = -1
 	}
 	r.mu.Lock()
-	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier})
+	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier, Index: index})
 	r.mu.Unlock()
-	return nil, errApprovalPending{name: name}, true
+	return decision{err: errApprovalPending{name: fn}}
+}
+
+// errOrNil keeps a nil *recordedError from becoming a non-nil error.
+func errOrNil(e *recordedError) error {
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // ran records a call that reached the host (or failed its dry run), for
@@ -172,21 +311,28 @@ func (r *approvalRun) ran(fn string, tier catalog.Tier, args, out json.RawMessag
 	r.mu.Unlock()
 }
 
-// allowed uses the approval of fn with canonical arguments args: the
-// function's grant, or under ApprovalOptions.PerCall one approved call.
-func (r *approvalRun) allowed(fn string, args json.RawMessage) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.grants[fn] {
-		return true
-	}
-	for i, c := range r.approved {
-		if c.Fn == fn && bytes.Equal(c.Args, args) {
-			r.approved = slices.Delete(r.approved, i, i+1)
-			return true
+// stopOf returns the first of the calls that wait, in the order the
+// script made them: where the next run must make exactly that call. It is
+// nil when a call's position is unknown.
+func stopOf(pending []pendingCall) *stopCall {
+	var first *stopCall
+	for _, p := range pending {
+		if p.Index < 0 {
+			return nil
+		}
+		if first == nil || p.Index < first.Index {
+			first = &stopCall{Index: p.Index, approvedCall: p.approvedCall}
 		}
 	}
-	return false
+	return first
+}
+
+// unusedApprovals returns the exact calls the user approved that this
+// run did not make: they stay approved for the runs after it.
+func (r *approvalRun) unusedApprovals() []approvedCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.approved)
 }
 
 // canonicalRecord returns the run's record with every call's arguments

@@ -276,10 +276,10 @@ func (s *Server) putPage(ctx context.Context, req *mcp.CallToolRequest, host *ex
 func (s *Server) pageFailed(ctx context.Context, host *execHost, err error, pending []pendingCall, res *sandbox.Result, made []write) *mcp.CallToolResult {
 	var big *errRecordTooLarge
 	if errors.As(err, &big) {
-		return s.approvalFailed(ctx, host, "APPROVAL_TOO_LARGE", fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can keep (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalTooLarge, fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can keep (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
 	}
 	s.logger.Error("codemode: storing a pending approval failed", "err", err)
-	return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and the server could not store the request; it was not run. %s Run the same code again in a moment.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
+	return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, and the server could not store the request; it was not run. %s Run the same code again in a moment.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 }
 
 // pageLink is the first answer to a client that cannot ask: the link.
@@ -291,7 +291,7 @@ func (s *Server) pageLink(ctx context.Context, req *mcp.CallToolRequest, host *e
 	for _, p := range pending {
 		s.auditApproval(ctx, host, ApprovalRequested, p, "page")
 	}
-	out := s.approvalFailed(ctx, host, "APPROVAL_PENDING", pendingText(pending, link, s.keys.ttl, made), res, made)
+	out := s.approvalFailed(ctx, host, KindApprovalPending, pendingText(pending, link, s.keys.ttl, made), res, made)
 	withApprovalURL(out, link)
 	return out
 }
@@ -317,7 +317,7 @@ func (s *Server) pageResume(ctx context.Context, req *mcp.CallToolRequest, code 
 	p, err := a.page.store.Latest(ctx, pageMatch(bound))
 	if err != nil {
 		s.logger.Error("codemode: reading pending approvals failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", "the server could not check whether the user answered an approval for this code, so it ran nothing. Run the same code again in a moment.", nil, nil), true
+		return s.approvalFailed(ctx, host, KindApprovalUnavailable, "the server could not check whether the user answered an approval for this code, so it ran nothing. Run the same code again in a moment.", nil, nil), true
 	}
 	if p == nil {
 		return nil, false
@@ -332,7 +332,7 @@ func (s *Server) pageResume(ctx context.Context, req *mcp.CallToolRequest, code 
 	now := a.now()
 	link := a.page.url + p.ID
 	if p.Answer == "" && now.Before(p.Expires) {
-		out := s.approvalFailed(ctx, host, "APPROVAL_PENDING", fmt.Sprintf("the user has not answered yet: %s %s the user's approval at %s, so nothing was run by this call. %s Ask the user to open the link and answer, then run exactly the same code again.", modelList(pend), needVerb(pend), link, writtenNote(made)), nil, made)
+		out := s.approvalFailed(ctx, host, KindApprovalPending, fmt.Sprintf("the user has not answered yet: %s %s the user's approval at %s, so nothing was run by this call. %s Ask the user to open the link and answer, then run exactly the same code again.", modelList(pend), needVerb(pend), link, writtenNote(made)), nil, made)
 		withApprovalURL(out, link)
 		return out, true
 	}
@@ -341,9 +341,9 @@ func (s *Server) pageResume(ctx context.Context, req *mcp.CallToolRequest, code 
 	switch {
 	case err != nil:
 		s.logger.Error("codemode: spending an approval failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", "the server could not check that this approval is used once, so it ran nothing. Run the same code again in a moment.", nil, nil), true
+		return s.approvalFailed(ctx, host, KindApprovalUnavailable, "the server could not check that this approval is used once, so it ran nothing. Run the same code again in a moment.", nil, nil), true
 	case !first && prior == nil && usable:
-		return s.approvalFailed(ctx, host, "APPROVAL_INVALID", "another call is running this approved code right now; an approval runs the code once. Nothing was run by this call. Wait for that call's result.", nil, nil), true
+		return s.approvalFailed(ctx, host, KindApprovalInvalid, "another call is running this approved code right now; an approval runs the code once. Nothing was run by this call. Wait for that call's result.", nil, nil), true
 	case !first:
 		// Used and settled: a new execution of the same code.
 		return nil, false
@@ -378,7 +378,7 @@ func (s *Server) pageResume(ctx context.Context, req *mcp.CallToolRequest, code 
 		for _, c := range pend {
 			s.auditApproval(ctx, host, ApprovalRequested, c, "page")
 		}
-		out = s.approvalFailed(ctx, host, "APPROVAL_EXPIRED", fmt.Sprintf("the approval of %s expired before it was used, so nothing was run by this call. %s If the user still wants %s, give them this new link (valid for %s): %s Once they have answered, run exactly the same code again.", modelList(pend), writtenNote(made), itThem(pend), a.ttl, link), nil, made)
+		out = s.approvalFailed(ctx, host, KindApprovalExpired, fmt.Sprintf("the approval of %s expired before it was used, so nothing was run by this call. %s If the user still wants %s, give them this new link (valid for %s): %s Once they have answered, run exactly the same code again.", modelList(pend), writtenNote(made), itThem(pend), a.ttl, link), nil, made)
 		withApprovalURL(out, link)
 	}
 	settle(out)
@@ -400,7 +400,7 @@ func (s *Server) pageElicit(ctx context.Context, req *mcp.CallToolRequest, host 
 	// The approval is this call's: no re-run may use it.
 	if _, _, err := a.spent.Spend(ctx, pageSpendKey(id), "url", expires.Add(PendingApprovalRetention)); err != nil {
 		s.logger.Error("codemode: spending an approval failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and the server could not ask the user; it was not run. %s Run the same code again in a moment.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, and the server could not ask the user; it was not run. %s Run the same code again in a moment.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 	}
 	defer func() {
 		if err := a.spent.Settle(ctx, pageSpendKey(id), []byte("{}")); err != nil {
@@ -432,12 +432,12 @@ func (s *Server) pageElicit(ctx context.Context, req *mcp.CallToolRequest, host 
 		return s.waitEnded(ctx, host, pending, res, made)
 	case err != nil:
 		s.logger.Error("codemode: reading a pending approval failed", "err", err)
-		return s.approvalFailed(ctx, host, "APPROVAL_UNAVAILABLE", fmt.Sprintf("%s %s the user's approval, and the server could not read the answer; it was not run. %s Run the same code again to ask again.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalUnavailable, fmt.Sprintf("%s %s the user's approval, and the server could not read the answer; it was not run. %s Run the same code again to ask again.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 	case got == "":
 		for _, p := range pending {
 			s.auditApproval(ctx, host, ApprovalDeclined, p, "expired")
 		}
-		return s.approvalFailed(ctx, host, "APPROVAL_EXPIRED", fmt.Sprintf("the user did not answer the approval of %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), a.ttl, writtenNote(made), itThem(pending)), res, made)
+		return s.approvalFailed(ctx, host, KindApprovalExpired, fmt.Sprintf("the user did not answer the approval of %s within %s; it was not run. %s Do not make %s again unless the user asks for it.", modelList(pending), a.ttl, writtenNote(made), itThem(pending)), res, made)
 	}
 	return s.answered(ctx, host, got, pending, made)
 }

@@ -175,36 +175,40 @@ func newReplay(rec []recordedCall) *replay {
 	return &replay{rec: rec, used: make([]bool, len(rec)), left: len(rec)}
 }
 
-// divergence is the first call of a resumed run that the record does not
-// hold while recorded calls remain.
+// divergence is the first call of a resumed run that is neither in the
+// record nor approved where the record says the run had to make another.
 type divergence struct {
 	Got  approvedCall // what the run called
-	Want approvedCall // the first recorded call not yet replayed
+	Want approvedCall // what the record or the approval expected there
 }
 
-// answer replays fn(args) if it is recorded. done is false once every
-// recorded call has been replayed: the call then runs live. A call that
-// differs while recorded calls remain diverges.
-func (p *replay) answer(fn string, canon json.RawMessage) (c *recordedCall, div *divergence, done bool) {
+// take answers fn(canon) from the record if an unused recorded call has
+// the same function and arguments, and marks it used.
+func (p *replay) take(fn string, canon json.RawMessage) *recordedCall {
 	if p == nil || p.left == 0 {
-		return nil, nil, false
+		return nil
 	}
-	first := -1
 	for i := range p.rec {
-		if p.used[i] {
-			continue
-		}
-		if first < 0 {
-			first = i
-		}
-		if p.rec[i].Fn == fn && bytes.Equal(p.rec[i].Args, canon) {
+		if !p.used[i] && p.rec[i].Fn == fn && bytes.Equal(p.rec[i].Args, canon) {
 			p.used[i] = true
 			p.left--
-			return &p.rec[i], nil, true
+			return &p.rec[i]
 		}
 	}
-	w := p.rec[first]
-	return nil, &divergence{Got: approvedCall{Fn: fn, Args: canon}, Want: approvedCall{Fn: w.Fn, Args: w.Args}}, true
+	return nil
+}
+
+// firstLeft returns the first recorded call not yet replayed, if any.
+func (p *replay) firstLeft() (approvedCall, bool) {
+	if p == nil || p.left == 0 {
+		return approvedCall{}, false
+	}
+	for i, c := range p.rec {
+		if !p.used[i] {
+			return approvedCall{Fn: c.Fn, Args: c.Args}, true
+		}
+	}
+	return approvedCall{}, false
 }
 
 // errDiverged is what the script's call rejects with when it diverges;

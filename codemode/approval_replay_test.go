@@ -22,15 +22,19 @@ const createThenDelete = `const copy = await races.createRace({name: "Copy of Mo
 await races.deleteRace({id: %d});
 return {copy: copy.id, r: Math.random() < 2};`
 
-// replayRevisions are the ways to ask, with stdio added: 2026-07-28's
-// input-required result, and elicitation/create on stateful HTTP and on
-// stdio.
-var replayRevisions = []struct {
+// replayRevision is one way of asking the user: a protocol revision over
+// stateful or stateless HTTP, or stdio.
+type replayRevision struct {
 	name     string
 	version  string
 	stateful bool
 	stdio    bool
-}{
+}
+
+// replayRevisions are the ways to ask, with stdio added: 2026-07-28's
+// input-required result, and elicitation/create on stateful HTTP and on
+// stdio.
+var replayRevisions = []replayRevision{
 	{"2026-07-28", "2026-07-28", false, false},
 	{"2025-11-25/http", "2025-11-25", true, false},
 	{"2025-11-25/stdio", "2025-11-25", false, true},

@@ -82,17 +82,26 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	ap := h.ap.Load()
 	if ap != nil {
 		defer ap.exit()
+		// Decide calls in the order the script made them (approvalRun).
+		index, hasIndex := sandbox.CallIndex(ctx)
+		if hasIndex {
+			ap.awaitTurn(ctx, index)
+		}
+		d := h.decide(ctx, ap, name, index, hasIndex, args)
+		if hasIndex {
+			ap.pass(index)
+		}
+		if !d.live {
+			return d.out, d.err
+		}
 	}
 	tier, bound := h.tiers[name]
 	if !bound {
 		// The sandbox binds only what Functions lists; this is defence in depth.
 		return nil, fmt.Errorf("%s is not available in this tool", name)
 	}
-	h.count(ctx, name)
-	if ap != nil {
-		if out, err, done := ap.intercept(h, name, name, args); done {
-			return out, err
-		}
+	if ap == nil {
+		h.count(ctx, name)
 	}
 	if h.principal != nil {
 		ctx = catalog.WithPrincipal(ctx, *h.principal)
@@ -120,7 +129,23 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	h.s.audit.Audit(ctx, ev)
 	if ap != nil {
+		if err != nil && ctx.Err() != nil && catalog.CodeOf(err) != catalog.CodeOutcomeUnknown {
+			// Cut off by the run's end, and the host says without effect:
+			// the script never read this error, so the next run makes the
+			// call again rather than replaying it.
+			return out, err
+		}
 		ap.ran(name, tier, args, out, err)
 	}
 	return out, err
+}
+
+// decide counts a call and lets the approval run decide it; a name the
+// tool does not bind is left to Call to refuse.
+func (h *execHost) decide(ctx context.Context, ap *approvalRun, name string, index int, hasIndex bool, args json.RawMessage) decision {
+	if _, bound := h.tiers[name]; !bound {
+		return runLive
+	}
+	h.count(ctx, name)
+	return ap.intercept(h, name, index, hasIndex, args)
 }

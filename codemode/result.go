@@ -415,5 +415,5 @@ func writeFrames(b *strings.Builder, xe *execError) {
 // approvalStop reports whether a call of fn failed with err only because
 // the execution stopped for an approval (approval_host.go).
 func approvalStop(fn, err string) bool {
-	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error()
+	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error() || strings.HasPrefix(err, approvalNotRun)
 }

@@ -258,14 +258,14 @@ func (t *telemetry) endExecution(ctx context.Context, span trace.Span, tool stri
 		}
 		if len(res.InputRequests) > 0 {
 			// 2026-07-28: the client is asked for approval and retries.
-			outcome = "APPROVAL_REQUIRED"
+			outcome = string(KindApprovalRequired)
 		}
 		if res.IsError && outcome == "ok" {
 			outcome = string(sandbox.KindInternal)
 		}
 	}
 	span.SetAttributes(attrOutcome.String(outcome), attrCalls.Int(calls))
-	if outcome != "ok" && outcome != "APPROVAL_REQUIRED" {
+	if outcome != "ok" && outcome != string(KindApprovalRequired) {
 		span.SetAttributes(attrErrorType.String(outcome))
 		span.SetStatus(codes.Error, outcome)
 	}

@@ -132,8 +132,13 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	if host.principal != nil {
 		partition = "sub:" + host.principal.Subject
 	}
-	// A run resumed after an approval draws its charts anew.
+	// A run resumed after an approval draws its charts anew, and its
+	// discovery budget starts where the asking run's did: a budget spent
+	// by the runs before would make it take another branch.
 	host.charts = &charts{max: s.sb.Limits().MaxOutputBytes}
+	host.disc.mu.Lock()
+	host.disc.calls, host.disc.work = 0, 0
+	host.disc.mu.Unlock()
 	start := time.Now()
 	ctx, span := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})

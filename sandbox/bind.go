@@ -178,6 +178,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
+		index := e.made
 		e.made++
 		pv := vm.ToValue(promise)
 		if e.promiseFrom == nil {
@@ -191,7 +192,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: index}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}
@@ -211,7 +212,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 				e.wg.Done()
 			})
 		} else {
-			go e.runCall(id, name, args)
+			go e.runCall(id, index, name, args)
 		}
 		return pv
 	}
@@ -344,11 +345,11 @@ type asyncHost interface {
 }
 
 // runCall runs one host call on its own goroutine and posts the result.
-func (e *execution) runCall(id int, name string, args json.RawMessage) {
+func (e *execution) runCall(id, index int, name string, args json.RawMessage) {
 	defer e.wg.Done()
 	start := time.Now()
 	r := callResult{id: id}
-	ctx, sink := withWarnings(e.callCtx)
+	ctx, sink := withWarnings(withCallIndex(e.callCtx, index))
 	func() {
 		defer func() {
 			if p := recover(); p != nil {

@@ -105,6 +105,7 @@ type pendingCall struct {
 	resolve, reject func(any) error
 	site            string // the script's stack at the call
 	origin          string // see callSiteOrigin
+	index           int    // CallIndex
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -119,10 +120,15 @@ type execution struct {
 	cancelCall context.CancelFunc
 	wg         sync.WaitGroup
 	results    chan callResult
-	pending    map[int]pendingCall
-	calls      []CallRecord
-	made       int  // calls that reached the host
-	callLimit  bool // a call was refused for the call limit
+	// order replays Entropy.Order (nil: answers are delivered as they
+	// come); ready holds answers whose turn has come, delivered one per
+	// turn of the loop.
+	order     *orderReplay
+	ready     []callResult
+	pending   map[int]pendingCall
+	calls     []CallRecord
+	made      int  // calls that reached the host
+	callLimit bool // a call was refused for the call limit
 	// refused counts calls refused for the call limit: a script that
 	// catches the refusal and calls again is looping (see hostFunc).
 	refused int
@@ -195,6 +201,7 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		ent = newEntropySource(hooks.entropy)
 		e.vm.SetTimeSource(ent.now)
 		e.vm.SetRandSource(ent.random)
+		e.order = newOrderReplay(hooks.entropy.Order)
 	}
 	e.results = make(chan callResult, lim.MaxCalls)
 	e.out = output{max: lim.MaxOutputBytes}
@@ -289,11 +296,32 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		if main == nil && len(e.pending) == 0 {
 			return e.result(start), e.failure(&Error{Kind: KindRuntime, Message: "the script is awaiting a promise that can never settle: no host call is in flight and there are no timers. Make sure every promise you create is resolved, and await host calls directly."})
 		}
-		if hooks.waiting != nil {
-			hooks.waiting()
+		var r callResult
+		if len(e.ready) > 0 {
+			r, e.ready = e.ready[0], e.ready[1:]
+		} else {
+			if e.order.stalled(len(e.pending)) {
+				// The next recorded answer is of a call this run never
+				// made: it has left the record, so answers flow as they
+				// come.
+				e.ready = e.order.release()
+				e.order = nil
+				continue
+			}
+			if hooks.waiting != nil {
+				hooks.waiting()
+			}
+			select {
+			case r = <-e.results:
+				e.ready = e.order.take(e.pending[r.id].index, r)
+			case <-e.stopped:
+			}
+			continue
 		}
-		select {
-		case r := <-e.results:
+		{
+			if ent != nil {
+				ent.delivered(e.pending[r.id].index)
+			}
 			if err := e.settle(r); err != nil {
 				se := e.scriptError(err)
 				select {
@@ -306,7 +334,6 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 				}
 				return e.result(start), se
 			}
-		case <-e.stopped:
 		}
 	}
 }
@@ -390,6 +417,11 @@ func (e *execution) finish() {
 // before the host has returned from it, unless it ignores cancellation
 // for longer than hostGrace.
 func (e *execution) drain() {
+	// Answers held for their turn in a recorded order arrived: record them.
+	for _, r := range append(e.ready, e.order.heldResults()...) {
+		e.record(r)
+	}
+	e.ready, e.order = nil, nil
 	if len(e.pending) == 0 {
 		return
 	}

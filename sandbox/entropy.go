@@ -12,15 +12,27 @@ import (
 const MaxEntropyValues = 4096
 
 // Entropy is what a script read from the clock (Date.now, new Date()) and
-// from Math.random, in order: a generic record and replay of the sources
-// that make two runs of the same code differ. Set [RunOptions.Entropy] to
+// from Math.random, in order, and the order in which its host calls'
+// answers reached it: a generic record and replay of the sources that
+// make two runs of the same code differ. Set [RunOptions.Entropy] to
 // record them in [Result.Entropy]; a run given the record of an earlier
-// one reads the same values in the same order, then live ones.
+// one reads the same values in the same order, then live ones, and
+// receives its host calls' answers in the recorded order (see Order).
 type Entropy struct {
 	// Times are clock readings in Unix nanoseconds.
 	Times []int64 `json:"times,omitempty"`
 	// Random are the values Math.random returned.
 	Random []float64 `json:"random,omitempty"`
+	// Order lists host calls by [CallIndex] in the order their answers
+	// reached the script. A run replaying it holds back an answer that
+	// arrives before the answers listed ahead of it, so that a
+	// Promise.race or the order of continuations comes out as recorded
+	// whatever the host's timing. An answer the list does not name (a
+	// call the recorded run did not make) is delivered when it arrives;
+	// when every call in flight has answered and the next listed one was
+	// never made, the rest of the list is dropped and answers flow as
+	// they come. At most Limits.MaxCalls entries.
+	Order []int `json:"order,omitempty"`
 	// Overflow reports that the script read more than MaxEntropyValues of
 	// either kind: the record is incomplete, and a replay of it is not
 	// deterministic past that point.
@@ -43,6 +55,14 @@ func newEntropySource(replay *Entropy) *entropySource {
 		s.replay = *replay
 	}
 	return s
+}
+
+// delivered records that the answer of host call index reached the
+// script. It runs on the loop goroutine only.
+func (s *entropySource) delivered(index int) {
+	s.mu.Lock()
+	s.rec.Order = append(s.rec.Order, index)
+	s.mu.Unlock()
 }
 
 // now is the runtime's time source.

@@ -41,6 +41,8 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 		msg.Free = fh.FreeNamespaces()
 	}
 	_, msg.Explain = host.(Explainer)
+	free := freeNamespaces(host)
+	calls := 0 // host calls relayed so far: the next one's CallIndex
 	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
@@ -133,6 +135,14 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 		case wire.Call:
 			p.bg.Add(1)
 			cctx, cancel := context.WithCancel(callCtx)
+			if name := string(f.A); !strings.HasPrefix(name, explainPrefix) {
+				// The worker numbers the calls it sends alike (CallIndex):
+				// free calls and questions to an Explainer are not counted.
+				if ns, _, _ := strings.Cut(name, "."); !free[ns] {
+					cctx = withCallIndex(cctx, calls)
+					calls++
+				}
+			}
 			callsMu.Lock()
 			cancelCall[f.ID] = cancel
 			callsMu.Unlock()
