@@ -145,23 +145,6 @@ func diffValue(id int) int { return (id*7 + 3) % 10 }
 // ApprovalOptions.Tiers, and archiveItem says ApprovalRequired.
 var diffApprovalFns = map[string]bool{"diff.deleteItem": true, "diff.updateItem": true, "diff.archiveItem": true}
 
-// diffFailsInHost reports whether a write that passed validation fails in
-// its handler, from its key.
-func diffFailsInHost(key string) bool {
-	fn, args, _ := strings.Cut(key, " ")
-	var in struct {
-		ID   int    `json:"id"`
-		Name string `json:"name"`
-	}
-	if json.Unmarshal([]byte(args), &in) != nil {
-		return false
-	}
-	if fn == "diff.createItem" {
-		return strings.HasSuffix(in.Name, "9")
-	}
-	return in.ID%5 == 0
-}
-
 func diffLocked(id int) error {
 	if id%5 == 0 {
 		return catalog.Conflict("item %d is locked", id)
