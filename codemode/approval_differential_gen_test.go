@@ -50,67 +50,6 @@ const B = (v) => { T.b.push(v); return v; };
 `
 )
 
-// diffFlags are what makes a script's runs differ from each other: the
-// test compares a script's value and writes with its approvals-off run
-// only when it has none of them (Discovery is deterministic and only
-// counted).
-type diffFlags struct {
-	Random, Clock, Race, Burn, Volatile, Discovery bool
-}
-
-func (f diffFlags) deterministic() bool {
-	return !f.Random && !f.Clock && !f.Race && !f.Burn && !f.Volatile
-}
-
-var diffFlagNames = []string{"random", "clock", "race", "burn", "volatile", "discovery"}
-
-func (f *diffFlags) field(name string) *bool {
-	switch name {
-	case "random":
-		return &f.Random
-	case "clock":
-		return &f.Clock
-	case "race":
-		return &f.Race
-	case "burn":
-		return &f.Burn
-	case "volatile":
-		return &f.Volatile
-	case "discovery":
-		return &f.Discovery
-	}
-	return nil
-}
-
-// String lists the flags set, space-separated, or "-".
-func (f diffFlags) String() string {
-	var out []string
-	for _, n := range diffFlagNames {
-		if *f.field(n) {
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return "-"
-	}
-	return strings.Join(out, " ")
-}
-
-func parseDiffFlags(s string) (diffFlags, error) {
-	var f diffFlags
-	for _, n := range strings.Fields(s) {
-		if n == "-" {
-			continue
-		}
-		p := f.field(n)
-		if p == nil {
-			return f, fmt.Errorf("unknown flag %q", n)
-		}
-		*p = true
-	}
-	return f, nil
-}
-
 // diffScript is one generated script.
 type diffScript struct {
 	Code  string

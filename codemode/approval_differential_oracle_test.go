@@ -11,8 +11,100 @@ import (
 )
 
 // The oracle of TestApprovalDifferential: what must hold of one execution
-// of a generated script, from its trace, the store's log, the questions
-// the user read and the answers the model read.
+// of a generated script, from its trace (what the script says it did),
+// the store's log (what the handlers did: the ground truth), the
+// questions the user read and the answers the model read.
+//
+// Approvals off: the store holds exactly the trace's successful writes.
+//
+// Approvals required, questions accepted up to one that may be declined:
+//   - every question lists, under "Already changed by this code:",
+//     exactly the writes the store held when it was asked;
+//   - every write of a function that needs approval ran after the user
+//     accepted a question that showed exactly that call, or that said
+//     accepting covers further calls of its function;
+//   - at most 10 questions.
+//
+// Ending with a value (every question accepted):
+//   - the store holds exactly the final run's successful writes (nothing
+//     twice, nothing the trace does not list), and
+//     structuredContent.writes lists them;
+//   - every call an accepted question showed was made by the final run,
+//     with exactly the arguments shown (the user approved that call; a
+//     question that shows a call the code then does not make, while it
+//     makes another under "further calls", misleads the user);
+//   - a deterministic script (diffFlags) returns the approvals-off run's
+//     value and makes its writes.
+//
+// Ending declined at question k: the store holds exactly what it held
+// when question k was asked (nothing written after), the answer's
+// structuredContent.writes lists it, and a deterministic script wrote
+// nothing its approvals-off run did not.
+//
+// The only other outcome allowed is the refusal of a script that read
+// the clock or Math.random past sandbox.MaxEntropyValues before asking:
+// APPROVAL_DIVERGED saying so, with the writes so far listed.
+
+// diffFlags are what makes a script's runs differ from each other: the
+// test compares a script's value and writes with its approvals-off run
+// only when it has none of them (Discovery is deterministic and only
+// counted).
+type diffFlags struct {
+	Random, Clock, Race, Burn, Volatile, Discovery bool
+}
+
+func (f diffFlags) deterministic() bool {
+	return !f.Random && !f.Clock && !f.Race && !f.Burn && !f.Volatile
+}
+
+var diffFlagNames = []string{"random", "clock", "race", "burn", "volatile", "discovery"}
+
+func (f *diffFlags) field(name string) *bool {
+	switch name {
+	case "random":
+		return &f.Random
+	case "clock":
+		return &f.Clock
+	case "race":
+		return &f.Race
+	case "burn":
+		return &f.Burn
+	case "volatile":
+		return &f.Volatile
+	case "discovery":
+		return &f.Discovery
+	}
+	return nil
+}
+
+// String lists the flags set, space-separated, or "-".
+func (f diffFlags) String() string {
+	var out []string
+	for _, n := range diffFlagNames {
+		if *f.field(n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, " ")
+}
+
+func parseDiffFlags(s string) (diffFlags, error) {
+	var f diffFlags
+	for _, n := range strings.Fields(s) {
+		if n == "-" {
+			continue
+		}
+		p := f.field(n)
+		if p == nil {
+			return f, fmt.Errorf("unknown flag %q", n)
+		}
+		*p = true
+	}
+	return f, nil
+}
 
 // diffExec is one execution: its questions, its outcome and the writes
 // the handlers made.
