@@ -34,6 +34,25 @@ func TestTenLines(t *testing.T) {
 	}
 }
 
+// TestErrIsAfterSuccess: the README's errors.Is(res.Err, target) is safe
+// when the script succeeded, whose res.Err is a nil *Error: it reports
+// false for every kind of target instead of panicking.
+func TestErrIsAfterSuccess(t *testing.T) {
+	h := codemodetest.New(t, garage(), nil)
+	res := h.Run(t, `return 1`)
+	if res.Err != nil {
+		t.Fatalf("err %v", res.Err)
+	}
+	for _, target := range []error{
+		&sandbox.Error{Kind: sandbox.KindRuntime}, &sandbox.Error{Kind: sandbox.KindTimeout},
+		&catalog.Error{Code: catalog.CodeNotFound}, catalog.ErrUnknownFunction, &catalog.ScopeError{}, context.Canceled,
+	} {
+		if errors.Is(res.Err, target) {
+			t.Errorf("errors.Is(nil res.Err, %v) = true", target)
+		}
+	}
+}
+
 // TestWorkerLimits: the harness runs the server's real sandbox, so a limit
 // holds as in production (the default worker mode, a timeout short for a
 // test but long enough for a loaded machine to compile a script).
