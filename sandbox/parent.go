@@ -41,6 +41,7 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 		msg.Free = fh.FreeNamespaces()
 	}
 	_, msg.Explain = host.(Explainer)
+	_, msg.Withhold = host.(Withholder)
 	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true

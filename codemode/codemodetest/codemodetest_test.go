@@ -103,7 +103,7 @@ func TestDefaultPrincipal(t *testing.T) {
 }
 
 // TestWarningsAndReadOnlyTool: an argument a READ-ONLY function ignores is
-// a warning; the READ-ONLY tool cannot call a write.
+// a warning; the READ-ONLY tool cannot call a write, and says where it is.
 func TestWarningsAndReadOnlyTool(t *testing.T) {
 	h := codemodetest.New(t, garage(), &codemodetest.Options{Server: &codemode.Options{ReadOnlyTool: true}})
 	res := h.Run(t, `return (await garage.getLaps({ track: "Spa", trak: 1 })).length`)
@@ -114,7 +114,7 @@ func TestWarningsAndReadOnlyTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Err == nil || res.Err.Kind != sandbox.KindRuntime || !strings.Contains(res.Err.Message, "garage.deleteLap is not a function") {
+	if res.Err == nil || res.Err.Kind != sandbox.KindRuntime || !strings.Contains(res.Err.Message, "garage.deleteLap is not available in execute_readonly_code because it writes (tier MUTATING); call it from execute_code.") {
 		t.Fatalf("read-only tool: %+v", res.Err)
 	}
 }
