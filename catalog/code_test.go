@@ -75,3 +75,17 @@ func ExampleCodeOf() {
 	fmt.Println(catalog.CodeOf(fmt.Errorf("loading: %w", err)))
 	// Output: not_found
 }
+
+// A nil *Error held in an error matches nothing with errors.Is, where it
+// panicked for ErrUnauthenticated and ErrUnknownFunction.
+func TestErrorIsNil(t *testing.T) {
+	var none *catalog.Error
+	for _, target := range []error{catalog.ErrUnauthenticated, catalog.ErrUnknownFunction} {
+		if errors.Is(error(none), target) || errors.Is(fmt.Errorf("call: %w", error(none)), target) {
+			t.Errorf("a nil *Error is %v", target)
+		}
+	}
+	if !errors.Is(fmt.Errorf("call: %w", &catalog.Error{Code: catalog.CodeUnauthenticated, Message: "x"}), catalog.ErrUnauthenticated) {
+		t.Error("a coded *Error no longer matches")
+	}
+}

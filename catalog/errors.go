@@ -68,9 +68,10 @@ func (e *Error) Error() string { return e.Message }
 
 // Is makes errors.Is(err, ErrUnauthenticated) and
 // errors.Is(err, ErrUnknownFunction) match any *Error with the same code.
+// A nil *Error matches nothing.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	if !ok || (t != ErrUnauthenticated && t != ErrUnknownFunction) {
+	if !ok || e == nil || (t != ErrUnauthenticated && t != ErrUnknownFunction) {
 		return false
 	}
 	return e.Code == t.Code

@@ -221,5 +221,5 @@ func (s *Server) callCatalog(ctx context.Context, name string, args json.RawMess
 	for _, w := range warns {
 		sandbox.Warn(ctx, w.Message)
 	}
-	return out, err
+	return out, s.explainUnauthenticated(ctx, name, err)
 }

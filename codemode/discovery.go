@@ -226,9 +226,10 @@ func (s *Server) describeCall(sp *toolSpec, args []json.RawMessage) (json.RawMes
 }
 
 // describeFuncs returns the declarations of names as sp exposes them; a
-// name sp does not bind is reported as unknown, as if it did not exist.
-// A name is namespace.function, or just the function where that is
-// unambiguous.
+// name sp does not bind is an error (unknownDescribed): a write the
+// read-only tool leaves out is named as the full tool's, anything else
+// as if it did not exist. A name is namespace.function, or just the
+// function where that is unambiguous.
 func (s *Server) describeFuncs(sp *toolSpec, names []string) (string, error) {
 	var fns []boundFunc
 	seen := map[string]bool{}

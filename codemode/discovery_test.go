@@ -128,7 +128,9 @@ return { first: hits[0], tiers: hits.map((h) => h.tier), declared: decl.includes
 }
 
 // TestDiscoveryShowsOnlyWhatTheToolCalls checks that discovery never
-// reveals functions the tool cannot call, and that it needs no scope.
+// shows functions the tool cannot call (search lists none, describe
+// declares none: asked for a write, the read-only tool names the tool
+// that has it, as a call does), and that it needs no scope.
 func TestDiscoveryShowsOnlyWhatTheToolCalls(t *testing.T) {
 	ts := startServer(t, func(o *codemode.Options) { o.ReadOnlyTool = true })
 	// A principal without any scope may look functions up, not call them.
@@ -166,8 +168,8 @@ return { names: hits.map((h) => h.name), err, callErr };`
 			t.Errorf("the read-only tool's search revealed %s", n)
 		}
 	}
-	if !strings.Contains(a.Err, `has no function "deleteSession"`) {
-		t.Errorf("the read-only tool's describe(deleteSession) error = %q, want it unknown", a.Err)
+	if !strings.Contains(a.Err, "brakinglab.deleteSession is not available in execute_readonly_code because it writes (tier MUTATING); call it from execute_code.") {
+		t.Errorf("the read-only tool's describe(deleteSession) error = %q, want it sent to execute_code", a.Err)
 	}
 	if !strings.Contains(a.CallErr, scopeRead) {
 		t.Errorf("a call without scope should still be refused naming %s, got %q", scopeRead, a.CallErr)

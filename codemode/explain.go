@@ -48,6 +48,41 @@ func (s *Server) closestFunctions(sp *toolSpec, fn string) string {
 	return b.String()
 }
 
+// Withheld implements sandbox.Withholder: a write function that the
+// read-only tool does not bind exists under the full tool, and the
+// script's TypeError says so, with its tier, instead of "is not a
+// function" and guesses.
+func (h *execHost) Withheld(name string) string {
+	if h.spec == nil {
+		return ""
+	}
+	return withheld(h.spec, name)
+}
+
+// withheld explains name (namespace.function), which sp does not bind,
+// if the server's full tool binds it: the read-only tool leaves out
+// every function that may write. "" otherwise.
+func withheld(sp *toolSpec, name string) string {
+	if _, bound := sp.tiers[name]; bound {
+		return ""
+	}
+	all := &sp.v.all
+	tier, ok := all.tiers[name]
+	if !ok || sp.name == all.name {
+		return ""
+	}
+	return fmt.Sprintf("%s is not available in %s because it writes (tier %s); call it from %s.", name, sp.name, tier, all.name)
+}
+
+// qualifiedIn returns fn qualified by each of namespaces.
+func qualifiedIn(namespaces []string, fn string) []string {
+	out := make([]string, len(namespaces))
+	for i, ns := range namespaces {
+		out[i] = ns + "." + fn
+	}
+	return out
+}
+
 // Shape implements sandbox.Explainer: the argument object of name
 // (namespace.function), on one line.
 func (h *execHost) Shape(name string) string {
@@ -109,8 +144,14 @@ func typeWord(n *jsontype.Node, depth int) string {
 }
 
 // unknownDescribed is describe's answer to a name the tool does not bind:
-// the spelling it most likely meant, else the closest functions by search.
+// where it is, for a write the read-only tool leaves out; else the
+// spelling it most likely meant, else the closest functions by search.
 func (s *Server) unknownDescribed(sp *toolSpec, n string) string {
+	for _, q := range append([]string{n}, qualifiedIn(sp.v.namespaces, n)...) {
+		if w := withheld(sp, q); w != "" {
+			return "codemode.describe: " + w
+		}
+	}
 	msg := fmt.Sprintf("codemode.describe: %s has no function %q", strings.Join(sp.v.namespaces, ", "), sp.v.display(n))
 	shown := make([]string, len(sp.names))
 	for i, q := range sp.names {
@@ -130,4 +171,7 @@ func (s *Server) unknownDescribed(sp *toolSpec, n string) string {
 	return msg
 }
 
-var _ sandbox.Explainer = (*execHost)(nil)
+var (
+	_ sandbox.Explainer  = (*execHost)(nil)
+	_ sandbox.Withholder = (*execHost)(nil)
+)

@@ -161,7 +161,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 			endpoint = loopbackOnly(endpoint)
 		}
 	}
-	return httpmw.BodyLimit(o.MaxBodyBytes)(endpoint)
+	return httpmw.BodyLimit(o.MaxBodyBytes)(markStack(endpoint))
 }
 
 // codeToolNames are the tools that run code: their calls are the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -364,6 +365,53 @@ func TestAddToHonoursPrincipal(t *testing.T) {
 	res := run(t, cs, `return await tasks.addTask({ title: "x" })`)
 	if res.IsError || string(structuredOf(t, res).Result) != `{"by":"local-user","title":"x"}` {
 		t.Fatalf("%s", text(res))
+	}
+}
+
+// A server given to AddTo and served over HTTP by go-sdk's
+// StreamableHTTPHandler without Middleware gets no principal, so its host
+// calls cannot be authorised: each fails with code unauthenticated and a
+// message that names Server.Middleware and AddTo (it said "sign in and
+// retry", which cannot help), and the server logs the misconfiguration
+// once. The same handler wrapped in Middleware acts as Options.Principal.
+func TestAddToOverHTTPWithoutMiddleware(t *testing.T) {
+	nt := newNotesAndTasks(t)
+	var logs syncBuffer
+	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
+		Principal: &catalog.Principal{Subject: "local-user"},
+		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
+		Audit:     codemode.NoAudit,
+	})
+	host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	srv.AddTo(host)
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return host }, &mcp.StreamableHTTPOptions{Stateless: true})
+	connect := func(h http.Handler) *mcp.ClientSession {
+		hs := httptest.NewServer(h)
+		t.Cleanup(hs.Close)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+		must(t, err)
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+
+	bare := connect(handler)
+	for range 2 {
+		res := run(t, bare, `try { await notes.getNote({ id: 3 }); } catch (e) { return e.code + ": " + e.message; }`)
+		got := string(structuredOf(t, res).Result)
+		for _, want := range []string{`"unauthenticated: notes.getNote: authentication required`, "without passing through codemode's Server.Middleware",
+			"wrap the HTTP handler that serves the MCP server given to Server.AddTo in Server.Middleware", "Signing in again or retrying will not help"} {
+			if !strings.Contains(got, want) {
+				t.Fatalf("host call without Middleware: %s\nwant %q", got, want)
+			}
+		}
+	}
+	if n := strings.Count(logs.String(), "without passing through Server.Middleware"); n != 1 {
+		t.Fatalf("logged %d times:\n%s", n, logs.String())
+	}
+
+	wrapped := connect(srv.Middleware(handler))
+	if res := run(t, wrapped, `return (await notes.getNote({ id: 3 })).id`); res.IsError || string(structuredOf(t, res).Result) != "3" {
+		t.Fatalf("with Middleware: %s", text(res))
 	}
 }
 

@@ -48,7 +48,10 @@ type Server struct {
 
 	handlerOnce sync.Once
 	handler     http.Handler
-	cancels     *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
+	// unwrappedOnce logs once that a request skipped Middleware
+	// (explainUnauthenticated).
+	unwrappedOnce sync.Once
+	cancels       *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
 
 	closeOnce sync.Once
 	closeErr  error
@@ -202,7 +205,11 @@ func (s *Server) ToolDescription() string { return s.current().all.description }
 // authentication, ServeStdio), else for Options.Principal. A request that
 // arrives over HTTP gets Options.Principal only through [Server.Middleware]
 // or [Server.Handler], which also refuse non-loopback peers: wrap the
-// host's own HTTP handler with Middleware.
+// host's own HTTP handler with Middleware. Without it (and without an
+// authentication of the host's own that puts a principal in the context
+// or go-sdk's token info), each host call of such a request fails with
+// code unauthenticated and a message saying that the handler serving srv
+// is not wrapped in Middleware, and the server logs that once.
 func (s *Server) AddTo(srv *mcp.Server) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()

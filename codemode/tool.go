@@ -83,6 +83,8 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	if hasP {
 		host.principal = &p
 		ctx = catalog.WithPrincipal(ctx, p)
+	} else {
+		ctx = markUnwrapped(ctx, req)
 	}
 	if pr := s.newProgress(req); pr != nil {
 		host.progress = pr.call

@@ -2,6 +2,7 @@ package codemode_test
 
 import (
 	"context"
+	"encoding/json"
 	goldenfile "github.com/brakinglab/codemode-go/internal/golden"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -121,6 +123,59 @@ func TestReadOnlyTool(t *testing.T) {
 	}
 	if ts.cat.deleted.Load() != 0 {
 		t.Fatal("deleted through the read-only tool")
+	}
+}
+
+// A write function called from execute_readonly_code fails with a
+// TypeError that says it exists under execute_code and why it is left
+// out here (its tier), not that it is not a function; describe says the
+// same. In both sandbox modes: in worker mode the question travels to the
+// parent. Asked through a real client over HTTP.
+func TestReadOnlyToolNamesTheWriteTool(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ts := startServer(t, func(o *codemode.Options) { o.ReadOnlyTool = true; o.SandboxMode = mode })
+			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": `
+let described = "";
+try { await codemode.describe("deleteSession"); } catch (e) { described = e.message; }
+let called = "";
+try { await brakinglab.deleteSession({ sessionId: "s1" }); } catch (e) { called = e.name + ": " + e.message; }
+return { described, called };`}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const want = "brakinglab.deleteSession is not available in execute_readonly_code because it writes (tier MUTATING); call it from execute_code."
+			var got struct{ Described, Called string }
+			if r.IsError {
+				t.Fatalf("%s", text(r))
+			}
+			if err := json.Unmarshal(structuredOf(t, r).Result, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Called != "TypeError: "+want {
+				t.Errorf("call: %q\nwant %q", got.Called, "TypeError: "+want)
+			}
+			if got.Described != "codemode.describe: "+want {
+				t.Errorf("describe: %q\nwant %q", got.Described, "codemode.describe: "+want)
+			}
+			// Uncaught, it is the execution's error; a name the server does
+			// not have at all is still unknown.
+			r, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": `return await brakinglab.deleteSession({ sessionId: "s1" })`}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.IsError || !strings.Contains(text(r), want) || ts.cat.deleted.Load() != 0 {
+				t.Fatalf("uncaught: %s (deleted %d)", text(r), ts.cat.deleted.Load())
+			}
+			r, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": `return await brakinglab.dropEverything({})`}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.IsError || !strings.Contains(text(r), "brakinglab.dropEverything is not a function.") || strings.Contains(text(r), "execute_code") {
+				t.Fatalf("unknown name: %s", text(r))
+			}
+		})
 	}
 }
 

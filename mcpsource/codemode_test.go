@@ -2,9 +2,12 @@ package mcpsource_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,5 +69,109 @@ return file.content;`}})
 	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError || !strings.Contains(text, `"fast,old"`) {
 		t.Fatalf("result: %s", text)
+	}
+}
+
+// codeSession serves code mode over c to a go-sdk client that answers
+// every approval question with action, and returns a function running
+// one script and the questions asked so far.
+func codeSession(t *testing.T, c *catalog.Catalog, action string) (run func(code string) (text string, isError bool), asked func() []string) {
+	t.Helper()
+	who := catalog.Principal{Subject: "alice"}
+	cm, err := codemode.New(c, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit, Principal: &who, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cm.Close() })
+	ctx := t.Context()
+	st, ct := mcp.NewInMemoryTransports()
+	go cm.ServeTransport(ctx, who, st)
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			got = append(got, req.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: action, Content: map[string]any{}}, nil
+		},
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	run = func(code string) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+	asked = func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+	return run, asked
+}
+
+// An upstream tool without annotations, served by a real stdio process,
+// asks the user before it runs: declined, it never reaches the server;
+// accepted, it runs once. A tool annotated destructiveHint false runs
+// without asking. Trusting the server's unannotated tools
+// (Options.UnannotatedTier), or that one tool (Options.Tools), runs it
+// without asking.
+func TestUnannotatedUpstreamToolAsks(t *testing.T) {
+	cmd, log := fakeLogging(t)
+	logged := func() string { b, _ := os.ReadFile(log); return string(b) }
+	const forget = `await fake.forget({ id: "n1" }); return "forgotten";`
+
+	c := newCatalog(t, "fake")
+	connect(t, c, &mcpsource.Options{Command: cmd})
+	run, asked := codeSession(t, c, "decline")
+	text, isErr := run(forget)
+	if !isErr || !strings.Contains(text, "APPROVAL_DECLINED") {
+		t.Fatalf("declined forget: %s", text)
+	}
+	if q := asked(); len(q) != 1 || !strings.Contains(q[0], "fake.forget (MUTATING)") || !strings.Contains(q[0], `"n1"`) {
+		t.Fatalf("questions %q", q)
+	}
+	if l := logged(); l != "" {
+		t.Fatalf("a declined call reached the server: %q", l)
+	}
+	if text, isErr := run(`await fake.remember({ id: "n2" }); return "kept";`); isErr || !strings.Contains(text, `"kept"`) {
+		t.Fatalf("remember: %s", text)
+	}
+	if q := asked(); len(q) != 1 {
+		t.Fatalf("remember asked: %q", q)
+	}
+
+	c = newCatalog(t, "fake")
+	connect(t, c, &mcpsource.Options{Command: cmd})
+	run, asked = codeSession(t, c, "accept")
+	if text, isErr := run(forget); isErr || !strings.Contains(text, `"forgotten"`) || len(asked()) != 1 {
+		t.Fatalf("accepted forget: %s; asked %q", text, asked())
+	}
+	if l := logged(); l != "remember {\"id\":\"n2\"}\nforget {\"id\":\"n1\"}\n" {
+		t.Fatalf("log after the accepted call: %q", l)
+	}
+
+	for name, o := range map[string]*mcpsource.Options{
+		"server trusted": {Command: cmd, UnannotatedTier: catalog.Creative},
+		"tool trusted":   {Command: cmd, Tools: map[string]mcpsource.ToolConfig{"forget": {Tier: catalog.Creative}}},
+	} {
+		c := newCatalog(t, "fake")
+		connect(t, c, o)
+		run, asked := codeSession(t, c, "decline")
+		before := strings.Count(logged(), "forget")
+		if text, isErr := run(forget); isErr || !strings.Contains(text, `"forgotten"`) || len(asked()) != 0 {
+			t.Fatalf("%s: %s; asked %q", name, text, asked())
+		}
+		if n := strings.Count(logged(), "forget"); n != before+1 {
+			t.Fatalf("%s: forget ran %d times", name, n-before)
+		}
 	}
 }

@@ -12,11 +12,17 @@
 // whose names collide after conversion are an error for AddTool, and for
 // Connect leave the second tool out (see [Upstream.Skipped]).
 //
-// Tiers. [TierOf] reads the tool's annotations: readOnlyHint gives
-// READ-ONLY; destructiveHint gives MUTATING with every call approved by
-// the user; anything else, no annotations included, gives CREATIVE, which
-// decodes strictly and accepts dry runs. [ToolConfig.Tier] and
-// [ToolConfig.Approval] override them.
+// Tiers. [TierOf] reads the tool's annotations, with the MCP
+// specification's defaults for the hints a tool leaves out (readOnlyHint
+// false, destructiveHint true): readOnlyHint true gives READ-ONLY;
+// destructiveHint false gives CREATIVE, which decodes strictly and accepts
+// dry runs; anything else, a tool without annotations included, gives
+// MUTATING with every call approved by the user, so a tool that says
+// nothing about itself never writes without asking. A host that trusts a
+// server's tools says so: per tool with [ToolConfig.Tier] and
+// [ToolConfig.Approval], and for an upstream's tools that do not say
+// whether they are destructive with [Options.UnannotatedTier] and
+// [Options.UnannotatedApproval].
 //
 // Requests. A go-sdk handler gets a real *mcp.CallToolRequest: its Params
 // name the tool and carry the validated arguments; its Session and Extra

@@ -112,15 +112,18 @@ func ExampleFuncName() {
 	// delete_
 }
 
-// Tiers come from a tool's annotations.
+// Tiers come from a tool's annotations. A tool that does not say whether
+// it is destructive is taken to be, as the MCP specification says: every
+// call waits for the user's approval.
 func ExampleTierOf() {
-	destructive := true
-	for _, a := range []*mcp.ToolAnnotations{{ReadOnlyHint: true}, {DestructiveHint: &destructive}, nil} {
+	destructive, additive := true, false
+	for _, a := range []*mcp.ToolAnnotations{{ReadOnlyHint: true}, {DestructiveHint: &additive}, {DestructiveHint: &destructive}, nil} {
 		tier, approval := mcpsource.TierOf(a)
 		fmt.Println(tier, approval)
 	}
 	// Output:
 	// READ-ONLY default
-	// MUTATING required
 	// CREATIVE default
+	// MUTATING required
+	// MUTATING required
 }

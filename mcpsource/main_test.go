@@ -29,8 +29,15 @@ func TestMain(m *testing.M) {
 //   - giant: a 17 MiB text result, over go-sdk's 16 MiB message limit;
 //   - hang: no answer at all;
 //   - hangwrite, hugewrite, refusewrite: hang, huge and refuse without
-//     the read-only annotation, so CREATIVE;
+//     annotations, so MUTATING with every call approved;
 //   - refuse: a JSON-RPC error;
+//
+// lists two well-behaved writes that append their name and arguments as
+// a line to the file MCPSOURCE_FAKE_LOG names, so a test sees whether
+// they ran:
+//   - forget, without annotations (so destructive, as the MCP
+//     specification's defaults say);
+//   - remember, annotated destructiveHint false (it only adds);
 //
 // and lists badschema, whose input schema has a $ref to nowhere.
 func fakeUpstream() {
@@ -43,7 +50,8 @@ func fakeUpstream() {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
-				Name string `json:"name"`
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(in.Bytes(), &msg) != nil || msg.ID == nil {
@@ -66,6 +74,8 @@ func fakeUpstream() {
 				`{"name":"hangwrite","inputSchema":` + obj + `},` +
 				`{"name":"hugewrite","inputSchema":` + obj + `},` +
 				`{"name":"refusewrite","inputSchema":` + obj + `},` +
+				`{"name":"forget","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}},` +
+				`{"name":"remember","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]},"annotations":{"destructiveHint":false}},` +
 				`{"name":"badschema","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/nowhere"}}}}]}`)
 		case "tools/call":
 			switch msg.Params.Name {
@@ -81,6 +91,15 @@ func fakeUpstream() {
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 2<<20) + `"}]}`)
 			case "hang", "hangwrite":
 				// never answers
+			case "forget", "remember":
+				f, err := os.OpenFile(os.Getenv("MCPSOURCE_FAKE_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					reply(`{"isError":true,"content":[{"type":"text","text":"no log"}]}`)
+					break
+				}
+				fmt.Fprintf(f, "%s %s\n", msg.Params.Name, msg.Params.Arguments)
+				f.Close()
+				reply(`{"content":[{"type":"text","text":"done"}]}`)
 			case "giant":
 				reply(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}`)
 			}

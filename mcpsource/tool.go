@@ -57,7 +57,7 @@ func AddTool[In, Out any](c *catalog.Catalog, t *mcp.Tool, h mcp.ToolHandlerFor[
 	if opts != nil {
 		o = *opts
 	}
-	name, tier, ap := o.resolve(t)
+	name, tier, ap := o.resolve(t, unannotated{})
 	wrap := func(err error) error { return fmt.Errorf("mcpsource: tool %q: %w", t.Name, err) }
 
 	in, inResolved, err := schemaFor[In](t.InputSchema)

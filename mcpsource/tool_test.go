@@ -39,11 +39,15 @@ func TestTierOf(t *testing.T) {
 		tier catalog.Tier
 		ap   catalog.Approval
 	}{
-		{nil, catalog.Creative, catalog.ApprovalDefault},
-		{&mcp.ToolAnnotations{}, catalog.Creative, catalog.ApprovalDefault},
+		// Saying nothing is destructive, as the specification's defaults
+		// (readOnlyHint false, destructiveHint true) have it.
+		{nil, catalog.Mutating, catalog.ApprovalRequired},
+		{&mcp.ToolAnnotations{}, catalog.Mutating, catalog.ApprovalRequired},
+		{&mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: &no, Title: "Delete"}, catalog.Mutating, catalog.ApprovalRequired},
 		{&mcp.ToolAnnotations{ReadOnlyHint: true}, catalog.ReadOnly, catalog.ApprovalDefault},
 		{&mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, catalog.ReadOnly, catalog.ApprovalDefault},
 		{&mcp.ToolAnnotations{DestructiveHint: &yes}, catalog.Mutating, catalog.ApprovalRequired},
+		{&mcp.ToolAnnotations{DestructiveHint: &no}, catalog.Creative, catalog.ApprovalDefault},
 		{&mcp.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true}, catalog.Creative, catalog.ApprovalDefault},
 	} {
 		if tier, ap := mcpsource.TierOf(c.a); tier != c.tier || ap != c.ap {
@@ -52,8 +56,9 @@ func TestTierOf(t *testing.T) {
 	}
 }
 
-// Tiers come from annotations unless overridden; an override of a
-// destructive tool's tier drops the derived approval.
+// Tiers come from annotations unless overridden; a tool without
+// annotations is MUTATING and asks; an override of a destructive tool's
+// tier drops the derived approval.
 func TestAddToolTiers(t *testing.T) {
 	yes := true
 	c := newCatalog(t, "notes")
@@ -69,13 +74,15 @@ func TestAddToolTiers(t *testing.T) {
 	add(&mcp.Tool{Name: "read", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, nil)
 	add(&mcp.Tool{Name: "erase", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, nil)
 	add(&mcp.Tool{Name: "write"}, nil)
+	add(&mcp.Tool{Name: "append", Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}}, nil)
+	add(&mcp.Tool{Name: "trusted"}, &mcpsource.ToolOptions{ToolConfig: mcpsource.ToolConfig{Tier: catalog.Creative}})
 	add(&mcp.Tool{Name: "wipe", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}}, &mcpsource.ToolOptions{ToolConfig: mcpsource.ToolConfig{Tier: catalog.Creative}})
 	add(&mcp.Tool{Name: "peek", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, &mcpsource.ToolOptions{ToolConfig: mcpsource.ToolConfig{Name: "look", Scopes: []string{"notes:read"}}})
 	got := map[string]string{}
 	for _, f := range c.Functions() {
 		got[f.Name] = f.Tier.String() + "/" + f.Approval.String() + "/" + strings.Join(f.Scopes, ",")
 	}
-	want := map[string]string{"read": "READ-ONLY/default/", "erase": "MUTATING/required/", "write": "CREATIVE/default/", "wipe": "CREATIVE/default/", "look": "READ-ONLY/default/notes:read"}
+	want := map[string]string{"read": "READ-ONLY/default/", "erase": "MUTATING/required/", "write": "MUTATING/required/", "append": "CREATIVE/default/", "trusted": "CREATIVE/default/", "wipe": "CREATIVE/default/", "look": "READ-ONLY/default/notes:read"}
 	for n, w := range want {
 		if got[n] != w {
 			t.Errorf("%s: %q, want %q", n, got[n], w)

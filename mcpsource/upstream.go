@@ -54,8 +54,27 @@ type Options struct {
 
 	// Tools overrides, by the upstream's tool name, the derived name,
 	// tier and approval, or skips a tool. A name the server does not
-	// list is an error at Connect.
+	// list is an error at Connect. An entry overrides UnannotatedTier
+	// and UnannotatedApproval too.
 	Tools map[string]ToolConfig
+
+	// UnannotatedTier is the tier of the server's tools that do not say
+	// whether they are destructive: readOnlyHint not true and
+	// destructiveHint absent, a tool without annotations included. Zero
+	// means the MCP specification's default, which TierOf gives: such a
+	// tool may destroy, so it is MUTATING and every call waits for the
+	// user's approval. A host that trusts the server sets it, for
+	// example to catalog.Creative (strict decoding and dry runs, asking
+	// only where the code-mode server's per-tier default says so).
+	// Tools that do describe themselves keep the tier their annotations
+	// give.
+	UnannotatedTier catalog.Tier
+	// UnannotatedApproval is the approval rule of the same tools. Zero
+	// (catalog.ApprovalDefault) means required while UnannotatedTier is
+	// zero, and otherwise the server's per-tier default.
+	// catalog.ApprovalRequired with a READ-ONLY UnannotatedTier is an
+	// error at Connect.
+	UnannotatedApproval catalog.Approval
 
 	// CallTimeout bounds each call, waiting for a free slot included.
 	// Default 30s.
@@ -163,6 +182,9 @@ func (u *Upstream) withDefaults() error {
 	if (o.HTTPClient != nil || o.Header != nil) && o.URL == "" {
 		return fmt.Errorf("mcpsource: %s: Options.HTTPClient and Header apply only to URL", u.name)
 	}
+	if err := u.unannotated().check(); err != nil {
+		return fmt.Errorf("mcpsource: %s: %w", u.name, err)
+	}
 	switch {
 	case o.Command != nil:
 		cmd := o.Command
@@ -212,6 +234,12 @@ func (u *Upstream) withDefaults() error {
 		o.Logger = slog.Default()
 	}
 	return nil
+}
+
+// unannotated is what the server's tools that do not describe
+// themselves become.
+func (u *Upstream) unannotated() unannotated {
+	return unannotated{tier: u.opts.UnannotatedTier, approval: u.opts.UnannotatedApproval}
 }
 
 // headerTransport adds the host's headers to each request.
@@ -326,7 +354,7 @@ func (u *Upstream) refresh(ctx context.Context) ([]string, error) {
 		if cfg.Skip {
 			continue
 		}
-		name, _, _ := cfg.resolve(t)
+		name, _, _ := cfg.resolve(t, u.unannotated())
 		if prev, dup := wanted[name]; dup {
 			skipped = append(skipped, Skipped{t.Name, fmt.Sprintf("its name converts to %s, as %q does; name one of them in Options.Tools", name, prev.t.Name)})
 			continue
@@ -379,7 +407,7 @@ func cmpString(a, b string) int {
 // add registers one upstream tool.
 func (u *Upstream) add(name string, t *mcp.Tool) error {
 	cfg := u.opts.Tools[t.Name]
-	_, tier, ap := cfg.resolve(t)
+	_, tier, ap := cfg.resolve(t, u.unannotated())
 	in, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {
 		return fmt.Errorf("input schema: not a JSON object")

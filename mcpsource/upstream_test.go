@@ -97,6 +97,18 @@ func fakeCommand() *exec.Cmd {
 	return cmd
 }
 
+// fakeLogging is fakeCommand with the log its forget and remember tools
+// append to: the file at the returned path, which exists only once one
+// of them ran.
+func fakeLogging(t testing.TB) (cmd func() *exec.Cmd, log string) {
+	log = filepath.Join(t.TempDir(), "calls.log")
+	return func() *exec.Cmd {
+		cmd := fakeCommand()
+		cmd.Env = append(cmd.Env, "MCPSOURCE_FAKE_LOG="+log)
+		return cmd
+	}, log
+}
+
 // wantCode checks err's code and that its message contains want.
 func wantCode(t testing.TB, err error, code, want string) {
 	t.Helper()

@@ -72,10 +72,14 @@ func (e *execution) bindHost() error {
 }
 
 // unknownFunction explains ns.prop, which the namespace does not hold
-// (names, sorted): the namespace that does hold it, else the name it
+// (names, sorted): why the host withholds it from this execution
+// (Withholder), else the namespace that does hold it, else the name it
 // most likely misspells, else the host's own suggestions (Explainer),
 // else every name, counted so a cut list says it was cut.
 func (e *execution) unknownFunction(ns, prop string, names []string) string {
+	if s := e.explain("withheld", ns+"."+prop); s != "" {
+		return s
+	}
 	msg := ns + "." + prop + " is not a function."
 	var elsewhere []string
 	for other, fns := range e.host.Functions() {

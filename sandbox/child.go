@@ -373,7 +373,7 @@ func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFun
 	}
 	hooks.spent = time.Since(start)
 	hooks.entropy = m.Entropy
-	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, explain: m.Explain}, m.Limits, hooks)
+	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, explain: m.Explain, withhold: m.Withhold}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {
@@ -466,8 +466,9 @@ type relayHost struct {
 	loop  *childLoop
 	funcs map[string][]string
 	free  []string
-	// explain: the parent's host is an Explainer (see explainCall).
-	explain bool
+	// explain: the parent's host is an Explainer; withhold: a Withholder
+	// (see explainCall).
+	explain, withhold bool
 }
 
 // relayCall is a host call waiting for the parent's answer.

@@ -38,7 +38,9 @@
 // that JSON would silently change is a warning with its path and the fix,
 // and a function that does not exist names the namespace that has it or
 // the closest ones. A Host that is also an [Explainer] supplies its own
-// ranking of close functions and the argument object a function takes.
+// ranking of close functions and the argument object a function takes;
+// one that is a [Withholder] says why a function it has is not bound for
+// this execution, and where it is.
 //
 // Every execution is bounded by [Limits]: wall-clock time, heap memory,
 // number of host calls, source size and output size. A breach ends the

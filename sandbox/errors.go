@@ -66,10 +66,12 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is an *Error of the same Kind, so
-// errors.Is(err, &sandbox.Error{Kind: sandbox.KindTimeout}) works.
+// errors.Is(err, &sandbox.Error{Kind: sandbox.KindTimeout}) works. A nil
+// *Error (held in an error interface) matches nothing, and neither does a
+// nil *Error target.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Kind == e.Kind
+	return ok && e != nil && t != nil && t.Kind == e.Kind
 }
 
 func newError(kind Kind, format string, args ...any) *Error {

@@ -70,39 +70,60 @@ type Explainer interface {
 	Shape(name string) string
 }
 
-// explainPrefix starts the name of a relayed question to an Explainer: no
-// function name starts with a NUL byte.
+// Withholder is a Host that has more functions than it binds for this
+// execution, such as codemode's execute_readonly_code, which binds only
+// the READ-ONLY ones. When a script uses a name no namespace binds, the
+// sandbox asks it first, before guessing what was meant: a non-empty
+// answer is the whole message of the TypeError (why the function is not
+// available here and where it is), in place of "ns.fn is not a
+// function." and any suggestion. Like Explainer's methods it must answer
+// quickly and must not fail; "" means the host does not have the function
+// either.
+type Withholder interface {
+	Host
+	// Withheld explains name ("ns.fn"), which this execution does not
+	// bind, if the host has it.
+	Withheld(name string) string
+}
+
+// explainPrefix starts the name of a relayed question to an Explainer or
+// a Withholder: no function name starts with a NUL byte.
 const explainPrefix = "\x00explain."
 
 // explainCall answers a relayed question (explainPrefix + "suggest" or
-// "shape", args a JSON string naming the function) from host, and reports
-// whether name was such a question.
+// "shape" for an Explainer, "withheld" for a Withholder, args a JSON
+// string naming the function) from host, and reports whether name was
+// such a question.
 func explainCall(host Host, name string, args []byte) (json.RawMessage, bool) {
 	q, ok := strings.CutPrefix(name, explainPrefix)
 	if !ok {
 		return nil, false
 	}
 	var fn string
-	x, isExplainer := host.(Explainer)
-	if !isExplainer || json.Unmarshal(args, &fn) != nil {
+	if json.Unmarshal(args, &fn) != nil {
 		return json.RawMessage(`""`), true
 	}
 	var s string
 	func() {
 		defer func() { _ = recover() }()
-		switch q {
-		case "suggest":
+		x, isExplainer := host.(Explainer)
+		w, isWithholder := host.(Withholder)
+		switch {
+		case q == "suggest" && isExplainer:
 			s = x.Suggest(fn)
-		case "shape":
+		case q == "shape" && isExplainer:
 			s = x.Shape(fn)
+		case q == "withheld" && isWithholder:
+			s = w.Withheld(fn)
 		}
 	}()
 	b, _ := json.Marshal(cut(s, maxWarningBytes*2))
 	return b, true
 }
 
-// explain asks the execution's host question ("suggest" or "shape") about
-// fn, relayed to the parent in worker mode; "" when it has nothing to say.
+// explain asks the execution's host question ("suggest" or "shape" of an
+// Explainer, "withheld" of a Withholder) about fn, relayed to the parent
+// in worker mode; "" when it has nothing to say.
 func (e *execution) explain(question, fn string) string {
 	key := question + " " + fn
 	if s, ok := e.explained[key]; ok {
@@ -111,7 +132,7 @@ func (e *execution) explain(question, fn string) string {
 	var s string
 	switch h := e.host.(type) {
 	case *relayHost:
-		if h.explain {
+		if question == "withheld" && h.withhold || question != "withheld" && h.explain {
 			args, _ := json.Marshal(fn)
 			if out, err := h.Call(e.callCtx, explainPrefix+question, args); err == nil {
 				_ = json.Unmarshal(out, &s)

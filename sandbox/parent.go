@@ -41,6 +41,7 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 		msg.Free = fh.FreeNamespaces()
 	}
 	_, msg.Explain = host.(Explainer)
+	_, msg.Withhold = host.(Withholder)
 	free := freeNamespaces(host)
 	calls := 0 // host calls relayed so far: the next one's CallIndex
 	req, merr := json.Marshal(msg)

@@ -18,7 +18,7 @@ const workerEnv = "CODEMODE_SANDBOX_WORKER"
 
 // protocolVersion changes whenever the worker protocol does; a worker
 // binary (Options.WorkerPath) built from another version refuses to start.
-const protocolVersion = 4
+const protocolVersion = 5
 
 // setupMsg is the first frame a worker reads.
 type setupMsg struct {
@@ -46,8 +46,9 @@ type execMsg struct {
 	Key       []byte              `json:"key"`
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
-	Free      []string            `json:"free,omitempty"`    // free namespaces (FreeHost)
-	Explain   bool                `json:"explain,omitempty"` // the host is an Explainer
+	Free      []string            `json:"free,omitempty"`     // free namespaces (FreeHost)
+	Explain   bool                `json:"explain,omitempty"`  // the host is an Explainer
+	Withhold  bool                `json:"withhold,omitempty"` // the host is a Withholder
 	// Entropy is RunOptions.Entropy: record the clock and Math.random,
 	// replaying these values first.
 	Entropy *Entropy `json:"entropy,omitempty"`

@@ -34,6 +34,25 @@ func TestTenLines(t *testing.T) {
 	}
 }
 
+// TestErrIsAfterSuccess: the README's errors.Is(res.Err, target) is safe
+// when the script succeeded, whose res.Err is a nil *Error: it reports
+// false for every kind of target instead of panicking.
+func TestErrIsAfterSuccess(t *testing.T) {
+	h := codemodetest.New(t, garage(), nil)
+	res := h.Run(t, `return 1`)
+	if res.Err != nil {
+		t.Fatalf("err %v", res.Err)
+	}
+	for _, target := range []error{
+		&sandbox.Error{Kind: sandbox.KindRuntime}, &sandbox.Error{Kind: sandbox.KindTimeout},
+		&catalog.Error{Code: catalog.CodeNotFound}, catalog.ErrUnknownFunction, &catalog.ScopeError{}, context.Canceled,
+	} {
+		if errors.Is(res.Err, target) {
+			t.Errorf("errors.Is(nil res.Err, %v) = true", target)
+		}
+	}
+}
+
 // TestWorkerLimits: the harness runs the server's real sandbox, so a limit
 // holds as in production (the default worker mode, a timeout short for a
 // test but long enough for a loaded machine to compile a script).
@@ -84,7 +103,7 @@ func TestDefaultPrincipal(t *testing.T) {
 }
 
 // TestWarningsAndReadOnlyTool: an argument a READ-ONLY function ignores is
-// a warning; the READ-ONLY tool cannot call a write.
+// a warning; the READ-ONLY tool cannot call a write, and says where it is.
 func TestWarningsAndReadOnlyTool(t *testing.T) {
 	h := codemodetest.New(t, garage(), &codemodetest.Options{Server: &codemode.Options{ReadOnlyTool: true}})
 	res := h.Run(t, `return (await garage.getLaps({ track: "Spa", trak: 1 })).length`)
@@ -95,7 +114,7 @@ func TestWarningsAndReadOnlyTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Err == nil || res.Err.Kind != sandbox.KindRuntime || !strings.Contains(res.Err.Message, "garage.deleteLap is not a function") {
+	if res.Err == nil || res.Err.Kind != sandbox.KindRuntime || !strings.Contains(res.Err.Message, "garage.deleteLap is not available in execute_readonly_code because it writes (tier MUTATING); call it from execute_code.") {
 		t.Fatalf("read-only tool: %+v", res.Err)
 	}
 }

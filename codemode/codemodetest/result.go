@@ -77,7 +77,9 @@ type Approval struct {
 // errors.Is(err, target) matches a target *sandbox.Error of the same Kind
 // (&sandbox.Error{Kind: sandbox.KindTimeout}) and a catalog error of the
 // same code (catalog.ErrUnknownFunction, or &catalog.Error{Code:
-// catalog.CodeNotFound}) when the script let a host error escape.
+// catalog.CodeNotFound}) when the script let a host error escape. It is
+// safe on [Result.Err] of a successful execution, which is nil: it
+// reports false.
 type Error struct {
 	// Kind is the sandbox's kind (sandbox.KindRuntime…) or one codemode
 	// adds, such as "APPROVAL_DECLINED".
@@ -110,7 +112,12 @@ func (e *Error) Error() string {
 }
 
 // Is matches a *sandbox.Error by Kind and a catalog error by its code.
+// A nil *Error, the Err of an execution that succeeded, matches nothing:
+// errors.Is(res.Err, target) is then false.
 func (e *Error) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	var se *sandbox.Error
 	if errors.As(target, &se) {
 		return se.Kind == e.Kind

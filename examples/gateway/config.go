@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/brakinglab/codemode-go/catalog"
 )
 
 // Config is the file Claude Desktop (claude_desktop_config.json) and
@@ -27,13 +29,35 @@ type ServerConfig struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Unannotated is a setting of the gateway's own, not Claude's: the
+	// tier of this server's tools that do not say whether they are
+	// destructive (no readOnlyHint true, no destructiveHint), one of
+	// unannotatedTiers' keys, in any case. Empty means "MUTATING", the
+	// MCP specification's default: every call waits for the user's
+	// approval.
+	Unannotated string `json:"unannotated,omitempty"`
 }
 
 // Upstream is one server of the configuration with its namespace.
 type Upstream struct {
 	Key       string // the configuration's name for it
 	Namespace string // how scripts call it
+	// UnannotatedTier is ServerConfig.Unannotated as mcpsource takes it:
+	// zero for the specification's default (MUTATING, every call
+	// approved).
+	UnannotatedTier catalog.Tier
 	ServerConfig
+}
+
+// unannotatedTiers are the values of ServerConfig.Unannotated, and what
+// each means: a tier for mcpsource.Options.UnannotatedTier. "MUTATING"
+// is zero, the specification's default, so that it keeps asking before
+// every call: mcpsource's catalog.Mutating would ask only where the
+// server's per-tier default says so, and the gateway's has none.
+var unannotatedTiers = map[string]catalog.Tier{
+	"MUTATING":  0,
+	"CREATIVE":  catalog.Creative,
+	"READ-ONLY": catalog.ReadOnly,
 }
 
 // ReadConfig reads and checks a configuration file.
@@ -75,12 +99,16 @@ func ParseConfig(b []byte) ([]Upstream, error) {
 		case sc.Type != "" && sc.Type != "stdio" && sc.Type != "http":
 			return nil, fmt.Errorf("config: server %q: unknown type %q", k, sc.Type)
 		}
+		tier, ok := unannotatedTiers[strings.ToUpper(sc.Unannotated)]
+		if !ok && sc.Unannotated != "" {
+			return nil, fmt.Errorf(`config: server %q: unannotated %q: want "MUTATING" (the default: every call of a tool that does not say whether it is destructive asks the user), "CREATIVE" (such tools run without asking) or "READ-ONLY" (they only read, and execute_readonly_code may call them too)`, k, sc.Unannotated)
+		}
 		ns := Namespace(k)
 		if prev, dup := byNS[ns]; dup {
 			return nil, fmt.Errorf("config: servers %q and %q both become the namespace %s; rename one", prev, k, ns)
 		}
 		byNS[ns] = k
-		out = append(out, Upstream{Key: k, Namespace: ns, ServerConfig: sc})
+		out = append(out, Upstream{Key: k, Namespace: ns, UnannotatedTier: tier, ServerConfig: sc})
 	}
 	return out, nil
 }

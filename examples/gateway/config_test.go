@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/catalog"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -11,7 +13,9 @@ func TestParseConfig(t *testing.T) {
 		"server-memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/tmp/m.json"}},
 		"2fa": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${GW_TOKEN}"}},
 		"delete": {"command": "x"},
-		"codemode": {"command": "y"}
+		"codemode": {"command": "y", "unannotated": "Read-Only"},
+		"notes": {"command": "z", "unannotated": "CREATIVE"},
+		"cautious": {"command": "z", "unannotated": "mutating"}
 	}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -23,6 +27,11 @@ func TestParseConfig(t *testing.T) {
 	for key, ns := range map[string]string{"server-memory": "server_memory", "2fa": "_2fa", "delete": "_delete", "codemode": "_codemode"} {
 		if got[key].Namespace != ns {
 			t.Errorf("%s: namespace %q, want %q", key, got[key].Namespace, ns)
+		}
+	}
+	for key, tier := range map[string]catalog.Tier{"server-memory": 0, "cautious": 0, "codemode": catalog.ReadOnly, "notes": catalog.Creative} {
+		if got[key].UnannotatedTier != tier {
+			t.Errorf("%s: unannotated tier %v, want %v", key, got[key].UnannotatedTier, tier)
 		}
 	}
 	if h := got["2fa"].Headers["Authorization"]; h != "Bearer s3cret" {
@@ -41,6 +50,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{`{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}`, "SSE transport is not supported"},
 		{`{"mcpServers": {"my-notes": {"command": "x"}, "my_notes": {"command": "y"}}}`, "both become the namespace my_notes"},
 		{`{"mcpServers": `, "config:"},
+		{`{"mcpServers": {"a": {"command": "x", "unannotated": "trusted"}}}`, `config: server "a": unannotated "trusted": want "MUTATING" (the default`},
+		{`{"mcpServers": {"a": {"command": "x", "unannotated": true}}}`, "config:"},
 	} {
 		_, err := ParseConfig([]byte(tc.config))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -31,7 +31,10 @@ const refreshEvery = time.Second
 // Open starts (or dials) every upstream, one catalog each, and builds
 // the code-mode server over them. opts configures the server (identity,
 // sandbox); its approvals default to asking before every call of a
-// destructive tool, which mcpsource marks MUTATING with approval.
+// destructive tool, which mcpsource marks MUTATING with approval: a tool
+// annotated destructiveHint, and one that does not say whether it is
+// destructive unless the configuration trusts its server
+// (ServerConfig.Unannotated).
 func Open(ctx context.Context, ups []Upstream, opts *codemode.Options, log *slog.Logger) (*Gateway, error) {
 	g := &Gateway{}
 	var cats []*catalog.Catalog
@@ -41,7 +44,7 @@ func Open(ctx context.Context, ups []Upstream, opts *codemode.Options, log *slog
 			g.Close()
 			return nil, fmt.Errorf("%s: %w", u.Key, err)
 		}
-		mo := &mcpsource.Options{Logger: log.With("upstream", u.Key)}
+		mo := &mcpsource.Options{Logger: log.With("upstream", u.Key), UnannotatedTier: u.UnannotatedTier}
 		if u.Command != "" {
 			sc := u.ServerConfig
 			mo.Command = func() *exec.Cmd {

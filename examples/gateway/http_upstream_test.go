@@ -101,3 +101,75 @@ func TestHTTPUpstreamHeadersAndListChanged(t *testing.T) {
 		t.Fatalf("best_lap: %s", got)
 	}
 }
+
+// A tool that does not say whether it is destructive asks the user before
+// every call, as the MCP specification's defaults have it, unless the
+// server's entry trusts such tools with "unannotated": the same upstream
+// under a second key set to "creative" runs it without asking. A tool
+// annotated destructiveHint false never asks.
+func TestUnannotatedToolsAskUnlessTrusted(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "pits", Version: "1"}, nil)
+	var cleared, booked atomic.Int32
+	mcp.AddTool(up, &mcp.Tool{Name: "clear-pit-log"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		cleared.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "cleared"}}}, nil, nil
+	})
+	mcp.AddTool(up, &mcp.Tool{Name: "book-pit-slot", Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		booked.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "booked"}}}, nil, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	t.Cleanup(hs.Close)
+
+	config := filepath.Join(t.TempDir(), "servers.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"pits":         map[string]any{"url": hs.URL},
+		"trusted-pits": map[string]any{"url": hs.URL, "unannotated": "creative"},
+	}})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ups, err := ReadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var asked []string
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	out, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `await pits.clear_pit_log({}); return "cleared"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.IsError || !strings.Contains(textOf(out), "APPROVAL_DECLINED") {
+		t.Fatalf("unannotated tool, declined: %s", textOf(out))
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "pits.clear_pit_log (MUTATING)") || cleared.Load() != 0 {
+		t.Fatalf("asked %q; the tool ran %d times", asked, cleared.Load())
+	}
+	if got := string(call(t, cs, `return [await pits.book_pit_slot({}), await trusted_pits.clear_pit_log({})]`)); got != `["booked","cleared"]` {
+		t.Fatalf("annotated and trusted tools: %s", got)
+	}
+	if len(asked) != 1 || cleared.Load() != 1 || booked.Load() != 1 {
+		t.Fatalf("asked %q; cleared %d, booked %d times", asked, cleared.Load(), booked.Load())
+	}
+}

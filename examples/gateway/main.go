@@ -9,8 +9,10 @@
 // Over -stdio it serves one local user. Over HTTP it verifies OAuth
 // bearer tokens from -issuer (JWTs whose audience is the -url endpoint),
 // or, with -dev-user, acts as that user for requests from loopback only.
-// Calls of tools an upstream marks destructive wait for the user's
-// approval.
+// Calls of tools an upstream marks destructive, or does not say whether
+// they are, wait for the user's approval; a server's entry may set
+// "unannotated": "CREATIVE" (or "READ-ONLY") to trust its tools that do
+// not say.
 package main
 
 import (
