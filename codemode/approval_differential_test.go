@@ -388,14 +388,18 @@ func (s *diffSummary) add(config string, c diffCase, k *diffCheck, questions int
 	if s.cases == nil {
 		s.cases, s.failed, s.kinds, s.kindCount, s.kept, s.flags = map[string]int{}, map[string]int{}, map[string][]string{}, map[string]int{}, map[string]int{}, map[string]int{}
 	}
-	s.cases[config]++
+	key := config
+	if !strings.HasPrefix(c.name, "seed=") {
+		key += " (regressions)"
+	}
+	s.cases[key]++
 	s.questions += questions
 	s.refusals += k.refusals
 	for _, f := range strings.Fields(c.script.Flags.String()) {
 		s.flags[f]++
 	}
 	if len(k.fails) > 0 {
-		s.failed[config]++
+		s.failed[key]++
 	}
 	seen := map[string]bool{}
 	for _, f := range k.fails {
@@ -425,9 +429,13 @@ func (s *diffSummary) report() string {
 	var b strings.Builder
 	total, failed := 0, 0
 	for _, cfg := range diffConfigs {
-		fmt.Fprintf(&b, "\n  %s: %d cases, %d failed", cfg.name, s.cases[cfg.name], s.failed[cfg.name])
-		total += s.cases[cfg.name]
-		failed += s.failed[cfg.name]
+		for _, name := range []string{cfg.name, cfg.name + " (regressions)"} {
+			if s.cases[name] > 0 {
+				fmt.Fprintf(&b, "\n  %s: %d cases, %d failed", name, s.cases[name], s.failed[name])
+			}
+			total += s.cases[name]
+			failed += s.failed[name]
+		}
 	}
 	fmt.Fprintf(&b, "\n  flags: %v; %d questions in accepted executions; %d entropy refusals", s.flags, s.questions, s.refusals)
 	kinds := make([]string, 0, len(s.kinds))
