@@ -83,13 +83,13 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	if ap != nil {
 		defer ap.exit()
 		// Decide calls in the order the script made them (approvalRun).
-		index, hasIndex := sandbox.CallIndex(ctx)
-		if hasIndex {
-			ap.awaitTurn(ctx, index)
+		pos, hasPos := sandbox.PositionOf(ctx)
+		if hasPos {
+			ap.awaitTurn(ctx, pos.Index)
 		}
-		d := h.decide(ctx, ap, name, index, hasIndex, args)
-		if hasIndex {
-			ap.pass(index)
+		d := h.decide(ctx, ap, name, pos, hasPos, args)
+		if hasPos {
+			ap.pass(pos.Index)
 		}
 		if !d.live {
 			return d.out, d.err
@@ -142,10 +142,10 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 
 // decide counts a call and lets the approval run decide it; a name the
 // tool does not bind is left to Call to refuse.
-func (h *execHost) decide(ctx context.Context, ap *approvalRun, name string, index int, hasIndex bool, args json.RawMessage) decision {
+func (h *execHost) decide(ctx context.Context, ap *approvalRun, name string, pos sandbox.CallPosition, hasPos bool, args json.RawMessage) decision {
 	if _, bound := h.tiers[name]; !bound {
 		return runLive
 	}
 	h.count(ctx, name)
-	return ap.intercept(h, name, index, hasIndex, args)
+	return ap.intercept(h, name, pos, hasPos, args)
 }

@@ -182,7 +182,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
-		index := e.made
+		pos := CallPosition{Index: e.made, Answered: e.answered}
 		e.made++
 		pv := vm.ToValue(promise)
 		if e.promiseFrom == nil {
@@ -196,7 +196,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: index}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}
@@ -211,12 +211,12 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		e.wg.Add(1)
 		if ah, ok := e.host.(asyncHost); ok {
 			start := time.Now()
-			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, warnings []string, err error) {
+			ah.startCall(withCallPosition(e.callCtx, pos), name, args, func(out json.RawMessage, warnings []string, err error) {
 				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start), afterCancel: e.callCtx.Err() != nil} // buffered: never blocks
 				e.wg.Done()
 			})
 		} else {
-			go e.runCall(id, index, name, args)
+			go e.runCall(id, pos, name, args)
 		}
 		return pv
 	}
@@ -349,11 +349,11 @@ type asyncHost interface {
 }
 
 // runCall runs one host call on its own goroutine and posts the result.
-func (e *execution) runCall(id, index int, name string, args json.RawMessage) {
+func (e *execution) runCall(id int, pos CallPosition, name string, args json.RawMessage) {
 	defer e.wg.Done()
 	start := time.Now()
 	r := callResult{id: id}
-	ctx, sink := withWarnings(withCallIndex(e.callCtx, index))
+	ctx, sink := withWarnings(withCallPosition(e.callCtx, pos))
 	func() {
 		defer func() {
 			if p := recover(); p != nil {

@@ -523,7 +523,11 @@ func (h *relayHost) startCall(ctx context.Context, name string, args json.RawMes
 	l.mu.Unlock()
 	// Arguments over maxCallArgsBytes never get here: the engine rejects
 	// the call (bind.go), and the parent's frame limit is the backstop.
-	if err := l.w.Write(wire.Frame{Type: wire.Call, ID: id, A: []byte(name), B: args}); err != nil {
+	a := []byte(name)
+	if pos, ok := PositionOf(ctx); ok {
+		a = encodeCallName(name, pos)
+	}
+	if err := l.w.Write(wire.Frame{Type: wire.Call, ID: id, A: a, B: args}); err != nil {
 		os.Exit(workerExitProtocol)
 	}
 }

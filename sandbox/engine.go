@@ -105,7 +105,7 @@ type pendingCall struct {
 	resolve, reject func(any) error
 	site            string // the script's stack at the call
 	origin          string // see callSiteOrigin
-	index           int    // CallIndex
+	index           int    // CallPosition.Index
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -125,6 +125,7 @@ type execution struct {
 	// turn of the loop.
 	order     *orderReplay
 	ready     []callResult
+	answered  int // host answers delivered to the script (CallPosition.Answered)
 	pending   map[int]pendingCall
 	calls     []CallRecord
 	made      int  // calls that reached the host
@@ -322,6 +323,7 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 			if ent != nil {
 				ent.delivered(e.pending[r.id].index)
 			}
+			e.answered++
 			if err := e.settle(r); err != nil {
 				se := e.scriptError(err)
 				select {
