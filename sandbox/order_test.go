@@ -12,7 +12,7 @@ import (
 )
 
 // raceHost answers ns.slow and ns.fast after the delays in slow and fast,
-// and records the CallIndex each call carried.
+// and records the CallPosition each call carried.
 type raceHost struct {
 	slow, fast time.Duration
 	mu         sync.Mutex
