@@ -10,19 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
-
-func init() {
-	funcnode.Of = func(info any) (*jsontype.Node, *jsontype.Node) {
-		f, ok := info.(FuncInfo)
-		if !ok {
-			return nil, nil
-		}
-		return f.args, f.result
-	}
-}
 
 // SchemaFunc describes a function known by JSON Schema instead of Go
 // types: a tool of an upstream MCP server, or a catalogue known only at

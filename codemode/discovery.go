@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/rank"
 	"github.com/brakinglab/codemode-go/typegen"
@@ -87,7 +86,7 @@ func newDiscovery(fns []boundFunc) *discovery {
 		d.summary[q] = firstSentence(f.Description)
 		d.info[q] = f
 		var argNames, argDocs, resNames, resDocs strings.Builder
-		in, out := funcnode.Of(f.FuncInfo)
+		in, out := f.Nodes()
 		fieldText(in, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
 		fieldText(out, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
 		// The name and the summary say what a function is for; field

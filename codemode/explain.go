@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 	"github.com/brakinglab/codemode-go/internal/suggest"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -89,7 +88,7 @@ func (h *execHost) Shape(name string) string {
 	if _, bound := h.tiers[name]; !bound || h.spec == nil {
 		return ""
 	}
-	in, _ := funcnode.Of(h.spec.v.disc.info[name].FuncInfo)
+	in, _ := h.spec.v.disc.info[name].Nodes()
 	return argShape(in)
 }
 

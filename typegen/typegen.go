@@ -58,7 +58,6 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
@@ -571,10 +570,8 @@ func (g *gen) extends(n *jsontype.Node) ([]jsontype.FieldNode, []string) {
 // the catalog built at registration, or, for a FuncInfo made by hand,
 // one built from its Go types.
 func nodesOf(f catalog.FuncInfo) (in, out *jsontype.Node, err error) {
-	if funcnode.Of != nil {
-		if in, out = funcnode.Of(f); in != nil {
-			return in, out, nil
-		}
+	if in, out = f.Nodes(); in != nil {
+		return in, out, nil
 	}
 	if f.In == nil || f.In.Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
