@@ -151,8 +151,8 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	if err != nil {
 		return nil, wrap(fmt.Errorf("argument type: %w", err))
 	}
-	if _, clash := plan.ByName[validateOnlyKey]; clash {
-		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, validateOnlyKey))
+	if _, clash := plan.ByName[ValidateOnlyKey]; clash {
+		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, ValidateOnlyKey))
 	}
 	out, err := jsontype.FromGo(info.Out, false)
 	if err != nil {

@@ -85,9 +85,9 @@ func AddSchema(c *Catalog, f SchemaFunc) error {
 	if in.Shape != jsontype.Struct {
 		return wrap(errors.New("input schema: the root must describe an object with properties"))
 	}
-	if i, clash := in.ByName[validateOnlyKey]; clash {
+	if i, clash := in.ByName[ValidateOnlyKey]; clash {
 		if !f.Tier.Strict() || in.Fields[i].Node.Shape != jsontype.Bool || in.Fields[i].Required {
-			return wrap(fmt.Errorf("input schema: the member name %s is reserved for dry runs", validateOnlyKey))
+			return wrap(fmt.Errorf("input schema: the member name %s is reserved for dry runs", ValidateOnlyKey))
 		}
 		// A schema made for this catalog (typegen.InputSchema) declares
 		// the dry-run flag; the catalog handles it.
@@ -220,9 +220,9 @@ func schemaArgs(n *node, args []byte) (map[string]any, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
+		return nil, notObject(v)
 	}
-	delete(obj, validateOnlyKey)
+	delete(obj, ValidateOnlyKey)
 	dropUndeclared(n, obj)
 	return obj, nil
 }

@@ -406,51 +406,26 @@ func (r *approvalRun) settle(ctx context.Context, res *sandbox.Result, bound tim
 	}
 }
 
-// canonicalArgs returns args as canonical JSON (members sorted, no
-// whitespace, numbers as written, "_validateOnly" removed), whether they
-// asked for a dry run, and whether they are a JSON object at all. Absent
-// or null arguments are {}.
+// canonicalArgs returns args as catalog.Canonical makes them (members
+// sorted, no whitespace, numbers as written, the dry-run key removed),
+// whether they asked for a dry run, and whether they are a JSON object at
+// all. Absent or null arguments are {}.
 func canonicalArgs(args json.RawMessage) (canon json.RawMessage, dry, ok bool) {
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || string(args) == "null" {
-		return json.RawMessage("{}"), false, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, false, false
-	}
-	if v, present := obj[validateOnlyKey]; present {
-		b, isBool := v.(bool)
-		dry = isBool && b
-		delete(obj, validateOnlyKey)
-	}
-	out, err := json.Marshal(obj) // maps marshal with sorted keys
-	if err != nil {
-		return nil, false, false
-	}
-	return out, dry, true
+	canon, dry, err := catalog.Canonical(args)
+	return canon, dry, err == nil
 }
 
-// validateOnlyKey is the argument member that asks the catalog for a dry run.
-const validateOnlyKey = "_validateOnly"
-
-// withValidateOnly returns args with "_validateOnly": true. Arguments that
-// are not an object are returned as they are, for the catalog to refuse.
+// withValidateOnly returns args with the dry-run key set to true.
+// Arguments that are not an object are returned as they are, for the
+// catalog to refuse.
 func withValidateOnly(args json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(args)
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage(`{"` + validateOnlyKey + `":true}`)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(t, &obj); err != nil || obj == nil {
-		return args
-	}
-	obj[validateOnlyKey] = json.RawMessage("true")
-	out, err := json.Marshal(obj)
+	canon, _, err := catalog.Canonical(args)
 	if err != nil {
 		return args
 	}
-	return out
+	dry := `{"` + catalog.ValidateOnlyKey + `":true`
+	if string(canon) == "{}" {
+		return json.RawMessage(dry + "}")
+	}
+	return json.RawMessage(dry + "," + string(canon[1:]))
 }

@@ -35,7 +35,7 @@ func InputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
 	s := newSchemaGen(f.Tier.Strict())
 	root := s.schema(in, "", true)
 	if f.Tier.Strict() {
-		root["properties"] = append(root["properties"].(properties), property{"_validateOnly", map[string]any{
+		root["properties"] = append(root["properties"].(properties), property{catalog.ValidateOnlyKey, map[string]any{
 			"type": "boolean", "description": "Dry run: validate only; nothing is changed.",
 		}})
 	}

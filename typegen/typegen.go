@@ -314,7 +314,7 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 		lines = append(lines, "READ-ONLY functions "+readRule)
 	}
 	if strict {
-		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `_validateOnly: true` a call only checks its arguments and resolves to `{ valid: true }`.")
+		lines = append(lines, "MUTATING and CREATIVE functions change or create data; unknown argument fields are rejected. With `"+catalog.ValidateOnlyKey+": true` a call only checks its arguments and resolves to `{ valid: true }`.")
 	}
 	if approval {
 		lines = append(lines, ApprovalTag+": the call asks the user first; once approved, the run resumes without repeating earlier calls. Declined: APPROVAL_DECLINED.")
@@ -351,10 +351,10 @@ func header(b *strings.Builder, funcs []catalog.FuncInfo, opts *Options, grouped
 		}
 	}
 	if req {
-		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args: A & { _validateOnly?: false }): Promise<R>; }\n", writeType)
+		fmt.Fprintf(b, "interface %[1]s<A, R> { (args: A & { %[2]s: true }): Promise<{ valid: true }>; (args: A & { %[2]s?: false }): Promise<R>; }\n", writeType, catalog.ValidateOnlyKey)
 	}
 	if opt {
-		fmt.Fprintf(b, "interface %s<A, R> { (args: A & { _validateOnly: true }): Promise<{ valid: true }>; (args?: A & { _validateOnly?: false }): Promise<R>; }\n", writeOptType)
+		fmt.Fprintf(b, "interface %[1]s<A, R> { (args: A & { %[2]s: true }): Promise<{ valid: true }>; (args?: A & { %[2]s?: false }): Promise<R>; }\n", writeOptType, catalog.ValidateOnlyKey)
 	}
 	return scopes
 }
