@@ -1,17 +1,15 @@
 package jsontype
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/brakinglab/codemode-go/internal/jsonvalue"
 )
 
 // FromSchema builds the node of a JSON Schema (draft 2020-12 or draft-07,
@@ -33,7 +31,7 @@ import (
 // passes a JSON Schema validator; when it is false, the caller must run
 // one.
 func FromSchema(schema []byte) (n *Node, complete bool, err error) {
-	v, err := parseOrdered(schema)
+	v, err := jsonvalue.Parse(schema, true)
 	if err != nil {
 		return nil, false, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -63,85 +61,9 @@ var modeled = map[string]bool{
 	"anyOf": true, "oneOf": true, "allOf": true, // modeled only in part: see composite
 }
 
-// ordered is a JSON object that remembers its member order.
-type ordered struct {
-	keys []string
-	m    map[string]any
-}
-
-func (o *ordered) get(k string) (any, bool) {
-	if o == nil {
-		return nil, false
-	}
-	v, ok := o.m[k]
-	return v, ok
-}
-
-func (o *ordered) str(k string) string {
-	v, _ := o.get(k)
-	s, _ := v.(string)
-	return s
-}
-
-func parseOrdered(b []byte) (any, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(b))
-	v, err := readOrdered(d)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		return nil, errors.New("trailing data after the schema")
-	}
-	return v, nil
-}
-
-func readOrdered(d *jsontext.Decoder) (any, error) {
-	tok, err := d.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	switch tok.Kind() {
-	case 'n':
-		return nil, nil
-	case 't', 'f':
-		return tok.Bool(), nil
-	case '"':
-		return tok.String(), nil
-	case '0':
-		return json.Number(tok.String()), nil
-	case '[':
-		arr := []any{}
-		for d.PeekKind() != ']' {
-			v, err := readOrdered(d)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := d.ReadToken()
-		return arr, err
-	case '{':
-		o := &ordered{m: map[string]any{}}
-		for d.PeekKind() != '}' {
-			k, err := d.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			key := k.String()
-			v, err := readOrdered(d)
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := o.m[key]; !dup {
-				o.keys = append(o.keys, key)
-			}
-			o.m[key] = v
-		}
-		_, err := d.ReadToken()
-		return o, err
-	}
-	return nil, errors.New("unexpected token")
-}
+// ordered is a JSON object that remembers its member order, as the
+// library's one JSON reader gives it.
+type ordered = jsonvalue.Object
 
 type schemaBuilder struct {
 	root    any
@@ -161,7 +83,7 @@ func (b *schemaBuilder) build(s any, at string) (*Node, error) {
 }
 
 func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
-	for _, k := range s.keys {
+	for _, k := range s.Keys {
 		if !modeled[k] {
 			b.partial = true
 		}
@@ -169,23 +91,23 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	if types := b.types(s); len(slices.DeleteFunc(types, func(t string) bool { return t == "null" })) > 1 {
 		b.partial = true // the variants are not checked one by one
 	}
-	if _, typed := s.m["type"]; typed {
+	if _, typed := s.M["type"]; typed {
 		for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
-			if _, ok := s.m[kw]; ok {
+			if _, ok := s.M[kw]; ok {
 				b.partial = true // read only without a type
 			}
 		}
 	}
-	if ref := s.str("$ref"); ref != "" {
-		if len(s.keys) > 1 && !onlyAnnotations(s) {
+	if ref := s.Str("$ref"); ref != "" {
+		if len(s.Keys) > 1 && !onlyAnnotations(s) {
 			b.partial = true // constraints beside $ref
 		}
 		// Siblings of $ref (a description) document this use: the caller
 		// reads them; the node is the target's, shared by every use.
 		return b.ref(ref, at)
 	}
-	n := &Node{Doc: s.str("description")}
-	if d, ok := s.get("default"); ok {
+	n := &Node{Doc: s.Str("description")}
+	if d, ok := s.Get("default"); ok {
 		n.Default, _ = json.Marshal(plain(d))
 	}
 	types := b.types(s)
@@ -212,12 +134,12 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	}
 	if vals, ok := enum(s); ok {
 		n.Enum = vals
-	} else if _, has := s.m["enum"]; has {
+	} else if _, has := s.M["enum"]; has {
 		b.partial = true
-	} else if _, has := s.m["const"]; has {
+	} else if _, has := s.M["const"]; has {
 		b.partial = true
 	}
-	if len(types) == 0 && n.Shape == Any && len(n.Variants) == 0 && len(n.Enum) == 0 && len(s.keys) > 0 && !onlyAnnotations(s) {
+	if len(types) == 0 && n.Shape == Any && len(n.Variants) == 0 && len(n.Enum) == 0 && len(s.Keys) > 0 && !onlyAnnotations(s) {
 		b.partial = true // e.g. minimum without a type
 	}
 	if len(types) == 1 && n.Shape == Any {
@@ -232,7 +154,7 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 // types lists the schema's types: its "type", or the one implied by
 // properties/items, or none.
 func (b *schemaBuilder) types(s *ordered) []string {
-	switch t := s.m["type"].(type) {
+	switch t := s.M["type"].(type) {
 	case string:
 		return []string{t}
 	case []any:
@@ -244,7 +166,7 @@ func (b *schemaBuilder) types(s *ordered) []string {
 		}
 		return out
 	}
-	if _, ok := s.get("properties"); ok {
+	if _, ok := s.Get("properties"); ok {
 		return []string{"object"}
 	}
 	return nil
@@ -254,12 +176,12 @@ func (b *schemaBuilder) types(s *ordered) []string {
 // and enum, or nothing at all (any JSON).
 func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 	n.Shape = Any
-	if _, has := s.m["allOf"]; has {
-		if all, _ := s.m["allOf"].([]any); len(all) != 1 {
+	if _, has := s.M["allOf"]; has {
+		if all, _ := s.M["allOf"].([]any); len(all) != 1 {
 			b.partial = true
 		}
 	}
-	if all, ok := s.m["allOf"].([]any); ok && len(all) == 1 {
+	if all, ok := s.M["allOf"].([]any); ok && len(all) == 1 {
 		e, err := b.build(all[0], at+"/allOf/0")
 		if err != nil {
 			return err
@@ -272,14 +194,14 @@ func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 		return nil
 	}
 	for _, kw := range []string{"oneOf", "anyOf"} {
-		alts, ok := s.m[kw].([]any)
+		alts, ok := s.M[kw].([]any)
 		if !ok {
 			continue
 		}
 		var vs []*Node
 		null := false
 		for i, a := range alts {
-			if o, isObj := a.(*ordered); isObj && o.str("type") == "null" && len(o.keys) == 1 {
+			if o, isObj := a.(*ordered); isObj && o.Str("type") == "null" && len(o.Keys) == 1 {
 				null = true
 				continue
 			}
@@ -324,7 +246,7 @@ func (b *schemaBuilder) typed(n *Node, s *ordered, typ, at string) error {
 	switch typ {
 	case "string":
 		n.Shape = String
-		n.Format = s.str("format")
+		n.Format = s.Str("format")
 		switch n.Format {
 		case "date-time":
 			n.Shape, n.Format = Time, ""
@@ -335,11 +257,11 @@ func (b *schemaBuilder) typed(n *Node, s *ordered, typ, at string) error {
 		case "uuid":
 			n.Rules, n.Format = append(n.Rules, Rule{Tag: "uuid"}), ""
 		}
-		if s.str("contentEncoding") == "base64" {
+		if s.Str("contentEncoding") == "base64" {
 			n.Shape = Bytes
 		}
 		n.Rules = append(n.Rules, bounds(s, "minLength", "maxLength", "", "")...)
-		if p := s.str("pattern"); p != "" {
+		if p := s.Str("pattern"); p != "" {
 			n.Pattern = p
 		}
 	case "integer":
@@ -363,16 +285,16 @@ func (b *schemaBuilder) typed(n *Node, s *ordered, typ, at string) error {
 func (b *schemaBuilder) array(n *Node, s *ordered, at string) error {
 	n.Shape = Slice
 	n.Rules = append(n.Rules, bounds(s, "minItems", "maxItems", "", "")...)
-	if u, _ := s.m["uniqueItems"].(bool); u {
+	if u, _ := s.M["uniqueItems"].(bool); u {
 		n.Rules = append(n.Rules, Rule{Tag: "unique"})
 		b.partial = true // the rule cannot compare objects; the validator can
 	}
-	tuple, _ := s.m["prefixItems"].([]any)
+	tuple, _ := s.M["prefixItems"].([]any)
 	kw := "prefixItems"
-	rest, restKw := s.m["items"], "items"
-	if arr, ok := s.m["items"].([]any); ok { // draft-07 tuple
+	rest, restKw := s.M["items"], "items"
+	if arr, ok := s.M["items"].([]any); ok { // draft-07 tuple
 		tuple, kw = arr, "items"
-		rest, restKw = s.m["additionalItems"], "additionalItems"
+		rest, restKw = s.M["additionalItems"], "additionalItems"
 	}
 	if tuple != nil {
 		n.Shape = Array
@@ -402,8 +324,8 @@ func (b *schemaBuilder) array(n *Node, s *ordered, at string) error {
 }
 
 func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
-	props, hasProps := s.m["properties"].(*ordered)
-	addl, hasAddl := s.m["additionalProperties"]
+	props, hasProps := s.M["properties"].(*ordered)
+	addl, hasAddl := s.M["additionalProperties"]
 	if !hasProps && hasAddl && addl != false || !hasProps && at != "#" && !hasAddl {
 		// A record: {[key: string]: T}.
 		n.Shape = Map
@@ -420,16 +342,16 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 		return nil
 	}
 	n.Shape = Struct
-	if _, ok := s.get("minProperties"); ok {
+	if _, ok := s.Get("minProperties"); ok {
 		b.partial = true
 	}
-	if _, ok := s.get("maxProperties"); ok {
+	if _, ok := s.Get("maxProperties"); ok {
 		b.partial = true
 	}
-	n.Name = s.str("title")
+	n.Name = s.Str("title")
 	n.ByName = map[string]int{}
 	req := map[string]bool{}
-	if list, ok := s.m["required"].([]any); ok {
+	if list, ok := s.M["required"].([]any); ok {
 		for _, r := range list {
 			if name, ok := r.(string); ok {
 				req[name] = true
@@ -437,20 +359,20 @@ func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
 		}
 	}
 	for name := range req {
-		if _, declared := props.get(name); !declared {
+		if _, declared := props.Get(name); !declared {
 			b.partial = true // required but not declared
 		}
 	}
 	if props != nil {
-		for _, name := range props.keys {
-			ps := props.m[name]
+		for _, name := range props.Keys {
+			ps := props.M[name]
 			f, err := b.build(ps, at+"/properties/"+pointerEscape(name))
 			if err != nil {
 				return err
 			}
 			doc := f.Doc
 			if o, ok := ps.(*ordered); ok {
-				doc = o.str("description")
+				doc = o.Str("description")
 			}
 			n.ByName[name] = len(n.Fields)
 			n.Fields = append(n.Fields, FieldNode{Name: name, Required: req[name], Node: f, Doc: doc})
@@ -517,7 +439,7 @@ func (b *schemaBuilder) resolve(ref string) (any, error) {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case *ordered:
-			v, ok := c.m[tok]
+			v, ok := c.M[tok]
 			if !ok {
 				return nil, errors.New("it points nowhere")
 			}
@@ -546,7 +468,7 @@ func bounds(s *ordered, minKw, maxKw, exMinKw, exMaxKw string) []Rule {
 		if kw == "" {
 			return
 		}
-		if v, ok := s.m[kw].(json.Number); ok {
+		if v, ok := s.M[kw].(json.Number); ok {
 			out = append(out, Rule{Tag: tag, Param: numParam(v)})
 		}
 	}
@@ -568,9 +490,9 @@ func numParam(v json.Number) string {
 // enum returns the values of enum or const when they are all scalars.
 func enum(s *ordered) ([]any, bool) {
 	var vals []any
-	if c, ok := s.get("const"); ok {
+	if c, ok := s.Get("const"); ok {
 		vals = []any{c}
-	} else if e, ok := s.m["enum"].([]any); ok {
+	} else if e, ok := s.M["enum"].([]any); ok {
 		vals = e
 	} else {
 		return nil, false
@@ -589,8 +511,8 @@ func enum(s *ordered) ([]any, bool) {
 func plain(v any) any {
 	switch v := v.(type) {
 	case *ordered:
-		m := make(map[string]any, len(v.m))
-		for k, e := range v.m {
+		m := make(map[string]any, len(v.M))
+		for k, e := range v.M {
 			m[k] = plain(e)
 		}
 		return m
@@ -607,7 +529,7 @@ func plain(v any) any {
 // onlyAnnotations reports whether s has no keyword that constrains
 // values beside $ref (description, title, default, examples…).
 func onlyAnnotations(s *ordered) bool {
-	for _, k := range s.keys {
+	for _, k := range s.Keys {
 		switch k {
 		case "$ref", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$schema", "$id", "$defs", "definitions":
 		default:
