@@ -68,7 +68,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 		if err := unmarshalArgs(args, &v); err != nil {
 			return nil, err
 		}
-		if err := c.validateStruct(in, &v); err != nil {
+		if err := c.validateStruct(e.plan, &v); err != nil {
 			if err = presentOnly(err, args); err != nil {
 				return nil, err
 			}
@@ -89,12 +89,12 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil
 		}
 		var ve *ValidationError
-		if errors.As(presentOnly(c.validateStruct(in, &v), args), &ve) {
+		if errors.As(presentOnly(c.validateStruct(e.plan, &v), args), &ve) {
 			return ve.Issues
 		}
 		return nil
 	}
-	if err := c.checkTags(in); err != nil {
+	if err := c.checkTags(e.plan); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
 	return c.insert(e)

@@ -518,49 +518,24 @@ func (g *gen) member(f jsontype.FieldNode) string {
 // Go structs it embeds whole (declared once and extended, rather than
 // repeated) and its own. Only a struct declared anyway is extended (a
 // base of its own would cost more than it saves); one embedded by
-// pointer, or whose members n shadows, is not: its members are listed.
-// Schema-built nodes have no embedding: all members are their own.
+// pointer, or whose members n shadows, is not (the node does not list
+// it in Embeds): its members are listed. Schema-built nodes have no
+// embedding: all members are their own.
 func (g *gen) extends(n *jsontype.Node) ([]jsontype.FieldNode, []string) {
 	fields := n.Fields
-	t := n.GoType
-	if t == nil {
-		return fields, nil
-	}
 	var bases []string
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		e := sf.Type
-		if !sf.Anonymous || e.Kind() != reflect.Struct || e.Name() == "" || !sf.IsExported() {
+	for _, e := range n.Embeds {
+		name, declared := g.names[g.typeKey(e.Node)]
+		if !declared {
 			continue
 		}
-		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != "" {
-			continue // a named member, not promoted fields
-		}
-		if _, declared := g.names[e]; !declared {
-			continue
-		}
-		var own, inherited []jsontype.FieldNode
+		var own []jsontype.FieldNode
 		for _, f := range fields {
-			if len(f.Go.Index) > 1 && f.Go.Index[0] == i {
-				inherited = append(inherited, f)
-			} else {
+			if len(f.Go.Index) < 2 || f.Go.Index[0] != e.Index {
 				own = append(own, f)
 			}
 		}
-		base := jsontype.Fields(e)
-		if len(base) == 0 || len(inherited) != len(base) {
-			continue // some member shadowed: list them all
-		}
-		same := true
-		for j, f := range base {
-			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Go.Type != f.Type {
-				same = false
-			}
-		}
-		if !same {
-			continue
-		}
-		bases = append(bases, g.names[e])
+		bases = append(bases, name)
 		fields = own
 	}
 	return fields, bases

@@ -17,9 +17,13 @@ import (
 // Field is one JSON member of a struct, after embedded structs have been
 // flattened the way encoding/json flattens them.
 type Field struct {
-	Name      string       // JSON member name
-	GoName    string       // Go field name
-	Index     []int        // reflect index path from the outer struct
+	Name   string // JSON member name
+	GoName string // Go field name
+	Index  []int  // reflect index path from the outer struct
+	// Via names the embedded structs the member is promoted through, by
+	// their Go field names, outermost first (Index without its last step,
+	// named): validator/v10's namespaces name them.
+	Via       []string
 	Type      reflect.Type // the field's Go type
 	OmitEmpty bool         // ",omitempty"
 	OmitZero  bool         // ",omitzero"
@@ -59,6 +63,7 @@ func typeFields(t reflect.Type) []Field {
 	type level struct {
 		typ   reflect.Type
 		index []int
+		via   []string
 	}
 	var cands []candidate
 	current := []level{}
@@ -99,7 +104,7 @@ func typeFields(t reflect.Type) []Field {
 				if name == "" && sf.Anonymous && et.Kind() == reflect.Struct {
 					count[et]++
 					if count[et] == 1 {
-						next = append(next, level{typ: et, index: index})
+						next = append(next, level{typ: et, index: index, via: append(slices.Clip(lv.via), sf.Name)})
 					}
 					continue
 				}
@@ -111,6 +116,7 @@ func typeFields(t reflect.Type) []Field {
 					Name:      name,
 					GoName:    sf.Name,
 					Index:     index,
+					Via:       lv.via,
 					Type:      ft,
 					OmitEmpty: hasOpt(opts, "omitempty"),
 					OmitZero:  hasOpt(opts, "omitzero"),
