@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -44,7 +45,7 @@ type Server struct {
 	refreshMu sync.Mutex     // serialises refreshes and guards servers
 	servers   []*mcp.Server  // where the tools are registered
 	viewGen   atomic.Uint64  // numbers the views buildView makes
-	discCache discoveryCache // describe and search answers of the current view, per tool
+	discCache discover.Cache // describe and search answers of the current view, per tool
 
 	handlerOnce sync.Once
 	handler     http.Handler
