@@ -291,14 +291,16 @@ func (s *Server) pageLink(ctx context.Context, req *mcp.CallToolRequest, host *e
 	for _, p := range pending {
 		s.auditApproval(ctx, host, ApprovalRequested, p, "page")
 	}
-	out := s.approvalFailed(ctx, host, "APPROVAL_PENDING", pendingText(pending, link, s.keys.ttl, made), res, made)
+	_, why := channelFor(ctx, req, false) // why the call could not ask, for the model
+	out := s.approvalFailed(ctx, host, "APPROVAL_PENDING", pendingText(pending, why, link, s.keys.ttl, made), res, made)
 	withApprovalURL(out, link)
 	return out
 }
 
-// pendingText tells the model to pass the link on and run the code again.
-func pendingText(pending []pendingCall, link string, ttl time.Duration, made []write) string {
-	return fmt.Sprintf("%s %s the user's approval, and this client cannot ask the user. Give the user this link to approve or decline %s (valid for %s): %s %s Once the user has answered, run exactly the same code again: it continues where it stopped, without repeating writes already made.", modelList(pending), needVerb(pending), itThem(pending), ttl, link, writtenNote(made))
+// pendingText tells the model why the user could not be asked in the
+// call, to pass the link on and to run the code again.
+func pendingText(pending []pendingCall, why, link string, ttl time.Duration, made []write) string {
+	return fmt.Sprintf("%s %s the user's approval, and the server cannot ask the user during this call: %s. Give the user this link to approve or decline %s (valid for %s): %s %s Once the user has answered, run exactly the same code again: it continues where it stopped, without repeating writes already made.", modelList(pending), needVerb(pending), why, itThem(pending), ttl, link, writtenNote(made))
 }
 
 // withApprovalURL puts the link in structuredContent.approvalUrl.
