@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -346,6 +347,56 @@ func TestTypeScriptClientAskedOnDefaultEndpoint(t *testing.T) {
 			}
 			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0 {
 				t.Fatalf("decline: %s; %d deletions", out, b.deletes.Load())
+			}
+		})
+	}
+}
+
+// A host serving its own go-sdk server: behind Middleware,
+// StreamableHTTPHandler asks a 2025-11-25 client that declared
+// elicitation during the call, as Handler does; the host's own stateless
+// go-sdk handler cannot, and the model reads exactly why.
+func TestHostEndpointAsks(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(map[bool]string{false: "StreamableHTTPHandler", true: "own stateless handler"}[own], func(t *testing.T) {
+			b := newRaceBook(t)
+			p := principal("alice")
+			o := &codemode.Options{Principal: &p, Audit: codemode.NoAudit}
+			o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
+			withPool(t, o, 1)
+			cm, err := codemode.New(b.cat, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+			cm.AddTo(host)
+			var endpoint http.Handler = cm.StreamableHTTPHandler(host, nil)
+			if own {
+				endpoint = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return host }, &mcp.StreamableHTTPOptions{Stateless: true})
+			}
+			hs := httptest.NewServer(cm.Middleware(endpoint))
+			t.Cleanup(func() {
+				hs.Close()
+				cm.Close()
+			})
+			id := b.add("alice", "Monza", "cancelled")
+			e := &elicitor{action: always("accept")}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: e.handle}).Connect(t.Context(),
+				&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res := run(t, cs, deleteCancelled)
+			if !own {
+				if res.IsError || len(e.asked()) != 1 || !sameInts(b.deleted("alice"), []int{id}) || cs.ID() == "" {
+					t.Fatalf("%s; asked %d; deleted %v; session %q", text(res), len(e.asked()), b.deleted("alice"), cs.ID())
+				}
+				return
+			}
+			st := structuredOf(t, res)
+			if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "and the host serves this endpoint with a stateless handler that opens no session") || b.deletes.Load() != 0 {
+				t.Fatalf("own stateless handler: %s", text(res))
 			}
 		})
 	}
