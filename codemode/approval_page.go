@@ -24,7 +24,9 @@ import (
 
 // ApprovalPage is a web page on which the user approves or declines the
 // calls of an execution whose client cannot ask the user: one that
-// declares no elicitation, or only URL-mode elicitation.
+// declares no elicitation, or only URL-mode elicitation, or whose request
+// before protocol revision 2026-07-28 came outside a session (see
+// Options.Stateless).
 //
 // When such an execution reaches a call that needs approval, it stops as
 // it does for any approval (the calls before it have run), and the
