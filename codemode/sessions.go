@@ -68,8 +68,9 @@ func routedMode(ctx context.Context) (m sessionMode, ok bool) {
 // server the host built and gave to [Server.AddTo], that serves sessions
 // and stateless requests as [Server.Handler] does: an initialize before
 // protocol revision 2026-07-28 that declares the elicitation capability
-// or the MCP Apps extension opens a session (every such initialize with
-// Options.Stateful, none with Options.Stateless), requests carrying its
+// or the MCP Apps extension opens a session (with Options.Stateful every
+// initialize before 2026-07-28 does, with Options.Stateless none does),
+// requests carrying its
 // Mcp-Session-Id are served in it, and everything else, 2026-07-28
 // included, statelessly. Sessions follow the same rules as Handler's: bound
 // to the principal that opened them, prefixed with Options.SessionIDPrefix,
