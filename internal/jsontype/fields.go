@@ -1,8 +1,3 @@
-// Package jsontype describes how Go types cross JSON: which struct fields
-// encoding/json sees, under which names, which are required, and what their
-// validate tags say. catalog (decoding) and typegen (declarations) share it
-// so that what a declaration calls optional is exactly what decoding accepts
-// as absent.
 package jsontype
 
 import (
