@@ -388,9 +388,15 @@ func (g *diffGen) burn() {
 		g.line("const %s = B(%s %% 4);", v, e)
 	}
 	g.vars = append(g.vars, v)
+	g.writeOf(v, 1)
+}
+
+// writeOf makes a write that needs approval and takes its argument from
+// the value v: it deletes item base + v or sets an item's value to v.
+func (g *diffGen) writeOf(v string, base int) {
 	g.approvals++
 	if g.r.IntN(2) == 0 {
-		g.line(`await W("deleteItem", { id: 1 + %s });`, v)
+		g.line(`await W("deleteItem", { id: %d + %s });`, base, v)
 	} else {
 		g.line(`await W("updateItem", { id: %s, value: %s });`, g.id(), v)
 	}
@@ -411,12 +417,7 @@ func (g *diffGen) race() {
 	g.line("const %s = B(await Promise.race([%s]));", v, strings.Join(els, ", "))
 	g.vars = append(g.vars, v)
 	if g.r.IntN(5) < 3 {
-		g.approvals++
-		if g.r.IntN(2) == 0 {
-			g.line(`await W("deleteItem", { id: 3 + %s });`, v)
-		} else {
-			g.line(`await W("updateItem", { id: %s, value: %s });`, g.id(), v)
-		}
+		g.writeOf(v, 3)
 	}
 }
 
