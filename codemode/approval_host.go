@@ -42,7 +42,7 @@ type approvalRun struct {
 	changed  chan struct{}  // closed and replaced when exited grows
 	turn     int            // the CallPosition.Index of the next call to decide
 	answered int            // CallPosition.Answered of the first call that waits
-	turned   chan struct{}  // closed and replaced when turn grows
+	turned   chan struct{}  // closed when turn grows; made by the first call that waits
 	resumed  bool           // there is a record, an approval or a stop to match calls against
 }
 
@@ -64,7 +64,7 @@ type stopCall struct {
 
 func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *approvalRun {
 	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), stop: ex.Stop,
-		changed: make(chan struct{}), turned: make(chan struct{})}
+		changed: make(chan struct{})}
 	if len(ex.Record) > 0 {
 		r.replay = newReplay(ex.Record)
 	}
@@ -106,20 +106,32 @@ func (r *approvalRun) exit() {
 const maxTurnWait = 2 * time.Second
 
 // awaitTurn waits until every call made before call index has been
-// decided. The caller must call pass(index) once it has decided.
+// decided. The caller must call pass(index) once it has decided. In the
+// common case the calls before it were decided long ago, and it returns
+// at once without allocating.
 func (r *approvalRun) awaitTurn(ctx context.Context, index int) {
-	t := time.NewTimer(maxTurnWait)
-	defer t.Stop()
+	var t *time.Timer
 	for {
 		r.mu.Lock()
-		turn, ch := r.turn, r.turned
-		r.mu.Unlock()
-		if turn >= index {
+		if r.turn >= index {
+			r.mu.Unlock()
+			if t != nil {
+				t.Stop()
+			}
 			return
+		}
+		if r.turned == nil {
+			r.turned = make(chan struct{})
+		}
+		ch := r.turned
+		r.mu.Unlock()
+		if t == nil {
+			t = time.NewTimer(maxTurnWait)
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 			return
@@ -132,8 +144,10 @@ func (r *approvalRun) pass(index int) {
 	r.mu.Lock()
 	if index+1 > r.turn {
 		r.turn = index + 1
-		close(r.turned)
-		r.turned = make(chan struct{})
+		if r.turned != nil {
+			close(r.turned)
+			r.turned = nil
+		}
 	}
 	r.mu.Unlock()
 }
