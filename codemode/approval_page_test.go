@@ -19,6 +19,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // cookieAuth is a test sign-in: the "sid" cookie names the subject.
@@ -459,7 +460,6 @@ func pageAnswer(link, action string) string {
 // link, the user answers, and its second run resumes the execution; with
 // URL-mode elicitation it is sent the link and the one call continues.
 func TestApprovalPageTypeScriptClient(t *testing.T) {
-	node, script := tsClient(t, "ts-approval-page.mjs")
 	type outcome struct {
 		IsError bool
 		Result  struct {
@@ -472,8 +472,8 @@ func TestApprovalPageTypeScriptClient(t *testing.T) {
 		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
 			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
 			id := b.add("alice", "Monza", "cancelled")
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
-				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
+			out := tsclienttest.Run(t, t.Context(), "testdata/ts-approval-page.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_COOKIE=sid=alice",
+				"MCP_MODE=" + tc.mode, "MCP_ACTION=" + tc.action, "MCP_CODE=" + fmt.Sprintf(createThenDelete, id)})
 			var got struct {
 				Elicited []struct{ Mode, URL, ElicitationID, Message string }
 				Results  []outcome

@@ -2,7 +2,6 @@ package codemode_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -596,7 +596,6 @@ func sameInts(a, b []int) bool {
 // on a stateful endpoint: accept deletes exactly the batch, decline
 // deletes nothing.
 func TestApprovalTypeScriptClient(t *testing.T) {
-	node, script := tsClient(t, "ts-approval.mjs")
 	for _, tc := range []struct{ name, action string }{{"accept", "accept"}, {"decline", "decline"}, {"write-first/accept", "accept"}, {"write-first/decline", "decline"}} {
 		action := tc.action
 		t.Run(tc.name, func(t *testing.T) {
@@ -608,20 +607,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 			if writeFirst {
 				code = fmt.Sprintf(createThenDelete, spa)
 			}
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
-			var got struct {
-				ProtocolVersion string
-				Asked           []string
-				IsError         bool
-				Result          struct {
-					Result json.RawMessage
-					Error  struct{ Kind, Message string }
-					Writes []json.RawMessage
-				}
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			got := tsclienttest.RunApproval(t, t.Context(), ts.URL, ts.token("alice"), action, code)
 			if writeFirst {
 				// The create before the question runs once, whatever the
 				// answer, and every outcome lists it.

@@ -1,7 +1,6 @@
 package codemode_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -317,36 +317,23 @@ func TestSessionOptions(t *testing.T) {
 // it gets a session and is asked once. Accepting deletes the batch once;
 // declining deletes nothing.
 func TestTypeScriptClientAskedOnDefaultEndpoint(t *testing.T) {
-	node, script := tsClient(t, "ts-approval.mjs")
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
 			ts, b := startApprovals(t, nil)
 			ids := []int{b.add("alice", "Monza", "cancelled"), b.add("alice", "Imola", "cancelled")}
 			b.add("alice", "Spa", "entered")
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+deleteCancelled)
-			var got struct {
-				ProtocolVersion string
-				Asked           []string
-				IsError         bool
-				Result          struct {
-					Result json.RawMessage
-					Error  struct{ Kind, Message string }
-				}
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			got := tsclienttest.RunApproval(t, t.Context(), ts.URL, ts.token("alice"), action, deleteCancelled)
 			if got.ProtocolVersion != "2025-11-25" || len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "asks to make 2 changes in races:") {
-				t.Fatalf("client saw %s", out)
+				t.Fatalf("client saw %s", got)
 			}
 			if action == "accept" {
 				if got.IsError || string(got.Result.Result) != "2" || !sameInts(b.deleted("alice"), ids) || b.deletes.Load() != 2 {
-					t.Fatalf("accept: %s; deleted %v (%d runs)", out, b.deleted("alice"), b.deletes.Load())
+					t.Fatalf("accept: %s; deleted %v (%d runs)", got, b.deleted("alice"), b.deletes.Load())
 				}
 				return
 			}
 			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0 {
-				t.Fatalf("decline: %s; %d deletions", out, b.deletes.Load())
+				t.Fatalf("decline: %s; %d deletions", got, b.deletes.Load())
 			}
 		})
 	}
