@@ -75,7 +75,7 @@ func callWithToken(t *testing.T, cs *mcp.ClientSession, code string, token any) 
 
 func TestScriptAndHostProgress(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 
@@ -108,7 +108,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 // still arrives.
 func TestProgressRateLimited(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 	if res := callWithToken(t, cs, `for (let i = 1; i <= 500; i++) await codemode.progress(i, 500); return 1`, "loop"); res.IsError {
@@ -127,7 +127,7 @@ func TestProgressRateLimited(t *testing.T) {
 // Unusable arguments throw an error that says how to call it.
 func TestScriptProgressArguments(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdioWith(t, srv, nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
 		res := run(t, cs, "try { await "+call+"; return 'ok' } catch (e) { return e.message }")
@@ -255,7 +255,7 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 func TestTypeScriptClientProgressStdio(t *testing.T) {
 	node, script := tsClient(t, "ts-progress.mjs")
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cmd := exec.CommandContext(t.Context(), node, script)
 	cmd.Env = append(os.Environ(), "MCP_TRANSPORT=stdio", "MCP_CODE="+progressCode)
 	stdin, err := cmd.StdinPipe()

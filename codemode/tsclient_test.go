@@ -101,7 +101,7 @@ func TestTypeScriptClientCharts(t *testing.T) {
 	node, script := tsClient(t, "ts-charts.mjs")
 	// Stateful: a 2025-11-25 client declares its capabilities once, at
 	// initialize, which a stateless endpoint does not keep.
-	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	type result struct {
 		ResourceURI *string
 		Content     []string

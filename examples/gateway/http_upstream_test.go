@@ -54,7 +54,7 @@ func TestHTTPUpstreamHeadersAndListChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: quietLog(), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestUnannotatedToolsAskUnlessTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: quietLog(), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
