@@ -279,7 +279,7 @@ func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, pos sandbox
 	if derr != nil {
 		ev := h.base
 		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, fn, tier.String()
-		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
+		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
 		ev.Duration = time.Since(start)
 		ev.ErrorKind = catalog.CodeOf(derr)
 		h.s.audit.Audit(ctx, ev)

@@ -18,7 +18,7 @@ import (
 // calls of an execution whose client cannot ask the user: one that
 // declares no elicitation, or only URL-mode elicitation, or whose request
 // before protocol revision 2026-07-28 came outside a session (see
-// Options.Stateless).
+// Options.HTTP.Stateless).
 //
 // When such an execution reaches a call that needs approval, it stops as
 // it does for any approval (the calls before it have run), and the
@@ -78,7 +78,7 @@ type ApprovalPage struct {
 	Limiter RateLimiter
 	// SourceOf names the source of a request for Limiter, for example the
 	// client address a trusted reverse proxy reports. Nil means the client
-	// address as the other limits see it (Options.ClientAddress, or else
+	// address as the other limits see it (Options.HTTP.ClientAddress, or else
 	// the peer address; an IPv6 address counts by its /64).
 	SourceOf func(r *http.Request) string
 }

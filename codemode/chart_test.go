@@ -35,7 +35,7 @@ return note;`
 func TestChartImageFallback(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
-			ts := startServer(t, func(o *codemode.Options) { o.SandboxMode = mode })
+			ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = mode })
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 			tl, err := cs.ListTools(context.Background(), nil)
 			if err != nil {

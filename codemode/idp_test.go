@@ -69,7 +69,7 @@ func TestOIDCProvider(t *testing.T) {
 		}
 		srv := newServer(t, newTestCatalog(t), &codemode.Options{
 			Auth:  &codemode.Auth{Verifier: v, Resource: resource, AuthorizationServers: []string{issuer}},
-			Audit: codemode.NoAudit,
+			Audit: codemode.AuditOptions{Sink: codemode.NoAudit},
 		})
 		hs.Config.Handler = srv.Handler()
 		hs.Start()

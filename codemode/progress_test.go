@@ -72,7 +72,7 @@ func callWithToken(t *testing.T, cs *mcp.ClientSession, code string, token any) 
 
 func TestScriptAndHostProgress(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 
@@ -105,7 +105,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 // still arrives.
 func TestProgressRateLimited(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 	if res := callWithToken(t, cs, `for (let i = 1; i <= 500; i++) await codemode.progress(i, 500); return 1`, "loop"); res.IsError {
@@ -124,7 +124,7 @@ func TestProgressRateLimited(t *testing.T) {
 // Unusable arguments throw an error that says how to call it.
 func TestScriptProgressArguments(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdioWith(t, srv, nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
 		res := run(t, cs, "try { await "+call+"; return 'ok' } catch (e) { return e.message }")
@@ -206,7 +206,7 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 // stdout.
 func TestTypeScriptClientProgressStdio(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -52,7 +52,7 @@ type Server struct {
 	// unwrappedOnce logs once that a request skipped Middleware
 	// (explainUnauthenticated).
 	unwrappedOnce sync.Once
-	cancels       *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
+	cancels       *httpmw.Cancels // the in-process registry, when Options.State.Cancellations is nil
 	routersMu     sync.Mutex
 	routers       []*sessionRouter // the endpoints built, whose sessions Close closes
 
@@ -285,7 +285,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 // Close starts closing the Streamable HTTP sessions of the endpoints the
 // server built (Handler, StreamableHTTPHandler; each session closes once
 // its requests in flight are answered) and releases the sandbox's worker
-// processes (unless the sandbox came from Options.Sandbox). Executions
+// processes (unless the sandbox came from Options.Sandbox.Shared). Executions
 // still running finish first. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {

@@ -15,7 +15,7 @@ import (
 // implements all five on PostgreSQL for more than one.
 
 // RateLimiter is the per-principal limit on executions (see
-// [Options.RatePerSecond]). Set [Options.RateLimiter] to share one budget
+// [RateLimitOptions.RatePerSecond]). Set [SharedState.RateLimiter] to share one budget
 // between replicas.
 type RateLimiter interface {
 	// Take takes n tokens (one per tools/call) from key's bucket, or none.
@@ -28,8 +28,8 @@ type RateLimiter interface {
 }
 
 // FailureLimiter is the per-address limit on failed bearer
-// authentication (see [Options.AuthFailuresPerSecond]). Set
-// [Options.FailureLimiter] to share it between replicas.
+// authentication (see [RateLimitOptions.AuthFailuresPerSecond]). Set
+// [SharedState.FailureLimiter] to share it between replicas.
 type FailureLimiter interface {
 	// Blocked returns 0 when key may try to authenticate, or how long it
 	// must wait: the request is then refused with 429 before its token is
@@ -43,7 +43,7 @@ type FailureLimiter interface {
 // Cancellations is the registry that lets a client of a protocol revision
 // that cancels by notification (2025-06-18, 2025-11-25) cancel a stateless
 // tools/call: the notification arrives in a POST of its own, possibly on
-// another replica. Set [Options.Cancellations] to deliver it across
+// another replica. Set [SharedState.Cancellations] to deliver it across
 // replicas. Keys are opaque strings naming a principal and its client.
 type Cancellations interface {
 	// Register records that the call id of key runs in this process until

@@ -78,7 +78,7 @@ func TestTypeScriptClientCancels(t *testing.T) {
 func TestTypeScriptClientCharts(t *testing.T) {
 	// Stateful: a 2025-11-25 client declares its capabilities once, at
 	// initialize, which a stateless endpoint does not keep.
-	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	type result struct {
 		ResourceURI *string
 		Content     []string

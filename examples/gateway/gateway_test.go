@@ -68,7 +68,7 @@ func connect(t *testing.T, config string, opts *mcp.ClientOptions) *mcp.ClientSe
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: quietLog(), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
