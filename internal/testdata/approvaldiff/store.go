@@ -1,4 +1,4 @@
-package codemode_test
+package approvaldiff
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 )
 
-// The catalog of TestApprovalDifferential: namespace diff, over a
+// The catalog of the differential test: namespace diff, over a
 // diffStore that logs every write a handler made (the ground truth the
 // test compares everything else with).
 //
@@ -25,9 +25,10 @@ import (
 // diffStore logs writes per subject: each case runs as its own subject.
 // Replicas share one diffStore (a process-shared Go store rather than
 // PostgreSQL: what the replicas must share for the invariant is the
-// approval state, which goes through pgstate; a log in Go records each
-// handler run exactly, with no transaction semantics of its own to get
-// wrong, and costs nothing).
+// approval state, which goes through Config.Replicas, pgstate's in
+// codemode/pgstate's test; a log in Go records each handler run exactly,
+// with no transaction semantics of its own to get wrong, and costs
+// nothing).
 type diffStore struct {
 	mu   sync.Mutex
 	logs map[string]*diffLog

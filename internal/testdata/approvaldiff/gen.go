@@ -1,4 +1,4 @@
-package codemode_test
+package approvaldiff
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// The scripts of TestApprovalDifferential, generated from a seed.
+// The scripts of the differential test, generated from a seed.
 //
 // Every script keeps a trace of what it did and returns it, so that the
 // test can check an execution against itself whatever the script's

@@ -1,4 +1,4 @@
-package codemode_test
+package approvaldiff
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The oracle of TestApprovalDifferential: what must hold of one execution
+// The oracle of the differential test: what must hold of one execution
 // of a generated script, from its trace (what the script says it did),
 // the store's log (what the handlers did: the ground truth), the
 // questions the user read and the answers the model read.

@@ -1,0 +1,31 @@
+package pgstate_test
+
+import (
+	"testing"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
+	"github.com/brakinglab/codemode-go/internal/testdata/approvaldiff"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// TestApprovalDifferentialReplicas is codemode's TestApprovalDifferential
+// (internal/testdata/approvaldiff) on two replicas that share the
+// sealing key and pgstate's spent approvals in one PostgreSQL database,
+// each with its own pool and State as separate processes would have:
+// every 2026-07-28 retry goes to the other replica, so each approval is
+// sealed by one and spent through PostgreSQL by the other. 100 generated
+// scripts, 12 with -short (the seeds of codemode's in-process replicas
+// configuration), and the failing cases kept in
+// testdata/approval_differential/.
+//
+//	go test -race -run 'TestApprovalDifferentialReplicas/replicas-pg-2026-07-28/seed=500017$' ./codemode/pgstate/
+func TestApprovalDifferentialReplicas(t *testing.T) {
+	approvaldiff.Run(t, []approvaldiff.Config{{
+		Name: "replicas-pg-2026-07-28", Mode: sandbox.ModeInProcess, Version: "2026-07-28", Seeds: 500000,
+		Replicas: func(t *testing.T) []codemode.SpentApprovals {
+			db := pgtest.NewDatabase(t)
+			return []codemode.SpentApprovals{openState(t, db).SpentApprovals(), openState(t, db).SpentApprovals()}
+		},
+	}}, approvaldiff.Options{N: 100, Short: 12, Regressions: "testdata/approval_differential"})
+}
