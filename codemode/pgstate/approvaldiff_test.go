@@ -1,7 +1,10 @@
 package pgstate_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
@@ -25,7 +28,27 @@ func TestApprovalDifferentialReplicas(t *testing.T) {
 		Name: "replicas-pg-2026-07-28", Mode: sandbox.ModeInProcess, Version: "2026-07-28", Seeds: 500000,
 		Replicas: func(t *testing.T) []codemode.SpentApprovals {
 			db := pgtest.NewDatabase(t)
-			return []codemode.SpentApprovals{openState(t, db).SpentApprovals(), openState(t, db).SpentApprovals()}
+			spent := []codemode.SpentApprovals{openState(t, db).SpentApprovals(), openState(t, db).SpentApprovals()}
+			t.Cleanup(func() { logSpent(t, db) }) // after the servers stop, before the pools close
+			return spent
 		},
 	}}, approvaldiff.Options{N: 100, Short: 12, Regressions: "testdata/approval_differential"})
+}
+
+// logSpent logs how many approvals the replicas spent in PostgreSQL: one
+// per answer retried, so none means the runs did not reach pgstate.
+func logSpent(t *testing.T, db string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM codemode_approvals").Scan(&n); err != nil {
+		t.Error(err)
+		return
+	}
+	t.Logf("%d approvals spent in PostgreSQL", n)
 }
