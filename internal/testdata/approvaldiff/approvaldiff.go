@@ -68,7 +68,8 @@ type Config struct {
 	// Replicas, when set, returns the spent approvals of each replica:
 	// the configuration runs that many servers with approvals, sharing
 	// a sealing key, and sends each 2026-07-28 retry to the next one.
-	// Unset, one server runs with its own.
+	// Unset, one server runs with approvals, with the in-process spent
+	// approvals codemode.New gives it.
 	Replicas func(t *testing.T) []codemode.SpentApprovals
 }
 
@@ -80,7 +81,8 @@ type Options struct {
 	// Regressions is the directory of the failing cases kept (relative
 	// to the test's package): one file per configuration and seed, a
 	// header of "key: value" lines, a blank line, and the script exactly
-	// as it ran. Every file must name one of the configurations.
+	// as it ran. Every file must name one of the configurations. Empty:
+	// no case is run from files or kept.
 	Regressions string
 }
 
