@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
@@ -207,6 +208,8 @@ func (a *app) codemodeOptions() *codemode.Options {
 		// -rate-limit -1 (test suites) turns the request limit off too.
 		RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
 		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		// Clients without the MCP Apps extension get the charts as PNGs.
+		ChartRenderer: chartpng.New(),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -63,7 +64,7 @@ return p.trend;`,
 // over the demo data acting as the demo driver; caps declares extensions.
 func chartClient(t *testing.T, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Example: functions.Example,
+	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Example: functions.Example, ChartRenderer: chartpng.New(),
 		Principal: &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}}})
 	if err != nil {
 		t.Fatal(err)
