@@ -92,6 +92,8 @@ require (
 	github.com/XSAM/otelsql v0.44.0
 	github.com/brakinglab/codemode-go v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/chartpng v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/codemode/pgstate v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.24.1
@@ -108,4 +110,6 @@ require (
 replace (
 	github.com/brakinglab/codemode-go => ../..
 	github.com/brakinglab/codemode-go/chartpng => ../../chartpng
+	github.com/brakinglab/codemode-go/codemode/pgstate => ../../codemode/pgstate
+	github.com/brakinglab/codemode-go/internal/pgtest => ../../internal/pgtest
 )
