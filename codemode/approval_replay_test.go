@@ -46,20 +46,34 @@ func (ts *testServer) connectRev(t *testing.T, stdio bool, version string, opts 
 	if !stdio {
 		return ts.connectAt(t, ts.token("alice"), version, opts)
 	}
+	return ts.connectStdio(t, "alice", version, opts)
+}
+
+// connectStdio serves a session for subject over stdio (ServeIO on pipes)
+// and opens a go-sdk client session on it speaking revision version.
+func (ts *testServer) connectStdio(t *testing.T, subject, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: "alice"}, inR, outW) }()
+	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: subject}, inR, outW) }()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
 	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// Closing the client ends the session; cancelling first would
+		// end it as "server run cancelled", logged as an error.
 		cs.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cancel()
+			<-done
+		}
 		cancel()
-		<-done
 	})
 	return cs
 }
