@@ -14,13 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/codemode/pgstate"
-	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -35,8 +32,11 @@ import (
 // It runs in five configurations: both sandbox modes, both ways to ask
 // (2026-07-28's input-required result and retry over stateless HTTP;
 // 2025-11-25's elicitation/create on a stateful HTTP session or stdio),
-// and two replicas sharing the sealing key and the spent approvals in
-// PostgreSQL, where each retry goes to the other replica.
+// and two replicas sharing the sealing key and the spent approvals, where
+// each retry goes to the other replica. The replicas share one in-process
+// store: this module's tests may not import pgx (its go.mod would carry it
+// to every consumer), and pgstate's own tests check its spent approvals
+// across replicas against PostgreSQL (TestApprovalSpentOnceAcrossReplicas).
 //
 // A case is named by its configuration and seed, for example
 //
@@ -88,7 +88,7 @@ type diffConfig struct {
 	mode     sandbox.Mode
 	version  string // 2026-07-28: input-required results; 2025-11-25: elicitation/create
 	stdio    bool   // 2025-11-25 over stdio, else over a stateful HTTP session
-	replicas bool   // two replicas sharing PostgreSQL state
+	replicas bool   // two replicas sharing the spent approvals
 }
 
 var diffConfigs = []diffConfig{
@@ -96,7 +96,7 @@ var diffConfigs = []diffConfig{
 	{name: "in-process-2025-11-25-stdio", mode: sandbox.ModeInProcess, version: "2025-11-25", stdio: true},
 	{name: "worker-2026-07-28", mode: sandbox.ModeWorker, version: "2026-07-28"},
 	{name: "worker-2025-11-25-http", mode: sandbox.ModeWorker, version: "2025-11-25"},
-	{name: "replicas-pg-2026-07-28", mode: sandbox.ModeInProcess, version: "2026-07-28", replicas: true},
+	{name: "replicas-2026-07-28", mode: sandbox.ModeInProcess, version: "2026-07-28", replicas: true},
 }
 
 // diffCase is a script to run in a configuration.
@@ -150,14 +150,14 @@ func startDiffDeployment(t *testing.T, cfg diffConfig) *diffDeployment {
 	d.off = startServerFor(t, newDiffCatalog(t, d.offStore, false), limits)
 	replicas := 1
 	var key []byte
-	var dbURL string
+	var shared codemode.SpentApprovals
 	if cfg.replicas {
-		replicas, key, dbURL = 2, []byte(strings.Repeat("r", 32)), pgtest.Start(t).NewDatabase(t)
+		replicas, key, shared = 2, []byte(strings.Repeat("r", 32)), codemode.NewSpentApprovals()
 	}
 	for range replicas {
 		var spent codemode.SpentApprovals
 		if cfg.replicas {
-			spent = openDiffState(t, dbURL).SpentApprovals()
+			spent = shared
 		}
 		d.on = append(d.on, startServerFor(t, newDiffCatalog(t, d.store, true), func(o *codemode.Options) {
 			limits(o)
@@ -168,22 +168,6 @@ func startDiffDeployment(t *testing.T, cfg diffConfig) *diffDeployment {
 		}))
 	}
 	return d
-}
-
-func openDiffState(t *testing.T, dbURL string) *pgstate.State {
-	t.Helper()
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	st, err := pgstate.New(ctx, pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // diffAsker answers the questions of one case's executions: accept, but

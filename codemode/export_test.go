@@ -17,3 +17,7 @@ func SetPagePoll(d time.Duration) func() {
 	pagePoll = d
 	return func() { pagePoll = old }
 }
+
+// NewSpentApprovals returns the in-process spent approvals, for servers of
+// a test that share them as replicas share pgstate's.
+func NewSpentApprovals() SpentApprovals { return newSpentCache(time.Now) }
