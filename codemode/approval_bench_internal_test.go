@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // BenchmarkApprovalRecordOverhead is what the record costs an execution
@@ -25,7 +26,7 @@ func BenchmarkApprovalRecordOverhead(b *testing.B) {
 		r := newApprovalRun(a, context.Background(), ex)
 		for i := range 30 {
 			r.awaitTurn(context.Background(), i)
-			d := r.intercept(h, "getLap", i, true, args)
+			d := r.intercept(h, "getLap", sandbox.CallPosition{Index: i}, true, args)
 			r.pass(i)
 			if !d.live {
 				b.Fatal("a read was intercepted")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // TestApprovalDecisions checks how a resumed run decides each call: from
@@ -70,7 +71,7 @@ func TestApprovalDecisions(t *testing.T) {
 					}
 					continue
 				}
-				d := r.intercept(h, cl.fn, cl.index, true, json.RawMessage(cl.args))
+				d := r.intercept(h, cl.fn, sandbox.CallPosition{Index: cl.index}, true, json.RawMessage(cl.args))
 				switch {
 				case d.live:
 					got = "live"

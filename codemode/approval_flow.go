@@ -33,8 +33,9 @@ const (
 )
 
 // channelFor says how this tools/call can ask the user, and if it cannot,
-// why (for the model). page says whether the approval page can be used.
-func channelFor(req *mcp.CallToolRequest, page bool) (approvalChannel, string) {
+// why (for the model). page says whether the approval page can be used;
+// ctx is the call's, which says how the HTTP endpoint routed it.
+func channelFor(ctx context.Context, req *mcp.CallToolRequest, page bool) (approvalChannel, string) {
 	const noCap = "the client did not declare the elicitation capability"
 	ss := req.Session
 	if ss == nil {
@@ -42,15 +43,11 @@ func channelFor(req *mcp.CallToolRequest, page bool) (approvalChannel, string) {
 	}
 	ip := ss.InitializeParams()
 	mrtr := ip != nil && ip.ProtocolVersion >= protocolMRTR
-	// A stateless HTTP endpoint answers each POST in a session of its own:
+	// A request served statelessly is answered in a session of its own:
 	// before 2026-07-28 the client's answer to a server request would
 	// arrive in another one, and its capabilities are not known here.
 	if !mrtr && req.Extra != nil && req.Extra.Header != nil && ss.ID() == "" {
-		rev := "revisions before " + protocolMRTR
-		if ip != nil && ip.ProtocolVersion != "" {
-			rev = "revision " + ip.ProtocolVersion
-		}
-		return channelNone, fmt.Sprintf("on protocol %s this server (stateless HTTP) cannot send the client a request during a call; revision %s can", rev, protocolMRTR)
+		return channelNone, sessionlessReason(ctx, ip)
 	}
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
 		return channelNone, noCap
@@ -186,7 +183,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, code stri
 // returning an input-required result over 2026-07-28.
 func (s *Server) approvalLoop(ctx context.Context, req *mcp.CallToolRequest, code string, host *execHost, bound *approvalState, ex *approvalExec) *mcp.CallToolResult {
 	a := host.spec.v.approvals
-	ch, why := channelFor(req, s.pageAvailable(host))
+	ch, why := channelFor(ctx, req, s.pageAvailable(host))
 	if ch == channelNone && a.fallback == ApprovalAllow && ex.Round == 0 {
 		res, err := s.runSandbox(ctx, code, host, nil)
 		return s.finish(ctx, host, res, err)

@@ -20,7 +20,7 @@ import (
 // wait for approval, the record of every call, and a count of host calls,
 // so the run's end can wait for every call the script issued to be seen.
 //
-// Calls are decided in the order the script made them (sandbox.CallIndex):
+// Calls are decided in the order the script made them (sandbox.CallPosition):
 // a call waits until every call made before it has been decided, which
 // takes microseconds (a dry run at most). So which calls ran, waited for
 // approval or were stopped does not depend on how the host's goroutines
@@ -40,7 +40,8 @@ type approvalRun struct {
 	record   []recordedCall // calls replayed or run, in the order they returned
 	exited   int            // host calls that returned
 	changed  chan struct{}  // closed and replaced when exited grows
-	turn     int            // the CallIndex of the next call to decide
+	turn     int            // the CallPosition.Index of the next call to decide
+	answered int            // CallPosition.Answered of the first call that waits
 	turned   chan struct{}  // closed and replaced when turn grows
 	resumed  bool           // there is a record, an approval or a stop to match calls against
 }
@@ -49,7 +50,7 @@ type approvalRun struct {
 type pendingCall struct {
 	approvedCall
 	Tier  catalog.Tier
-	Index int // sandbox.CallIndex; -1 when unknown
+	Index int // sandbox.CallPosition.Index; -1 when unknown
 }
 
 // stopCall is the first call (in the order the script made them) that a
@@ -147,8 +148,8 @@ type decision struct {
 
 var runLive = decision{live: true}
 
-// intercept decides a call to fn (qualified) with CallIndex index
-// (hasIndex false: unknown) when approvals are on. In order:
+// intercept decides a call to fn (qualified) at position pos (hasPos
+// false: unknown) when approvals are on. In order:
 //  1. a call the record holds is answered from it;
 //  2. a call the user approved with exactly these arguments runs;
 //  3. up to the stop, every other call diverges, except a read that the
@@ -159,9 +160,13 @@ var runLive = decision{live: true}
 //     for the rest of the execution (the question said so), else it is
 //     validated as a dry run and waits for approval.
 //
-// Once a call waits, calls that need approval join it in one question
-// and every other call is stopped.
-func (r *approvalRun) intercept(h *execHost, fn string, index int, hasIndex bool, args json.RawMessage) decision {
+// Once a call waits, the calls that need approval and were made together
+// with it (before the script saw any answer after it) join it in one
+// question; every other call is stopped. A call made after the script
+// saw an answer may depend on the refusal itself (a catch block), so it is
+// never shown to the user in the same question.
+func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition, hasPos bool, args json.RawMessage) decision {
+	index, hasIndex := pos.Index, hasPos
 	_, need := r.a.required[fn]
 	tier := h.tiers[fn]
 	// Canonical arguments cost a decode and an encode: a run with nothing
@@ -182,11 +187,12 @@ func (r *approvalRun) intercept(h *execHost, fn string, index int, hasIndex bool
 		return decision{err: errApprovalStopped{}}
 	}
 	if len(r.pending) > 0 {
+		together := !hasPos || pos.Answered == r.answered
 		r.mu.Unlock()
-		if !need {
+		if !need || !together {
 			return decision{err: errApprovalStopped{}}
 		}
-		return r.ask(h, fn, tier, index, hasIndex, args, canon, ok, false)
+		return r.ask(h, fn, tier, pos, hasPos, args, canon, ok, false)
 	}
 	if ok && r.replay != nil {
 		if c := r.replay.take(fn, canon); c != nil {
@@ -219,7 +225,7 @@ func (r *approvalRun) intercept(h *execHost, fn string, index int, hasIndex bool
 		return runLive
 	}
 	r.mu.Unlock()
-	return r.ask(h, fn, tier, index, hasIndex, args, canon, ok, true)
+	return r.ask(h, fn, tier, pos, hasPos, args, canon, ok, true)
 }
 
 // diverge stops the run at a call that differs from the run the user
@@ -246,7 +252,7 @@ func (r *approvalRun) takeApproved(fn string, args json.RawMessage) bool {
 // it is valid, adds it to the calls that wait. An invalid call is not
 // worth asking about: the script reads why, and when no call waits yet
 // (record) its failure is recorded for the runs that resume.
-func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, index int, hasIndex bool, args, canon json.RawMessage, ok, record bool) decision {
+func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, pos sandbox.CallPosition, hasPos bool, args, canon json.RawMessage, ok, record bool) decision {
 	// The tools/call context, not the script's: a call issued with others
 	// (Promise.all) may reach here after the script has already stopped
 	// on the first.
@@ -273,10 +279,14 @@ func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, index int, 
 		// object. Never ask about what cannot be named exactly.
 		return decision{err: fmt.Errorf("the arguments to %s must be an object", fn)}
 	}
-	if !hasIndex {
+	index := pos.Index
+	if !hasPos {
 		index = -1
 	}
 	r.mu.Lock()
+	if len(r.pending) == 0 {
+		r.answered = pos.Answered
+	}
 	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier, Index: index})
 	r.mu.Unlock()
 	return decision{err: errApprovalPending{name: fn}}

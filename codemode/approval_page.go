@@ -24,7 +24,9 @@ import (
 
 // ApprovalPage is a web page on which the user approves or declines the
 // calls of an execution whose client cannot ask the user: one that
-// declares no elicitation, or only URL-mode elicitation.
+// declares no elicitation, or only URL-mode elicitation, or whose request
+// before protocol revision 2026-07-28 came outside a session (see
+// Options.Stateless).
 //
 // When such an execution reaches a call that needs approval, it stops as
 // it does for any approval (the calls before it have run), and the
@@ -291,14 +293,16 @@ func (s *Server) pageLink(ctx context.Context, req *mcp.CallToolRequest, host *e
 	for _, p := range pending {
 		s.auditApproval(ctx, host, ApprovalRequested, p, "page")
 	}
-	out := s.approvalFailed(ctx, host, KindApprovalPending, pendingText(pending, link, s.keys.ttl, made), res, made)
+	_, why := channelFor(ctx, req, false) // why the call could not ask, for the model
+	out := s.approvalFailed(ctx, host, KindApprovalPending, pendingText(pending, why, link, s.keys.ttl, made), res, made)
 	withApprovalURL(out, link)
 	return out
 }
 
-// pendingText tells the model to pass the link on and run the code again.
-func pendingText(pending []pendingCall, link string, ttl time.Duration, made []write) string {
-	return fmt.Sprintf("%s %s the user's approval, and this client cannot ask the user. Give the user this link to approve or decline %s (valid for %s): %s %s Once the user has answered, run exactly the same code again: it continues where it stopped, without repeating writes already made.", modelList(pending), needVerb(pending), itThem(pending), ttl, link, writtenNote(made))
+// pendingText tells the model why the user could not be asked in the
+// call, to pass the link on and to run the code again.
+func pendingText(pending []pendingCall, why, link string, ttl time.Duration, made []write) string {
+	return fmt.Sprintf("%s %s the user's approval, and the server cannot ask the user during this call: %s. Give the user this link to approve or decline %s (valid for %s): %s %s Once the user has answered, run exactly the same code again: it continues where it stopped, without repeating writes already made.", modelList(pending), needVerb(pending), why, itThem(pending), ttl, link, writtenNote(made))
 }
 
 // withApprovalURL puts the link in structuredContent.approvalUrl.

@@ -51,12 +51,54 @@ func (e *recordedError) Is(target error) bool {
 }
 
 // MarshalJSON returns the original error's object, which the sandbox
-// gives the script.
+// gives the script. A record is sealed or stored with recordedErrorWire,
+// which keeps every field.
 func (e *recordedError) MarshalJSON() ([]byte, error) {
 	if len(e.Obj) > 0 {
 		return e.Obj, nil
 	}
 	return json.Marshal(map[string]string{"message": e.Msg})
+}
+
+// recordedErrorWire is a recordedError as a record carries it: its
+// MarshalJSON is the script's view, which drops the message and code.
+type recordedErrorWire struct {
+	Msg  string          `json:"msg"`
+	Code string          `json:"code,omitempty"`
+	Obj  json.RawMessage `json:"obj,omitempty"`
+}
+
+// recordedCallWire is a recordedCall as a record carries it.
+type recordedCallWire struct {
+	Fn    string             `json:"fn"`
+	Args  json.RawMessage    `json:"args"`
+	Out   json.RawMessage    `json:"out,omitempty"`
+	Err   *recordedErrorWire `json:"err,omitempty"`
+	Write bool               `json:"w,omitempty"`
+}
+
+// MarshalJSON writes the call with its error's every field, so a record
+// sealed into a request state or stored for the approval page replays
+// the same error (message, code and object) the script read.
+func (c recordedCall) MarshalJSON() ([]byte, error) {
+	w := recordedCallWire{Fn: c.Fn, Args: c.Args, Out: c.Out, Write: c.Write}
+	if c.Err != nil {
+		w.Err = &recordedErrorWire{Msg: c.Err.Msg, Code: c.Err.Code, Obj: c.Err.Obj}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *recordedCall) UnmarshalJSON(b []byte) error {
+	var w recordedCallWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = recordedCall{Fn: w.Fn, Args: w.Args, Out: w.Out, Write: w.Write}
+	if w.Err != nil {
+		c.Err = &recordedError{Msg: w.Err.Msg, Code: w.Err.Code, Obj: w.Err.Obj}
+	}
+	return nil
 }
 
 func recordError(err error) *recordedError {

@@ -365,13 +365,13 @@ func TestApprovalWithoutElicitation(t *testing.T) {
 		}
 	})
 	t.Run("stateless-old-revision", func(t *testing.T) {
-		ts, b := startApprovals(t, nil)
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateless = true })
 		b.add("alice", "Monza", "cancelled")
 		e := &elicitor{action: always("accept")}
 		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
 		res := run(t, cs, deleteCancelled)
 		st := structuredOf(t, res)
-		if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "revision 2026-07-28 can") {
+		if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "on protocol revision 2025-11-25 the server can send the client a request during a call only within a session (revision 2026-07-28 needs none), and this server is configured to open no session (Options.Stateless)") {
 			t.Fatalf("got %s", text(res))
 		}
 		if b.deletes.Load() != 0 || len(e.asked()) != 0 {

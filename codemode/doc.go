@@ -107,8 +107,14 @@
 //
 // # HTTP
 //
-// [Server.Handler] serves Streamable HTTP (stateless by default, which
-// serves the 2025-06-18, 2025-11-25 and 2026-07-28 revisions alike) behind
+// [Server.Handler] serves Streamable HTTP on one endpoint for every
+// revision: a client before 2026-07-28 that declares elicitation (or the
+// MCP Apps extension) at initialize gets a session, so the server can ask
+// it during a call; every other request, 2026-07-28 included, is served
+// statelessly (see [Options.Stateful], [Options.Stateless] and, behind
+// several replicas, [Options.SessionIDPrefix]). A session belongs to the
+// principal that opened it. [Server.StreamableHTTPHandler] builds the same
+// endpoint for a host's own server. It sits behind
 // CORS, a body limit, a per-IP limit on failed authentication (checked
 // before the token, so a flood of bad tokens stops reaching the verifier),
 // bearer authentication with RFC 6750 challenges and RFC 9728 metadata,
@@ -130,7 +136,8 @@
 // input-required result whose request state is the batch, sealed and bound
 // to the principal, the tool, the code's hash and an expiry (nothing is
 // kept on the server); on earlier revisions with elicitation/create, which
-// needs a session (Options.Stateful or stdio). On accept the execution
+// needs a session (the HTTP endpoint opens one for a client that declares
+// elicitation; over stdio the connection is one). On accept the execution
 // resumes: the code runs again with its earlier host calls answered from
 // their record and its clock and Math.random replayed, so no write runs
 // twice; the approved function's further calls in the execution run too

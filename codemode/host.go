@@ -25,7 +25,9 @@ type execHost struct {
 	base      AuditEvent              // trace id, principal, tool
 	progress  func(ctx context.Context, name string, n int)
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
-	start     time.Time                   // the execution's start, for its audit event
+	chainOnce sync.Once
+	call      catalog.CallFunc // the links a call passes through (chain)
+	start     time.Time        // the execution's start, for its audit event
 
 	// progressMu keeps notifications in call order: progress must only
 	// grow, and concurrent calls (Promise.all) start on many goroutines.
@@ -79,73 +81,142 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 		// Discovery needs no scope: it shows only what this tool binds.
 		return h.discover(fn, args)
 	}
-	ap := h.ap.Load()
-	if ap != nil {
+	return h.chain()(ctx, name, args)
+}
+
+// chain returns the links a host call passes through, built once per
+// execution. Outermost first, the order is stated here and nowhere else:
+//
+//  1. progress: numbers the call and reports progress;
+//  2. approval: decides the call in the order the script made it when a
+//     function may need approval (approvalRun.intercept): it may answer
+//     from the record, stop or diverge, or wait for the user's approval;
+//  3. bound: refuses a name the tool does not bind (defence in depth: the
+//     sandbox binds only what Functions lists);
+//  4. record: records what a live call returned, for a resumed run;
+//  5. principal: the execution's principal in the context;
+//  6. telemetry: the call's span and metrics;
+//  7. audit: one function.called event;
+//  8. outcome: marks an outcome_unknown error so that the sandbox records
+//     the call as unknown, never as failed or cancelled without effect;
+//
+// then the catalog.
+func (h *execHost) chain() catalog.CallFunc {
+	h.chainOnce.Do(func() {
+		h.call = catalog.Chain(h.s.callCatalog, h.progressLink, h.approvalLink, h.boundLink, h.recordLink, h.principalLink, h.telemetryLink, h.auditLink, outcomeLink)
+	})
+	return h.call
+}
+
+func (h *execHost) progressLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		h.count(ctx, name)
+		return next(ctx, name, args)
+	}
+}
+
+// approvalRunKey carries the approval run that decided a live call to
+// the record link: a run ends, and the next starts, while calls of the
+// previous one may still return.
+type approvalRunKey struct{}
+
+func (h *execHost) approvalLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		ap := h.ap.Load()
+		if ap == nil {
+			return next(ctx, name, args)
+		}
 		defer ap.exit()
 		// Decide calls in the order the script made them (approvalRun).
-		index, hasIndex := sandbox.CallIndex(ctx)
-		if hasIndex {
-			ap.awaitTurn(ctx, index)
+		pos, hasPos := sandbox.PositionOf(ctx)
+		if hasPos {
+			ap.awaitTurn(ctx, pos.Index)
 		}
-		d := h.decide(ctx, ap, name, index, hasIndex, args)
-		if hasIndex {
-			ap.pass(index)
+		d := runLive
+		if _, bound := h.tiers[name]; bound {
+			d = ap.intercept(h, name, pos, hasPos, args)
+		}
+		if hasPos {
+			ap.pass(pos.Index)
 		}
 		if !d.live {
 			return d.out, d.err
 		}
+		return next(context.WithValue(ctx, approvalRunKey{}, ap), name, args)
 	}
-	tier, bound := h.tiers[name]
-	if !bound {
-		// The sandbox binds only what Functions lists; this is defence in depth.
-		return nil, fmt.Errorf("%s is not available in this tool", name)
-	}
-	if ap == nil {
-		h.count(ctx, name)
-	}
-	if h.principal != nil {
-		ctx = catalog.WithPrincipal(ctx, *h.principal)
-	}
+}
 
-	start := time.Now()
-	ctx, end := h.s.tel.startCall(ctx, name, tier, args)
-	out, err := h.s.callCatalog(ctx, name, args)
-	if catalog.CodeOf(err) == catalog.CodeOutcomeUnknown {
-		// The sandbox then records the call as unknown, never as failed or
-		// cancelled without effect.
-		err = sandbox.MarkOutcomeUnknown(err)
+func (h *execHost) boundLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		if _, bound := h.tiers[name]; !bound {
+			return nil, fmt.Errorf("%s is not available in this tool", name)
+		}
+		return next(ctx, name, args)
 	}
-	end(err)
-	ev := h.base
-	ev.Kind = FunctionCalled
-	ev.Time = start
-	ev.Function = name
-	ev.Tier = tier.String()
-	ev.Args = auditArgs(h.s.opts.AuditArgs, args)
-	ev.Duration = time.Since(start)
-	ev.ResultBytes = len(out)
-	if err != nil {
-		ev.ErrorKind = catalog.CodeOf(err)
-	}
-	h.s.audit.Audit(ctx, ev)
-	if ap != nil {
+}
+
+func (h *execHost) recordLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		out, err := next(ctx, name, args)
+		ap, _ := ctx.Value(approvalRunKey{}).(*approvalRun)
+		if ap == nil {
+			return out, err
+		}
 		if err != nil && ctx.Err() != nil && catalog.CodeOf(err) != catalog.CodeOutcomeUnknown {
 			// Cut off by the run's end, and the host says without effect:
 			// the script never read this error, so the next run makes the
 			// call again rather than replaying it.
 			return out, err
 		}
-		ap.ran(name, tier, args, out, err)
+		ap.ran(name, h.tiers[name], args, out, err)
+		return out, err
 	}
-	return out, err
 }
 
-// decide counts a call and lets the approval run decide it; a name the
-// tool does not bind is left to Call to refuse.
-func (h *execHost) decide(ctx context.Context, ap *approvalRun, name string, index int, hasIndex bool, args json.RawMessage) decision {
-	if _, bound := h.tiers[name]; !bound {
-		return runLive
+func (h *execHost) principalLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		if h.principal != nil {
+			ctx = catalog.WithPrincipal(ctx, *h.principal)
+		}
+		return next(ctx, name, args)
 	}
-	h.count(ctx, name)
-	return ap.intercept(h, name, index, hasIndex, args)
+}
+
+func (h *execHost) telemetryLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		ctx, end := h.s.tel.startCall(ctx, name, h.tiers[name], args)
+		out, err := next(ctx, name, args)
+		end(err)
+		return out, err
+	}
+}
+
+func (h *execHost) auditLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		start := time.Now()
+		out, err := next(ctx, name, args)
+		ev := h.base
+		ev.Kind = FunctionCalled
+		ev.Time = start
+		ev.Function = name
+		ev.Tier = h.tiers[name].String()
+		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
+		ev.Duration = time.Since(start)
+		ev.ResultBytes = len(out)
+		if err != nil {
+			ev.ErrorKind = catalog.CodeOf(err)
+		}
+		h.s.audit.Audit(ctx, ev)
+		return out, err
+	}
+}
+
+func outcomeLink(next catalog.CallFunc) catalog.CallFunc {
+	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+		out, err := next(ctx, name, args)
+		if catalog.CodeOf(err) == catalog.CodeOutcomeUnknown {
+			err = sandbox.MarkOutcomeUnknown(err)
+		}
+		return out, err
+	}
 }

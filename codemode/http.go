@@ -23,11 +23,14 @@ import (
 // authentication and bearer authentication (when Options.Auth is set),
 // the JSON-RPC envelope check (no batches on revisions that removed them,
 // at most 10 messages in one elsewhere), a per-principal limit on every
-// message and one on executions, in stateless mode the
-// registry that lets a notifications/cancelled POST reach the call it
-// names, and go-sdk's Streamable HTTP handler with its DNS-rebinding
-// guard. With Auth, the RFC 9728 metadata is served at /.well-known/oauth-protected-resource and at the
-// same prefix followed by the MCP path.
+// message and one on executions, the registry that lets a
+// notifications/cancelled POST outside a session reach the call it names,
+// and the endpoint [Server.StreamableHTTPHandler] builds over MCPServer():
+// go-sdk's Streamable HTTP handlers, with their DNS-rebinding guard, one
+// serving sessions for the clients that need them (see Options.Stateful)
+// and one serving every other request statelessly. With Auth, the RFC
+// 9728 metadata is served at /.well-known/oauth-protected-resource and at
+// the same prefix followed by the MCP path.
 //
 // Mount it at the root of a server (or strip a prefix consistently with
 // Auth.Resource). The handler is built once; later calls return it again.
@@ -37,39 +40,36 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) buildHandler() http.Handler {
-	o := &s.opts
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:                    !o.Stateful,
-		Logger:                       sdkLogger(s.logger),
-		DisableLocalhostProtection:   o.DisableLocalhostProtection,
-		MaxRequestBodyBytes:          o.MaxBodyBytes,
-		PropagateRequestCancellation: true,
-		// Stateful sessions a client abandons must not pile up.
-		SessionTimeout: sessionIdleTimeout,
-	})
 	mux := http.NewServeMux()
 	s.mountMetadata(mux)
-	mux.Handle(o.MCPPath, s.protect(streamable))
+	mux.Handle(s.opts.MCPPath, s.protect(s.endpoint(s.mcp, nil)))
 	return httpmw.CORS(s.origins)(mux)
 }
 
-// Middleware wraps a host's own MCP endpoint (typically go-sdk's
-// StreamableHTTPHandler serving a server the host passed to [Server.AddTo])
-// in the stack Handler puts in front of codemode's: CORS, the request
-// body limit, the failed-authentication limit and bearer authentication
-// (with Options.Auth) or the loopback-only Options.Principal, the
-// per-principal execution limit, and in stateless mode the registry that
-// lets notifications/cancelled reach the call it names. With Auth it also
-// answers the RFC 9728 metadata routes under /.well-known/; every other
-// request passes through the stack to next, whatever its path. Mount it
-// where the host serves MCP, and with Auth at /.well-known/ too:
+// Middleware wraps a host's own MCP endpoint (typically
+// [Server.StreamableHTTPHandler] serving a server the host passed to
+// [Server.AddTo]) in the stack Handler puts in front of codemode's: CORS,
+// the request body limit, the failed-authentication limit and bearer
+// authentication (with Options.Auth) or the loopback-only
+// Options.Principal, the per-principal request and execution limits, and
+// the registry that lets notifications/cancelled outside a session reach
+// the call it names. With Auth it also answers the RFC 9728 metadata
+// routes under /.well-known/; every other request passes through the
+// stack to next, whatever its path. Mount it where the host serves MCP,
+// and with Auth at /.well-known/ too:
 //
-//	mw := cm.Middleware(mcp.NewStreamableHTTPHandler(getServer, opts))
+//	mw := cm.Middleware(cm.StreamableHTTPHandler(host, nil))
 //	mux.Handle("/mcp", mw)
 //	mux.Handle("/.well-known/", mw)
 //
-// For the cancellation registry to work in stateless mode the server must
-// have been given to AddTo, which installs its half.
+// A go-sdk StreamableHTTPHandler of the host's own works behind it too,
+// but serves either sessions or stateless requests: with Stateless set,
+// clients before protocol revision 2026-07-28 cannot be asked for
+// approvals (they read APPROVAL_UNAVAILABLE saying so); without it,
+// 2026-07-28 clients are refused. StreamableHTTPHandler serves both.
+//
+// For the cancellation registry to work the server must have been given
+// to AddTo, which installs its half.
 func (s *Server) Middleware(next http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	s.mountMetadata(mux)
@@ -86,9 +86,11 @@ func (s *Server) mountMetadata(mux *http.ServeMux) {
 }
 
 // protect puts the MCP endpoint's stack in front of endpoint: from the
-// inside out, cancellation (stateless), the execution limit, identity
+// inside out, cancellation (of requests outside a session), the
+// execution limit, the request limit, the JSON-RPC envelope, identity
 // (bearer authentication and its failure limit, or Principal) and the
-// body limit.
+// body limit. Sessions and stateless requests pass through the same
+// stack: the routing to either is inside endpoint.
 func (s *Server) protect(endpoint http.Handler) http.Handler {
 	o := &s.opts
 	var limiter httpmw.Limiter
@@ -98,15 +100,14 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	case o.RatePerSecond > 0:
 		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
 	}
-	if !o.Stateful {
-		// A stateful session cancels by itself: the notification reaches
-		// the session that runs the call.
-		var reg httpmw.CallRegistry = s.cancels
-		if o.Cancellations != nil {
-			reg = o.Cancellations
-		}
-		endpoint = httpmw.Cancellation(reg, s.cancelKey, s.logger)(endpoint)
+	// A stateless tools/call is registered so that a notification in
+	// another POST can cancel it; a session cancels its own calls, and
+	// the registry passes its requests (an Mcp-Session-Id header) on.
+	var reg httpmw.CallRegistry = s.cancels
+	if o.Cancellations != nil {
+		reg = o.Cancellations
 	}
+	endpoint = httpmw.Cancellation(reg, s.cancelKey, s.logger)(endpoint)
 	// Executions are what cost: each tools/call of a code tool (also
 	// inside a batch) takes a token, set-up traffic and plain tools take
 	// none, unless the host counts its plain tools too.
@@ -174,8 +175,9 @@ func (s *Server) codeToolNames() []string {
 	return names
 }
 
-// sessionIdleTimeout closes a stateful session after this long without a
-// request. Ignored in stateless mode.
+// sessionIdleTimeout closes a session after this long without a
+// request (go-sdk's timer does not run while a POST of the session is
+// being served, so a call waiting for the user's answer keeps it).
 const sessionIdleTimeout = 30 * time.Minute
 
 // clientAddr names the client behind r for the limits kept per client
@@ -214,10 +216,10 @@ func (s *Server) principalKey(r *http.Request) string {
 	return "ip:" + s.clientAddr(r)
 }
 
-// cancelKey is whose calls a notifications/cancelled POST may cancel: the
-// same subject through the same client, or, without a principal, the same
-// client address (all anonymous callers are one principal; the address at
-// least keeps remote strangers apart).
+// cancelKey is whose calls a notifications/cancelled POST may cancel, and
+// whose a session is: the same subject through the same client, or,
+// without a principal, the same client address (all anonymous callers are
+// one principal; the address at least keeps remote strangers apart).
 func (s *Server) cancelKey(r *http.Request) string {
 	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
 		// Quoted, so no subject and client pair can spell another's key.

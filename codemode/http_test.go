@@ -264,9 +264,11 @@ func TestOlderProtocolRevision(t *testing.T) {
 	}
 }
 
+// Options.Stateful opens a session for every client before 2026-07-28,
+// one without elicitation too.
 func TestStatefulSessions(t *testing.T) {
 	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
-	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	cs := ts.connectAt(t, ts.token("alice", allScopes...), "2025-11-25", nil)
 	if cs.ID() == "" {
 		t.Fatal("no Mcp-Session-Id in stateful mode")
 	}

@@ -54,9 +54,11 @@ return sky === "rain" ? "wet tyres; " + laps.length + " dry laps on record" : "s
 	// "wet tyres; 3 dry laps on record"
 }
 
-// A host that serves its own go-sdk server over its own HTTP handler adds
-// the code tools with AddTo and puts codemode's HTTP stack (CORS, body
-// limit, identity, rate limits, cancellation) in front with Middleware.
+// A host that serves its own go-sdk server adds the code tools with AddTo,
+// serves it with StreamableHTTPHandler (sessions for the clients that
+// codemode asks during a call, stateless requests for the rest) and puts
+// codemode's HTTP stack (CORS, body limit, identity, rate limits,
+// cancellation) in front with Middleware.
 func ExampleServer_Middleware() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	cm, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.NoAudit})
@@ -70,7 +72,7 @@ func ExampleServer_Middleware() {
 	})
 	cm.AddTo(host)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", cm.Middleware(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return host }, &mcp.StreamableHTTPOptions{Stateless: true})))
+	mux.Handle("/mcp", cm.Middleware(cm.StreamableHTTPHandler(host, nil)))
 	hs := httptest.NewServer(mux)
 	defer hs.Close()
 

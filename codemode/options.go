@@ -27,6 +27,10 @@ const (
 	// because behind a tunnel every client shares one address.
 	DefaultAuthFailuresPerSec = 20.0
 	DefaultAuthFailureBurst   = 100
+	// DefaultMaxSessionsPerPrincipal is the most Streamable HTTP sessions
+	// one principal holds open on one process; see
+	// Options.MaxSessionsPerPrincipal.
+	DefaultMaxSessionsPerPrincipal = 16
 )
 
 // ToolName is the name of the tool that runs code against the whole catalog.
@@ -163,11 +167,45 @@ type Options struct {
 
 	// MCPPath is where the Streamable HTTP endpoint is served; default "/mcp".
 	MCPPath string
-	// Stateful turns on Streamable HTTP sessions (Mcp-Session-Id), closed
-	// after 30 minutes without a request. The default is stateless, which
-	// serves every protocol revision, including 2026-07-28, and needs no
-	// session affinity behind a load balancer.
+	// Stateful opens a Streamable HTTP session (Mcp-Session-Id) for every
+	// client that initializes on a protocol revision before 2026-07-28.
+	// By default (neither Stateful nor Stateless) one endpoint serves
+	// both: an initialize before 2026-07-28 that declares the elicitation
+	// capability or the MCP Apps extension opens a session, since the
+	// server sends such a client requests during a call (the user's
+	// approval) or reads its capabilities later (the chart view); every
+	// other request, and every 2026-07-28 request, is served statelessly.
+	// A session closes after 30 minutes without a request, or when it
+	// is one too many for its principal (MaxSessionsPerPrincipal), and
+	// belongs to the principal (subject and OAuth client) that opened it:
+	// another's requests with its id get 404. Sessions live in the
+	// process that opened them: behind several replicas set
+	// SessionIDPrefix and route on it. Setting Stateful with Stateless is
+	// an error.
 	Stateful bool
+	// Stateless never opens a session: every request is served alone,
+	// on every revision. Clients on revisions before 2026-07-28 then
+	// cannot be asked during a call: a call needing the user's approval
+	// answers APPROVAL_UNAVAILABLE saying so, or the approval page's link
+	// (ApprovalOptions.Page), and New logs this once when a function
+	// needs approval. Clients on 2026-07-28 are asked with input-required
+	// results, which need no session.
+	Stateless bool
+	// SessionIDPrefix starts every session id this process hands out,
+	// so that a load balancer in front of several replicas can send each
+	// request of a session to the replica that holds it (nginx: a map on
+	// $http_mcp_session_id choosing the upstream; see the README). Give
+	// each replica its own prefix, for example "r1." and "r2.": at most 32
+	// letters, digits, '.', '_' or '-'. A request whose session id lacks
+	// this process's prefix gets 404 with a message naming both, and the
+	// first one is logged. Empty means no prefix (one process, or a load
+	// balancer with affinity of its own).
+	SessionIDPrefix string
+	// MaxSessionsPerPrincipal caps the sessions one principal (the token's
+	// subject, or the client address when anonymous) holds open on this
+	// process: opening one more closes the one idle longest. Zero means
+	// DefaultMaxSessionsPerPrincipal (16); negative means no cap.
+	MaxSessionsPerPrincipal int
 	// AllowedOrigins are browser origins allowed by CORS in addition to
 	// https://claude.ai, https://chatgpt.com and https://chat.openai.com.
 	// "*" is refused: list origins explicitly (one wildcard inside a host,
@@ -256,7 +294,8 @@ type Options struct {
 	// Cancellations, if set, replaces the in-process registry that lets a
 	// notifications/cancelled POST reach the stateless tools/call it names,
 	// so that the notification may land on another replica than the call.
-	// Unused in Stateful mode, where a session cancels its own calls.
+	// Requests of a session (an Mcp-Session-Id header) do not use it: a
+	// session cancels its own calls.
 	Cancellations Cancellations
 	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.
 	// Default 1 MiB (code itself is capped by Limits.MaxCodeBytes).

@@ -52,6 +52,8 @@ type Server struct {
 	// (explainUnauthenticated).
 	unwrappedOnce sync.Once
 	cancels       *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
+	routersMu     sync.Mutex
+	routers       []*sessionRouter // the endpoints built, whose sessions Close closes
 
 	closeOnce sync.Once
 	closeErr  error
@@ -115,6 +117,9 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	if err := s.checkIdentity(); err != nil {
 		return nil, err
 	}
+	if err := s.checkSessions(); err != nil {
+		return nil, err
+	}
 	if err := s.setupAuth(); err != nil {
 		return nil, err
 	}
@@ -143,6 +148,7 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.view.Store(v)
+	s.warnCannotAsk(v)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}, s.serverOptions())
 	s.mcp.AddReceivingMiddleware(joinCancellation)
 	s.AddTo(s.mcp)
@@ -275,11 +281,19 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 	}
 }
 
-// Close releases the sandbox's worker processes (unless the sandbox came
-// from Options.Sandbox). Executions still running finish first. It is safe
-// to call more than once.
+// Close starts closing the Streamable HTTP sessions of the endpoints the
+// server built (Handler, StreamableHTTPHandler; each session closes once
+// its requests in flight are answered) and releases the sandbox's worker
+// processes (unless the sandbox came from Options.Sandbox). Executions
+// still running finish first. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
+		s.routersMu.Lock()
+		routers := s.routers
+		s.routersMu.Unlock()
+		for _, rt := range routers {
+			rt.close()
+		}
 		s.tel.close()
 		if s.ownSB && s.sb != nil {
 			s.closeErr = s.sb.Close()

@@ -1,14 +1,14 @@
 package sandbox
 
+// Binding the host into the runtime: one object per namespace, whose
+// methods are host functions (hostFunc) or free functions (freeFunc).
+
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/brakinglab/codemode-go/internal/jsident"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -182,7 +182,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
-		index := e.made
+		pos := CallPosition{Index: e.made, Answered: e.answered}
 		e.made++
 		pv := vm.ToValue(promise)
 		if e.promiseFrom == nil {
@@ -196,7 +196,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: index}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}
@@ -211,12 +211,12 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		e.wg.Add(1)
 		if ah, ok := e.host.(asyncHost); ok {
 			start := time.Now()
-			ah.startCall(e.callCtx, name, args, func(out json.RawMessage, warnings []string, err error) {
+			ah.startCall(withCallPosition(e.callCtx, pos), name, args, func(out json.RawMessage, warnings []string, err error) {
 				e.results <- callResult{id: id, out: out, err: err, warnings: warnings, dur: time.Since(start), afterCancel: e.callCtx.Err() != nil} // buffered: never blocks
 				e.wg.Done()
 			})
 		} else {
-			go e.runCall(id, index, name, args)
+			go e.runCall(id, pos, name, args)
 		}
 		return pv
 	}
@@ -265,320 +265,3 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 // maxRefusedCalls is the number of calls refused for the call limit after
 // which the execution ends with CALL_LIMIT, caught or not.
 const maxRefusedCalls = 100
-
-// positional explains a call with n arguments to name, which takes one
-// object, showing that object (Explainer) so the fix is one step.
-func (e *execution) positional(name string, n int) string {
-	msg := fmt.Sprintf("%s takes one argument, an object with named members; got %d arguments.", name, n)
-	if shape := e.explain("shape", name); shape != "" {
-		return msg + " Call it as " + name + "(" + shape + ")."
-	}
-	return msg + " Pass one object: " + name + "({ name: value, … })."
-}
-
-// maxUndefinedNames bounds the members one undefined-argument warning
-// names.
-const maxUndefinedNames = 5
-
-// undefinedMembers lists the top-level members of an argument object whose
-// value is undefined: JSON.stringify drops them, so the host never sees
-// them, which is how { cornerIndex: c.cornerIndex } with a misspelled
-// source silently becomes a call without cornerIndex.
-func undefinedMembers(a goja.Value) []string {
-	o, ok := a.(*goja.Object)
-	if !ok || o.ClassName() == "Array" {
-		return nil
-	}
-	var names []string
-	for _, k := range o.Keys() {
-		if v := o.Get(k); v == nil || goja.IsUndefined(v) {
-			if names = append(names, k); len(names) == maxUndefinedNames {
-				break
-			}
-		}
-	}
-	return names
-}
-
-// warnUndefined tells the model which arguments of a call were undefined
-// and therefore not sent.
-func (e *execution) warnUndefined(name, site string, undef []string) {
-	if len(e.warnings) >= maxHostWarnings {
-		e.droppedWarnings++
-		return
-	}
-	line, col := e.sitePosition(site)
-	quoted := make([]string, len(undef))
-	for i, u := range undef {
-		quoted[i] = strconv.Quote(u)
-	}
-	verb, it := "was", "it"
-	if len(undef) > 1 {
-		verb, it = "were", "them"
-	}
-	list := strings.Join(quoted, ", ")
-	if h := e.arrayReadHint(); h != "" {
-		e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
-			Message: fmt.Sprintf("%s was called without %s: the value %s undefined, so the host never received %s. %s", name, list, verb, it, h)})
-		return
-	}
-	e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
-		Message: fmt.Sprintf("%s was called without %s: the value %s undefined and JSON has no undefined, so the host never received %s. If you meant to pass a value, check the expression it comes from (a misspelled field name?); otherwise leave it out.", name, list, verb, it)})
-}
-
-// maxCallArgsBytes bounds the JSON arguments of one host call, in both
-// modes. In worker mode the parent holds every call's arguments in its own
-// memory, so without a bound twenty concurrent calls with a large string
-// each could cost the host process hundreds of MiB.
-const maxCallArgsBytes = 1 << 20
-
-// callArgsTooLarge is the rejection of a call whose arguments are n bytes
-// of JSON, over maxCallArgsBytes.
-func callArgsTooLarge(name string, n int) string {
-	return fmt.Sprintf("the arguments to %s are %d bytes of JSON, over the %d KiB limit for one host call: pass identifiers and filters, not bulk data", name, n, maxCallArgsBytes>>10)
-}
-
-// asyncHost is a Host that starts a call without needing a goroutine of
-// its own: a worker's relay, whose answers arrive on the protocol reader.
-// done must be called exactly once, from any goroutine, with the host's
-// answer and the warnings it attached, and must not block. ctx ending asks
-// the host to stop; done still reports what the host then returned.
-type asyncHost interface {
-	Host
-	startCall(ctx context.Context, name string, args json.RawMessage, done func(out json.RawMessage, warnings []string, err error))
-}
-
-// runCall runs one host call on its own goroutine and posts the result.
-func (e *execution) runCall(id, index int, name string, args json.RawMessage) {
-	defer e.wg.Done()
-	start := time.Now()
-	r := callResult{id: id}
-	ctx, sink := withWarnings(withCallIndex(e.callCtx, index))
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				r.out, r.err = nil, &hostPanic{name: name, value: fmt.Sprint(p)}
-			}
-		}()
-		r.out, r.err = e.host.Call(ctx, name, args)
-	}()
-	r.warnings = sink.take()
-	r.afterCancel = e.callCtx.Err() != nil
-	r.dur = time.Since(start)
-	e.results <- r // buffered for MaxCalls results: never blocks
-}
-
-// settle resolves or rejects the promise of a finished call on the loop
-// goroutine; goja runs the continuations inside resolve/reject.
-func (e *execution) settle(r callResult) error {
-	pc := e.record(r)
-	if r.err == nil {
-		v, err := e.parseJSON(r.out)
-		if err == nil {
-			e.markArrayResult(v, e.calls[r.id].Name)
-			return pc.resolve(v)
-		}
-		rec := &e.calls[r.id]
-		rec.Outcome, rec.Error = OutcomeError, err.Error()
-		rec.Line, rec.Column = e.sitePosition(pc.site)
-		r.err = err
-	}
-	obj := e.hostError(r.err)
-	e.markCallError(obj)
-	if pc.site != "" {
-		// Point the error at the call, since it was made on the loop.
-		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-	}
-	return pc.reject(obj)
-}
-
-// record takes a finished call off the pending list and records its
-// outcome and warnings, without running any JavaScript. An error returned
-// once the execution had cancelled the call's context is a cancellation:
-// the host stopped because it was asked to.
-func (e *execution) record(r callResult) pendingCall {
-	pc := e.pending[r.id]
-	delete(e.pending, r.id)
-	rec := &e.calls[r.id]
-	rec.Duration = r.dur
-	switch {
-	case r.err == nil:
-		rec.Outcome = OutcomeOK
-	case errors.Is(r.err, ErrOutcomeUnknown):
-		// The host says the work may have been done, cancelled or not.
-		rec.Outcome, rec.Error = OutcomeUnknown, callErrorText(r.err)
-		rec.Line, rec.Column = e.sitePosition(pc.site)
-	case r.afterCancel:
-		rec.Outcome, rec.Error = OutcomeCancelled, r.err.Error()
-	default:
-		rec.Outcome, rec.Error = OutcomeError, callErrorText(r.err)
-		// Where it failed, for a model whose script caught the error.
-		rec.Line, rec.Column = e.sitePosition(pc.site)
-	}
-	if len(r.warnings) > 0 {
-		line, col := e.sitePosition(pc.site)
-		for _, m := range r.warnings {
-			if len(e.warnings) >= maxHostWarnings {
-				e.droppedWarnings++
-				continue
-			}
-			e.warnings = append(e.warnings, Warning{Kind: WarningHost, Function: rec.Name, Line: line, Column: col, Message: m})
-		}
-	}
-	return pc
-}
-
-// sitePosition is the TypeScript position of a call site from callSite.
-func (e *execution) sitePosition(site string) (line, col int) {
-	if site == "" {
-		return 0, 0
-	}
-	return firstPosition(e.prog.cleanStack(site))
-}
-
-// callSite is the script's stack at a host call, as goja formats it.
-func (e *execution) callSite() string {
-	site, _ := e.callSiteOrigin()
-	return site
-}
-
-// callSiteOrigin is callSite, and the position ("agent.ts:L:C") of the
-// outermost frame when the call was made inside functions the script
-// called directly (no built-in such as forEach in between): where an
-// async function was called, which is what a model must await if the
-// call is left unawaited. origin is "" for a call made by the main body.
-func (e *execution) callSiteOrigin() (site, origin string) {
-	var b strings.Builder
-	frames := e.vm.CaptureCallStack(maxFrames+1, nil)
-	inner := 0
-	for inner < len(frames) && frames[inner].SrcName() != sourceName {
-		inner++ // the host function itself
-	}
-	chain := frames[inner:]
-	if e.inProgram && len(chain) > 0 {
-		chain = chain[:len(chain)-1] // the program's own frame, which starts the main function
-	}
-	direct := 0
-	for direct < len(chain) && chain[direct].SrcName() == sourceName {
-		direct++
-	}
-	if direct > 1 && direct == len(chain) {
-		p := chain[direct-1].Position()
-		origin = sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
-	}
-	for _, f := range frames {
-		if f.SrcName() != sourceName {
-			continue
-		}
-		p := f.Position()
-		b.WriteString("    at ")
-		if n := f.FuncName(); n != "" {
-			b.WriteString(n + " (" + sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + ")\n")
-		} else {
-			b.WriteString(sourceName + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + "\n")
-		}
-	}
-	return strings.TrimRight(b.String(), "\n"), origin
-}
-
-// parseJSON turns a host result into a fresh JavaScript value.
-func (e *execution) parseJSON(b json.RawMessage) (goja.Value, error) {
-	if len(b) == 0 {
-		return goja.Undefined(), nil
-	}
-	v, err := jsonToValue(e.vm, b)
-	if err != nil {
-		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
-	}
-	return v, nil
-}
-
-// hostError converts a host error into a JavaScript Error: message is
-// err.Error(); the properties of its JSON form, if it marshals to an
-// object, are copied onto it.
-func (e *execution) hostError(err error) *goja.Object {
-	obj := e.newJSError(e.errorCtor, err.Error())
-	m, ok := err.(json.Marshaler)
-	if !ok {
-		return obj
-	}
-	b, merr := m.MarshalJSON()
-	if merr != nil || len(b) == 0 || b[0] != '{' {
-		return obj
-	}
-	v, perr := e.parseJSON(b)
-	if perr != nil {
-		return obj
-	}
-	props := v.ToObject(e.vm)
-	for _, k := range props.Keys() {
-		if k == "message" || k == "stack" {
-			continue
-		}
-		_ = obj.Set(k, props.Get(k))
-	}
-	return obj
-}
-
-// kindOf names the kind of a value JSON cannot hold.
-func kindOf(v goja.Value) string {
-	if _, ok := goja.AssertFunction(v); ok {
-		return "function"
-	}
-	if _, ok := v.(*goja.Symbol); ok {
-		return "symbol"
-	}
-	return "value of this kind"
-}
-
-// markCallError remembers o as the error a host call was rejected with
-// (see execution.mainFailed).
-func (e *execution) markCallError(o *goja.Object) {
-	if e.callErrors == nil {
-		e.callErrors = map[*goja.Object]struct{}{}
-	}
-	e.callErrors[o] = struct{}{}
-}
-
-// callErrorText is what a call record says about a host error: its
-// message, then, compact, the members of its JSON object other than the
-// message (a catalog validation error's issues). A script that catches
-// the error and goes on leaves only the record to say why the call failed.
-func callErrorText(err error) string {
-	msg := err.Error()
-	jm, ok := err.(json.Marshaler)
-	if !ok {
-		return msg
-	}
-	b, merr := jm.MarshalJSON()
-	var m map[string]json.RawMessage
-	if merr != nil || len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
-		return msg
-	}
-	delete(m, "message") // never copied onto the script's Error either
-	delete(m, "stack")
-	var e string
-	if json.Unmarshal(m["error"], &e) == nil && e == msg {
-		delete(m, "error")
-	}
-	if len(m) == 0 {
-		return msg
-	}
-	rest, _ := json.Marshal(m)
-	return msg + " " + string(rest)
-}
-
-// jsonKind names the kind of a JSON value that is not an object.
-func jsonKind(v []byte) string {
-	switch v[0] {
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}

@@ -25,21 +25,16 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/parser"
-
-	"github.com/brakinglab/codemode-go/internal/jsonscan"
 )
 
 // maxCallStackSize bounds JavaScript recursion. Deeper recursion ends the
@@ -105,7 +100,7 @@ type pendingCall struct {
 	resolve, reject func(any) error
 	site            string // the script's stack at the call
 	origin          string // see callSiteOrigin
-	index           int    // CallIndex
+	index           int    // CallPosition.Index
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -125,6 +120,7 @@ type execution struct {
 	// turn of the loop.
 	order     *orderReplay
 	ready     []callResult
+	answered  int // host answers delivered to the script (CallPosition.Answered)
 	pending   map[int]pendingCall
 	calls     []CallRecord
 	made      int  // calls that reached the host
@@ -322,6 +318,7 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 			if ent != nil {
 				ent.delivered(e.pending[r.id].index)
 			}
+			e.answered++
 			if err := e.settle(r); err != nil {
 				se := e.scriptError(err)
 				select {
@@ -338,48 +335,6 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 	}
 }
 
-// mainValue converts the value the main function returned to JSON, now:
-// continuations of unawaited calls may still change the objects.
-func (e *execution) mainValue(v goja.Value) *mainOutcome {
-	js, err := e.valueJSON(v)
-	if err != nil {
-		return &mainOutcome{err: err}
-	}
-	return &mainOutcome{js: js}
-}
-
-// markUnawaited records the calls in flight as the main function settles.
-func (e *execution) markUnawaited() {
-	e.mainDone = true
-	ids := make([]int, 0, len(e.pending))
-	for id := range e.pending {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	for _, id := range ids {
-		pc := e.pending[id]
-		e.unawaited = append(e.unawaited, unawaitedCall{id: id, site: pc.site, origin: pc.origin})
-		if pc.origin != "" {
-			e.lastOrigin = pc.origin
-		}
-	}
-}
-
-// complete ends an execution whose main function settled with main.
-func (e *execution) complete(start time.Time, top *goja.Promise, main *mainOutcome) (*Result, error) {
-	if main.err != nil {
-		err := *main.err
-		err.CallsUsed = e.callsMade()
-		return e.result(start), &err
-	}
-	e.warnUnhandled(top)
-	res := e.result(start)
-	res.Value = e.out.value(main.js)
-	res.Truncated = e.out.truncated
-	res.Logs = e.out.logs
-	return res, nil
-}
-
 // promiseOrigin is the prelude's promiseOrigin: the host function that
 // returned the Promise, or undefined.
 func (e *execution) promiseOrigin(call goja.FunctionCall) goja.Value {
@@ -390,121 +345,6 @@ func (e *execution) promiseOrigin(call goja.FunctionCall) goja.Value {
 	}
 	return goja.Undefined()
 }
-
-// stop ends the execution with an *Error of kind and message. It is safe to
-// call from any goroutine and any number of times (the first call wins)
-// and does nothing once the execution has returned.
-func (e *execution) stop(kind Kind, message string) {
-	e.stopOnce.Do(func() {
-		e.stopErr = &Error{Kind: kind, Message: message}
-		if e.vm != nil {
-			e.vm.Interrupt(e.stopErr)
-		}
-		close(e.stopped)
-	})
-}
-
-// finish makes later stops no-ops and releases the calls' context.
-// result has already waited for the calls in flight.
-func (e *execution) finish() {
-	e.stop(KindCancelled, "the execution has ended")
-	e.cancelCall()
-}
-
-// drain cancels the contexts of host calls still in flight and waits up
-// to hostGrace for them to return, recording each outcome without
-// running any JavaScript. A call started by the host is never reported
-// before the host has returned from it, unless it ignores cancellation
-// for longer than hostGrace.
-func (e *execution) drain() {
-	// Answers held for their turn in a recorded order arrived: record them.
-	for _, r := range append(e.ready, e.order.heldResults()...) {
-		e.record(r)
-	}
-	e.ready, e.order = nil, nil
-	if len(e.pending) == 0 {
-		return
-	}
-	e.cancelCall()
-	t := time.NewTimer(hostGrace)
-	defer t.Stop()
-	for len(e.pending) > 0 {
-		select {
-		case r := <-e.results:
-			e.record(r)
-		case <-t.C:
-			return
-		}
-	}
-}
-
-// result is the Result so far: logs, calls and warnings, no value. It
-// first waits for the calls still in flight (see drain).
-func (e *execution) result(start time.Time) *Result {
-	e.drain()
-	calls := make([]CallRecord, len(e.calls))
-	copy(calls, e.calls)
-	for i := range calls {
-		if calls[i].Outcome == "" {
-			calls[i].Outcome = OutcomeUnknown
-			calls[i].Error = "the host had not returned when the execution ended, so whether the call took effect is unknown; check before repeating it"
-		}
-	}
-	warnings := append([]Warning(nil), e.warnings...)
-	if e.droppedWarnings > 0 {
-		warnings = append(warnings, Warning{Kind: WarningHost, Message: fmt.Sprintf("%d more warnings from host functions were left out; fix those above and run again", e.droppedWarnings)})
-	}
-	for _, u := range e.unawaited {
-		warnings = append(warnings, e.unawaitedWarning(u, calls[u.id]))
-	}
-	return &Result{Logs: e.out.logs, Calls: calls, Duration: time.Since(start), Truncated: e.out.truncated, Warnings: warnings}
-}
-
-// unawaitedWarning tells the model about a call its script did not await.
-func (e *execution) unawaitedWarning(u unawaitedCall, rec CallRecord) Warning {
-	line, col := e.sitePosition(u.site)
-	var what string
-	switch rec.Outcome {
-	case OutcomeOK:
-		what = "it finished afterwards and succeeded"
-	case OutcomeError:
-		what = "it finished afterwards with an error: " + cut(rec.Error, 200)
-	case OutcomeCancelled:
-		what = "it was cancelled at the end of the execution and returned without effect: " + cut(rec.Error, 200)
-	case OutcomeUnknown:
-		if rec.Error != "" {
-			what = "it finished afterwards, and whether it took effect is unknown: " + cut(rec.Error, 200)
-			break
-		}
-		fallthrough
-	default:
-		what = "it had not finished when the execution ended; whether it took effect is unknown"
-	}
-	w := Warning{Kind: WarningUnawaited, Function: rec.Name, Line: line, Column: col, Outcome: rec.Outcome}
-	switch {
-	case e.mainFailed:
-		// Awaited or not, the call was left behind by the script's error.
-		w.Message = rec.Name + " was still running when the script failed with the error above; " + what +
-			". This is not a missing await: fix the error and run again."
-	case u.origin != "":
-		w.Line, w.Column = e.sitePosition("    at " + u.origin)
-		w.Message = fmt.Sprintf("the async function called here was not awaited, so the script ended before it finished: its call to %s (line %d) ran afterwards; %s. Await that function's call, or return its promise; for an async arrow function called on the spot, write await (async () => { … })().", rec.Name, line, what)
-	default:
-		w.Message = rec.Name + " was not awaited: the script ended before the call finished; " + what +
-			". Await it, or collect the promises and `await Promise.all(...)`."
-	}
-	return w
-}
-
-// failure completes err with the number of host calls made.
-func (e *execution) failure(err *Error) *Error {
-	c := *err
-	c.CallsUsed = e.callsMade()
-	return &c
-}
-
-// callsMade counts the calls that reached the host.
-func (e *execution) callsMade() int { return e.made }
 
 // newExecution returns an execution on a fresh runtime, hardened and with
 // console bound: everything that depends on neither the program, the host
@@ -562,292 +402,4 @@ func (e *execution) setup() error {
 		}
 	}
 	return e.bindHost()
-}
-
-// newJSError constructs an Error (or TypeError) with the original
-// constructor, which the script may since have replaced.
-func (e *execution) newJSError(ctor *goja.Object, message string) *goja.Object {
-	o, err := e.vm.New(ctor, e.vm.ToValue(message))
-	if err != nil {
-		panic(err)
-	}
-	return o
-}
-
-// throwTypeError raises a TypeError in the script from a native function.
-func (e *execution) throwTypeError(format string, args ...any) {
-	e.throwError(e.typeErrCtor, format, args...)
-}
-
-// throwError raises an error made with ctor in the script from a native
-// function.
-func (e *execution) throwError(ctor *goja.Object, format string, args ...any) {
-	panic(e.newJSError(ctor, fmt.Sprintf(format, args...)))
-}
-
-// scriptError converts an error from the runtime into an *Error.
-func (e *execution) scriptError(err error) *Error {
-	var ie *goja.InterruptedError
-	if errors.As(err, &ie) {
-		if se, ok := ie.Value().(*Error); ok {
-			return e.failure(se)
-		}
-		return e.failure(internalError(fmt.Sprint(ie.Value())))
-	}
-	var so *goja.StackOverflowError
-	if errors.As(err, &so) {
-		// Stack depth is memory: deep recursion through native callbacks
-		// ([1].map(f)) would otherwise exhaust the Go stack.
-		out := &Error{Kind: KindMemoryLimit, Message: fmt.Sprintf(
-			"maximum call stack size exceeded (%d nested calls). Use a loop or an explicit stack instead of deep recursion.", maxCallStackSize)}
-		e.prog.setPosition(out, so.Stack())
-		return e.failure(out)
-	}
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		out := e.rejection(ex.Value())
-		if out.Line == 0 {
-			e.prog.setPosition(out, ex.Stack())
-		}
-		return out
-	}
-	return e.failure(internalError(err.Error()))
-}
-
-// internalError is the model-safe error for a runtime failure the sandbox
-// did not expect: Go error text can name files, addresses or internals and
-// tells the model nothing it can act on, so the detail goes to the log
-// under a reference that the message repeats. runScript has no logger of its
-// own, hence slog.Default: the host's in process, the worker's stderr in a
-// worker process.
-func internalError(detail string) *Error {
-	ref := strings.ToLower(rand.Text()[:10])
-	slog.Default().Error("sandbox: internal error", "ref", ref, "detail", detail)
-	return &Error{Kind: KindInternal, Message: "the sandbox failed internally (ref " + ref + "); the script may be fine, try again"}
-}
-
-// rejection converts the reason the script failed with into an *Error.
-func (e *execution) rejection(reason goja.Value) *Error {
-	out := &Error{Kind: KindRuntime}
-	obj, isObj := reason.(*goja.Object)
-	if isObj && obj.ClassName() == "Error" {
-		out.Message = errorMessage(obj) + e.namespaceHint(obj)
-		if h := e.arrayReadHint(); h != "" && valueString(obj.Get("name")) == "TypeError" && strings.Contains(out.Message, "undefined") {
-			out.Message += ". " + h
-		}
-		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
-			out.Stack = e.prog.cleanStack(st.String())
-			out.Line, out.Column = firstPosition(out.Stack)
-		}
-		out.Data = e.errorData(obj)
-		if e.callLimit && valueString(obj.Get("code")) == string(KindCallLimit) {
-			out.Kind = KindCallLimit
-			out.Message = valueString(obj.Get("message"))
-		}
-	} else {
-		out.Message = "Uncaught " + e.formatValue(reason)
-	}
-	return e.failure(out)
-}
-
-// missingGlobals says, for Node and browser globals the sandbox does not
-// have, what it offers instead and why.
-var missingGlobals = func() map[string]string {
-	timers := "the sandbox has no timers: a run is capped at {limit} and only waits for host calls, so there is nothing to wait for between them. Await host calls directly, or run several together with await Promise.all([...])"
-	modules := "the sandbox has no modules and nothing to install: data comes from the host's functions{ns}, and everything else from the standard JavaScript built-ins (Array, Math, JSON, Date, Map, …)"
-	network := "the sandbox has no network access: data comes only from the host's functions{ns}"
-	browser := "the sandbox is not a browser: there is no page, window or DOM, only the host's functions and the standard JavaScript built-ins"
-	m := map[string]string{
-		"Buffer":  "the sandbox is not Node.js and has no Buffer: host functions send and return JSON, so work with strings, arrays and numbers (Uint8Array exists for bytes)",
-		"process": "the sandbox is not Node.js and has no process: there are no environment variables, files or arguments, and a script ends by returning a value. Data comes from the host's functions{ns}",
-		"global":  "the sandbox is not Node.js: use globalThis",
-	}
-	for _, n := range []string{"setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "clearImmediate", "queueMicrotask", "requestAnimationFrame"} {
-		m[n] = timers
-	}
-	for _, n := range []string{"require", "module", "exports", "__dirname", "__filename"} {
-		m[n] = modules
-	}
-	for _, n := range []string{"fetch", "XMLHttpRequest", "WebSocket", "Request", "Response", "Headers"} {
-		m[n] = network
-	}
-	for _, n := range []string{"window", "document", "navigator", "localStorage", "sessionStorage", "location", "alert"} {
-		m[n] = browser
-	}
-	return m
-}()
-
-// namespaceHint explains "ReferenceError: X is not defined": what the
-// sandbox offers instead of a Node or browser global, or the namespace X
-// is close to.
-func (e *execution) namespaceHint(o *goja.Object) string {
-	if valueString(o.Get("name")) != "ReferenceError" {
-		return ""
-	}
-	name, ok := strings.CutSuffix(valueString(o.Get("message")), " is not defined")
-	if !ok {
-		return ""
-	}
-	spaces := e.dataNamespaces()
-	if why, known := missingGlobals[name]; known {
-		where := ""
-		if len(spaces) > 0 {
-			where = ", on " + strings.Join(spaces, " and ") + " (const rows = await " + spaces[0] + ".someFunction({ … }))"
-		}
-		return ": " + strings.NewReplacer("{limit}", e.lim.Timeout.String(), "{ns}", where).Replace(why) + "."
-	}
-	var all []string
-	for ns := range e.host.Functions() {
-		all = append(all, ns)
-	}
-	if len(all) == 0 {
-		return ""
-	}
-	sort.Strings(all)
-	if h := suggest(name, all); strings.HasPrefix(h, "Did you mean") {
-		return ". " + h
-	}
-	return ". Host functions are in: " + strings.Join(all, ", ") + "."
-}
-
-// dataNamespaces lists, sorted, the host's namespaces whose functions are
-// not free (FreeHost): where a script's data comes from. When every
-// namespace is free it lists them all.
-func (e *execution) dataNamespaces() []string {
-	free := freeNamespaces(e.host)
-	var data, all []string
-	for ns := range e.host.Functions() {
-		all = append(all, ns)
-		if !free[ns] {
-			data = append(data, ns)
-		}
-	}
-	if len(data) == 0 {
-		data = all
-	}
-	sort.Strings(data)
-	return data
-}
-
-// errorData returns the own properties of an Error other than message and
-// stack as a JSON object, or nil.
-func (e *execution) errorData(o *goja.Object) json.RawMessage {
-	extra := e.vm.NewObject()
-	n := 0
-	for _, k := range o.Keys() {
-		if k != "message" && k != "stack" {
-			_ = extra.Set(k, o.Get(k))
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	s, err := e.stringify(goja.Undefined(), extra, e.jsonReplacer())
-	if err != nil || goja.IsUndefined(s) {
-		return nil
-	}
-	return json.RawMessage(s.String())
-}
-
-// valueJSON converts the script's return value to JSON text.
-func (e *execution) valueJSON(v goja.Value) (string, *Error) {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return "null", nil
-	}
-	if _, ok := goja.AssertFunction(v); ok {
-		return "", e.failure(&Error{Kind: KindRuntime, Message: "the script returned a function; return data (an object, array, string, number, boolean or null) instead"})
-	}
-	s, err := e.stringify(goja.Undefined(), v)
-	if err != nil {
-		var ex *goja.Exception
-		if errors.As(err, &ex) && strings.Contains(errorMessage(ex.Value()), "circular") {
-			if hint := e.cycleHint(v, "return value"); hint != "" {
-				return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value has a circular reference: " + hint +
-					". JSON cannot hold a cycle: remove circular references, copying the fields you need (e.g. { lapMs: lap.lapMs }) instead of returning objects that point at each other."})
-			}
-		}
-		if errors.As(err, &ex) {
-			return "", e.failure(&Error{Kind: KindRuntime, Message: "the return value cannot be converted to JSON (" +
-				strings.TrimSpace(errorMessage(ex.Value())) + "). Return plain data: objects, arrays, strings, numbers, booleans, null; convert BigInt with String(x) and remove circular references."})
-		}
-		return "", e.scriptError(err)
-	}
-	if goja.IsUndefined(s) {
-		return "null", nil
-	}
-	if d := jsonscan.Depth([]byte(s.String())); d > maxOutputDepth {
-		return "", e.failure(&Error{Kind: KindRuntime, Message: fmt.Sprintf(
-			"the return value is nested %d levels deep, over the %d-level limit. Return flatter data.", d, maxOutputDepth)})
-	}
-	e.warnLossyValue(v, s.String())
-	return s.String(), nil
-}
-
-// maxUnhandledWarnings bounds the warnings about unhandled rejections.
-const maxUnhandledWarnings = 5
-
-// trackRejection records promises rejected without a handler and forgets
-// them when a handler is attached later.
-func (e *execution) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
-	switch op {
-	case goja.PromiseRejectionReject:
-		// Bounded: the list keeps promises alive, and a script may reject
-		// millions of them.
-		if len(e.unhandled) < 4*maxUnhandledWarnings {
-			e.unhandled = append(e.unhandled, p)
-		}
-	case goja.PromiseRejectionHandle:
-		for i, q := range e.unhandled {
-			if q == p {
-				e.unhandled = append(e.unhandled[:i], e.unhandled[i+1:]...)
-				break
-			}
-		}
-	}
-}
-
-// warnUnhandled logs a warning for each promise that failed with nothing
-// awaiting it, typically a host call made without await, so the model
-// learns about a failure it would otherwise never see.
-func (e *execution) warnUnhandled(top *goja.Promise) {
-	n := 0
-	for _, p := range e.unhandled {
-		if p == top || p.State() != goja.PromiseStateRejected {
-			continue
-		}
-		if n++; n > maxUnhandledWarnings {
-			break
-		}
-		e.out.log("warn", "Unhandled promise rejection: "+strings.TrimSpace(errorMessage(p.Result()))+". A promise failed and nothing awaited it; await it or add .catch().")
-	}
-}
-
-// formatValue renders a value like console.log does, for error messages.
-func (e *execution) formatValue(v goja.Value) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = "(unprintable value)"
-		}
-	}()
-	return e.formatArg(v)
-}
-
-// errorMessage is "Name: message" for an Error object, else the value as a
-// string.
-func errorMessage(v goja.Value) string {
-	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Error" {
-		if n := valueString(o.Get("name")); n != "" {
-			return n + ": " + valueString(o.Get("message"))
-		}
-		return valueString(o.Get("message"))
-	}
-	return valueString(v)
-}
-
-func valueString(v goja.Value) string {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return ""
-	}
-	return v.String()
 }

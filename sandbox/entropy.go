@@ -23,7 +23,7 @@ type Entropy struct {
 	Times []int64 `json:"times,omitempty"`
 	// Random are the values Math.random returned.
 	Random []float64 `json:"random,omitempty"`
-	// Order lists host calls by [CallIndex] in the order their answers
+	// Order lists host calls by [CallPosition] Index in the order their answers
 	// reached the script. A run replaying it holds back an answer that
 	// arrives before the answers listed ahead of it, so that a
 	// Promise.race or the order of continuations comes out as recorded

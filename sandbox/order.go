@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // The order in which host calls' answers reach a script is the one source
@@ -11,25 +13,62 @@ import (
 // on it. Entropy.Order records it by call index; a replay holds answers
 // back until the ones recorded before them have been delivered.
 
-// callIndexKey is the context key of CallIndex.
-type callIndexKey struct{}
-
-// withCallIndex returns ctx carrying the index of a host call.
-func withCallIndex(ctx context.Context, index int) context.Context {
-	return context.WithValue(ctx, callIndexKey{}, index)
+// CallPosition says where a host call stands among the calls of its
+// execution. Two runs of the same code that make the same calls and
+// receive their answers in the same order give each call the same
+// position, in both modes.
+type CallPosition struct {
+	// Index is the call's place among the execution's calls that reached
+	// the host, in the order the script made them: 0 for the first. Free
+	// calls (see [FreeHost]) and calls the sandbox refused itself (the
+	// call limit, oversized arguments) have none and do not count.
+	// Entropy.Order names calls by it.
+	Index int
+	// Answered is how many host calls' answers had reached the script
+	// when it made this call. Calls made with the same Answered were made
+	// without the script seeing any answer in between: they were issued
+	// together (Promise.all, a loop without await), and none can depend
+	// on another's answer.
+	Answered int
 }
 
-// CallIndex returns the position of the host call whose context is ctx
-// among the calls of its execution that reached the host, in the order the
-// script made them: 0 for the first. Free calls (see [FreeHost]) and calls
-// the sandbox refused itself (the call limit, oversized arguments) have no
-// index and do not count. It is the same in both modes, and two runs of
-// the same code that make the same calls in the same order number them
-// alike, which is what Entropy.Order names calls by. ok is false for a
-// context that does not come from a host call.
-func CallIndex(ctx context.Context) (index int, ok bool) {
-	index, ok = ctx.Value(callIndexKey{}).(int)
-	return index, ok
+// callPositionKey is the context key of a host call's CallPosition.
+type callPositionKey struct{}
+
+// withCallPosition returns ctx carrying the position of a host call.
+func withCallPosition(ctx context.Context, pos CallPosition) context.Context {
+	return context.WithValue(ctx, callPositionKey{}, pos)
+}
+
+// PositionOf returns the position of the host call whose context is ctx;
+// ok is false for a context that does not come from a host call.
+func PositionOf(ctx context.Context) (pos CallPosition, ok bool) {
+	pos, ok = ctx.Value(callPositionKey{}).(CallPosition)
+	return pos, ok
+}
+
+// encodeCallName is how a worker sends a host call's name and position
+// to the parent in one field: name NUL index NUL answered. No function
+// name holds a NUL byte.
+func encodeCallName(name string, pos CallPosition) []byte {
+	return []byte(name + "\x00" + strconv.Itoa(pos.Index) + "\x00" + strconv.Itoa(pos.Answered))
+}
+
+// decodeCallName reverses encodeCallName; ok is false for a name sent
+// without a position (a free call, a question to an Explainer).
+func decodeCallName(a []byte) (name string, pos CallPosition, ok bool) {
+	name, rest, found := strings.Cut(string(a), "\x00")
+	if !found || name == "" {
+		return string(a), CallPosition{}, false
+	}
+	i, n, found := strings.Cut(rest, "\x00")
+	var err1, err2 error
+	pos.Index, err1 = strconv.Atoi(i)
+	pos.Answered, err2 = strconv.Atoi(n)
+	if !found || err1 != nil || err2 != nil {
+		return string(a), CallPosition{}, false
+	}
+	return name, pos, true
 }
 
 // orderReplay delivers answers in a recorded order (Entropy.Order). It

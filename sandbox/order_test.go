@@ -12,11 +12,12 @@ import (
 )
 
 // raceHost answers ns.slow and ns.fast after the delays in slow and fast,
-// and records the CallIndex each call carried.
+// and records the CallPosition each call carried.
 type raceHost struct {
 	slow, fast time.Duration
 	mu         sync.Mutex
 	indexes    map[string]int
+	answered   map[string]int
 }
 
 func (h *raceHost) Functions() map[string][]string {
@@ -31,9 +32,12 @@ func (h *raceHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	var a struct{ Tag string }
 	_ = json.Unmarshal(args, &a)
-	if i, ok := CallIndex(ctx); ok {
+	if pos, ok := PositionOf(ctx); ok {
 		h.mu.Lock()
-		h.indexes[a.Tag] = i
+		h.indexes[a.Tag] = pos.Index
+		if h.answered != nil {
+			h.answered[a.Tag] = pos.Answered
+		}
 		h.mu.Unlock()
 	}
 	d := h.fast
@@ -55,7 +59,7 @@ const again = await ns.fast({tag: "c"});
 return {w, again};`
 	forEachMode(t, Limits{Timeout: 10 * time.Second}, func(t *testing.T, sb *Sandbox) {
 		ctx := context.Background()
-		h1 := &raceHost{slow: 150 * time.Millisecond, fast: time.Millisecond, indexes: map[string]int{}}
+		h1 := &raceHost{slow: 150 * time.Millisecond, fast: time.Millisecond, indexes: map[string]int{}, answered: map[string]int{}}
 		first, err := sb.RunWith(ctx, src, h1, &RunOptions{Entropy: &Entropy{}})
 		if err != nil {
 			t.Fatal(err)
@@ -63,10 +67,14 @@ return {w, again};`
 		if string(first.Value) != `{"w":"ns.fast","again":"ns.fast"}` {
 			t.Fatalf("first run returned %s", first.Value)
 		}
-		// CallIndex numbers host calls in the order made; the free call
+		// CallPosition numbers host calls in the order made; the free call
 		// has none.
 		if want := map[string]int{"a": 0, "b": 1, "c": 2}; fmt.Sprint(h1.indexes) != fmt.Sprint(want) {
 			t.Fatalf("call indexes %v, want %v", h1.indexes, want)
+		}
+		// a and b were made together; c after the race's answer.
+		if want := map[string]int{"a": 0, "b": 0, "c": 1}; fmt.Sprint(h1.answered) != fmt.Sprint(want) {
+			t.Fatalf("answers seen when each call was made %v, want %v", h1.answered, want)
 		}
 		if got := first.Entropy.Order; !slices.Equal(got, []int{1, 2, 0}) && !slices.Equal(got, []int{1, 0, 2}) {
 			t.Fatalf("recorded order %v, want b first", got)
@@ -131,4 +139,18 @@ func TestOrderReplayHeldAtStop(t *testing.T) {
 			t.Fatalf("calls %+v, want the held call ok", res)
 		}
 	})
+}
+
+// TestCallNameEncoding: a worker's call name carries its position; a
+// name without one (a free call, a question) or a malformed one does not.
+func TestCallNameEncoding(t *testing.T) {
+	name, pos, ok := decodeCallName(encodeCallName("ns.fn", CallPosition{Index: 12, Answered: 3}))
+	if !ok || name != "ns.fn" || pos != (CallPosition{Index: 12, Answered: 3}) {
+		t.Fatalf("got %q %+v %v", name, pos, ok)
+	}
+	for _, a := range []string{"ns.fn", explainPrefix + "shape", "ns.fn\x00x\x001", "ns.fn\x001", "\x001\x002"} {
+		if n, _, ok := decodeCallName([]byte(a)); ok || n != a {
+			t.Fatalf("%q decoded as %q with a position", a, n)
+		}
+	}
 }

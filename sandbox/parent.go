@@ -42,8 +42,6 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 	}
 	_, msg.Explain = host.(Explainer)
 	_, msg.Withhold = host.(Withholder)
-	free := freeNamespaces(host)
-	calls := 0 // host calls relayed so far: the next one's CallIndex
 	req, merr := json.Marshal(msg)
 	if merr != nil {
 		return nil, newError(KindInternal, "the host's function list could not be encoded: %v", merr), true
@@ -136,13 +134,9 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 		case wire.Call:
 			p.bg.Add(1)
 			cctx, cancel := context.WithCancel(callCtx)
-			if name := string(f.A); !strings.HasPrefix(name, explainPrefix) {
-				// The worker numbers the calls it sends alike (CallIndex):
-				// free calls and questions to an Explainer are not counted.
-				if ns, _, _ := strings.Cut(name, "."); !free[ns] {
-					cctx = withCallIndex(cctx, calls)
-					calls++
-				}
+			name, pos, positioned := decodeCallName(f.A)
+			if positioned {
+				cctx = withCallPosition(cctx, pos)
 			}
 			callsMu.Lock()
 			cancelCall[f.ID] = cancel
@@ -153,7 +147,7 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 				delete(cancelCall, id)
 				callsMu.Unlock()
 				cancel()
-			}(f.ID, string(f.A), f.B)
+			}(f.ID, name, f.B)
 		case wire.CancelCall:
 			callsMu.Lock()
 			if cancel := cancelCall[f.ID]; cancel != nil {

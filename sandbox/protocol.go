@@ -18,7 +18,7 @@ const workerEnv = "CODEMODE_SANDBOX_WORKER"
 
 // protocolVersion changes whenever the worker protocol does; a worker
 // binary (Options.WorkerPath) built from another version refuses to start.
-const protocolVersion = 5
+const protocolVersion = 6
 
 // setupMsg is the first frame a worker reads.
 type setupMsg struct {

@@ -208,6 +208,10 @@ func (a *app) codemodeOptions() *codemode.Options {
 		// -rate-limit -1 (test suites) turns the request limit off too.
 		RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
 		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		// Clients that declare elicitation get a session (and are asked
+		// during the call); behind several replicas the prefix lets the
+		// proxy route a session to the replica that holds it.
+		SessionIDPrefix: a.cfg.SessionPre,
 		// Clients without the MCP Apps extension get the charts as PNGs.
 		ChartRenderer: chartpng.New(),
 	}

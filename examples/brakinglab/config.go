@@ -33,6 +33,7 @@ type config struct {
 	NoAuth     bool          // -insecure-no-auth: loopback only, every request acts as User
 	NoApprove  bool          // -no-approvals: deletions and strategy generation run without asking the user
 	ApproveKey string        // -approval-key-file: the key sealing approvals, shared by replicas
+	SessionPre string        // -session-prefix: starts this replica's MCP session ids, for affinity behind a proxy
 	TokenTTL   time.Duration // hidden: access-token lifetime of the built-in server (0 = its default)
 	Fixtures   bool          // hidden: add the conformance suite's fixture resource (needs NoAuth)
 	Metrics    bool          // -metrics: serve Prometheus metrics at /metrics
@@ -71,6 +72,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	fs.BoolVar(&c.NoDemo, "no-demo", false, "do not seed demo users and data into an empty database")
 	fs.BoolVar(&c.NoApprove, "no-approvals", false, "let deletions and race-strategy generation run without asking the user to approve each call")
 	fs.StringVar(&c.ApproveKey, "approval-key-file", "", "`file` holding the key (at least 32 random bytes) that seals pending approvals; give every replica the same one (default: a random key per process)")
+	fs.StringVar(&c.SessionPre, "session-prefix", "", "`prefix` (letters, digits, '.', '_', '-') that starts the MCP session ids this replica hands out, different on each replica, so a load balancer can send a session's requests to the replica that holds it (nginx: a map on $http_mcp_session_id; see the README)")
 	fs.BoolVar(&c.Metrics, "metrics", false, "serve OpenTelemetry metrics in Prometheus' text format at /metrics (traces and other exporters: the OTEL_* environment variables)")
 	fs.BoolVar(&c.NoAuth, "insecure-no-auth", false, "turn authentication off and act as -user (loopback addresses only; for test suites)")
 	fs.DurationVar(&c.TokenTTL, "access-token-ttl", 0, "")

@@ -35,6 +35,9 @@ type CallRegistry interface {
 	Cancel(ctx context.Context, key, id string) error
 }
 
+// SessionIDHeader is the HTTP header of a Streamable HTTP session id.
+const SessionIDHeader = "Mcp-Session-Id"
+
 // EndedCallMemory is how long a registry remembers the id of a call that
 // has ended. A cancellation races the end of the call it names: if the
 // call has just ended and another session of the same principal and client
@@ -231,7 +234,9 @@ func Cancellable(ctx context.Context) (_ context.Context, stop func()) {
 // clients of protocol revisions that cancel a call by POSTing
 // notifications/cancelled (2025-06-18, 2025-11-25). It must run after
 // authentication: key(r) identifies the principal, and an empty key leaves
-// the request untracked.
+// the request untracked. A request carrying an Mcp-Session-Id header
+// belongs to a session, which cancels its own calls: it is passed on
+// untouched, so one endpoint may serve sessions and stateless requests.
 //
 // A POST whose body is a single tools/call request is registered in reg
 // under (key, id) for as long as it is served; its request context carries
@@ -252,7 +257,9 @@ func Cancellation(reg CallRegistry, key func(*http.Request) string, logger *slog
 			logger = slog.Default()
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost || r.Body == nil {
+			if r.Method != http.MethodPost || r.Body == nil || r.Header.Get(SessionIDHeader) != "" {
+				// A request of a session goes to the session, which
+				// cancels its own calls.
 				next.ServeHTTP(w, r)
 				return
 			}

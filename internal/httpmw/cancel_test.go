@@ -279,3 +279,51 @@ func TestEndedCallsBounded(t *testing.T) {
 		t.Fatalf("after expiry: %d ids, %d log entries remembered", n, live)
 	}
 }
+
+// Requests of a session (an Mcp-Session-Id header) are the session's to
+// cancel: their calls are not registered, and their cancellations do not
+// reach the calls of stateless requests.
+func TestCancellationLeavesSessionsAlone(t *testing.T) {
+	ch := newCancelHarness(t)
+	var slots, registered []bool
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, hasSlot := r.Context().Value(cancelSlotKey{}).(*cancelSlot)
+		slots = append(slots, hasSlot)
+		registered = append(registered, ch.reg.Len() > 0)
+		w.WriteHeader(http.StatusAccepted)
+	})
+	h := Cancellation(ch.reg, func(*http.Request) string { return "carol" }, nil)(inner) // not alice: her ended call would make the cancellation below ambiguous
+	post := func(session, body string) {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		if session != "" {
+			r.Header.Set(SessionIDHeader, session)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	post("S1", callBody)
+	post("", callBody)
+	if want := []bool{false, true}; slots[0] != want[0] || slots[1] != want[1] || registered[0] || !registered[1] {
+		t.Fatalf("slots %v, registered %v: want a slot and a registration for the stateless call only", slots, registered)
+	}
+
+	// A stateless call in flight is not cancelled by a session's notification.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); ch.post("alice", callBody) }()
+	ctx := <-ch.running
+	<-ch.bodies
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(cancelBody))
+	r.Header.Set("X-User", "alice")
+	r.Header.Set(SessionIDHeader, "S1")
+	ch.h.ServeHTTP(httptest.NewRecorder(), r)
+	<-ch.bodies
+	if ctx.Err() != nil || ch.reg.Cancelled() != 0 {
+		t.Fatal("a session's notification cancelled a stateless call")
+	}
+	ch.post("alice", cancelBody)
+	<-ch.bodies
+	wg.Wait()
+	if ch.reg.Cancelled() != 1 {
+		t.Fatal("the stateless notification did not cancel the call")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 )
 
 // BatchesRemovedIn is the first MCP revision without JSON-RPC batches
@@ -29,6 +30,21 @@ type Messages struct {
 	Methods int
 	// Calls holds params.name of each tools/call, in order.
 	Calls []string
+	// Initialize is what an initialize request says about the client,
+	// when the body is that one request (not a batch); nil otherwise.
+	Initialize *Initialize
+}
+
+// Initialize is what an initialize request says about the client: enough
+// to decide whether it needs a session (see codemode's session routing).
+type Initialize struct {
+	// ProtocolVersion is params.protocolVersion, as sent.
+	ProtocolVersion string
+	// Elicitation is set when params.capabilities.elicitation is present
+	// (as an object of any content): the client can be asked.
+	Elicitation bool
+	// Extensions are the keys of params.capabilities.extensions, sorted.
+	Extensions []string
 }
 
 type messagesKey struct{}
@@ -91,6 +107,33 @@ type message struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// initializeParams is what [Initialize] needs of an initialize request's
+// params.
+type initializeParams struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	Capabilities    struct {
+		Elicitation json.RawMessage            `json:"elicitation"`
+		Extensions  map[string]json.RawMessage `json:"extensions"`
+	} `json:"capabilities"`
+}
+
+// initializeOf reads an initialize request's params; malformed params
+// are the handler's to refuse, and describe a client that declared
+// nothing.
+func initializeOf(params json.RawMessage) *Initialize {
+	var p initializeParams
+	_ = json.Unmarshal(params, &p)
+	in := &Initialize{ProtocolVersion: p.ProtocolVersion}
+	if e := bytes.TrimSpace(p.Capabilities.Elicitation); len(e) > 0 && e[0] == '{' {
+		in.Elicitation = true
+	}
+	for k := range p.Capabilities.Extensions {
+		in.Extensions = append(in.Extensions, k)
+	}
+	slices.Sort(in.Extensions)
+	return in
+}
+
 func parseMessages(body []byte) Messages {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	var m Messages
@@ -118,6 +161,9 @@ func parseMessages(body []byte) Messages {
 			}
 			_ = json.Unmarshal(x.Params, &p) // a bad params is the handler's to refuse
 			m.Calls = append(m.Calls, p.Name)
+		}
+		if x.Method == "initialize" && !m.Batch {
+			m.Initialize = initializeOf(x.Params)
 		}
 	}
 	return m

@@ -137,3 +137,28 @@ func TestJSONRPCBatches(t *testing.T) {
 		t.Errorf("single message: %d", code)
 	}
 }
+
+func TestMessagesInitialize(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       *httpmw.Initialize
+	}{
+		{"elicitation form", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"c","version":"1"}}}`,
+			&httpmw.Initialize{ProtocolVersion: "2025-11-25", Elicitation: true}},
+		{"elicitation empty object", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}}}}`,
+			&httpmw.Initialize{ProtocolVersion: "2025-06-18", Elicitation: true}},
+		{"elicitation null", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":null}}}`,
+			&httpmw.Initialize{ProtocolVersion: "2025-06-18"}},
+		{"no capabilities, extensions", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"b/x":{},"a/y":{}}}}}`,
+			&httpmw.Initialize{ProtocolVersion: "2025-11-25", Extensions: []string{"a/y", "b/x"}}},
+		{"malformed params", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":7}`, &httpmw.Initialize{}},
+		{"in a batch", `[{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{"elicitation":{}}}}]`, nil},
+		{"another method", list, nil},
+	} {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(tc.body))
+		got := httpmw.MessagesOf(r).Initialize
+		if (got == nil) != (tc.want == nil) || got != nil && (got.ProtocolVersion != tc.want.ProtocolVersion || got.Elicitation != tc.want.Elicitation || strings.Join(got.Extensions, ",") != strings.Join(tc.want.Extensions, ",")) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

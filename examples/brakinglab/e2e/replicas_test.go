@@ -23,11 +23,17 @@ import (
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
-// proxy is Debian's nginx spreading requests round-robin over replicas.
+// proxy is Debian's nginx spreading requests round-robin over replicas,
+// except those of an MCP session, which go to the replica that opened it.
 type proxy struct {
-	URL       string // e.g. http://127.0.0.1:41234
-	accessLog string // one line per request: upstream, method, path, status
+	URL        string // e.g. http://127.0.0.1:41234
+	accessLog  string // one line per request: upstream, method, path, status
+	sessionLog string // one line per request: session id (- for none), upstream, method, status
 }
+
+// sessionPrefix is the -session-prefix of the i-th replica (from 0); the
+// nginx map routes a session id starting with it to that replica.
+func sessionPrefix(i int) string { return fmt.Sprintf("r%d.", i+1) }
 
 // nginxBinary finds Debian's nginx: a failure in CI, a skip elsewhere.
 func nginxBinary(t testing.TB) string {
@@ -40,21 +46,25 @@ func nginxBinary(t testing.TB) string {
 }
 
 // startNginx runs nginx in the foreground on 127.0.0.1:port with a
-// generated configuration that proxies every request round-robin to
-// upstreams, and stops it when the test ends.
+// generated configuration that proxies requests round-robin to upstreams,
+// except that a request carrying an Mcp-Session-Id that starts with
+// sessionPrefix(i) goes to upstreams[i] (the README shows the same), and
+// stops it when the test ends.
 func startNginx(t testing.TB, port string, upstreams ...string) *proxy {
 	t.Helper()
 	bin := nginxBinary(t)
 	dir := t.TempDir()
-	var servers strings.Builder
-	for _, u := range upstreams {
+	var servers, groups, routes strings.Builder
+	for i, u := range upstreams {
 		fmt.Fprintf(&servers, "    server %s;\n", u)
+		fmt.Fprintf(&groups, "  upstream brakinglab_%d { server %s; keepalive 8; }\n", i+1, u)
+		fmt.Fprintf(&routes, "    ~^%s brakinglab_%d;\n", strings.ReplaceAll(sessionPrefix(i), ".", `\.`), i+1)
 	}
 	user := ""
 	if os.Geteuid() == 0 {
 		user = "user root;" // workers would otherwise run as nobody, without access to dir
 	}
-	p := &proxy{URL: "http://127.0.0.1:" + port, accessLog: filepath.Join(dir, "access.log")}
+	p := &proxy{URL: "http://127.0.0.1:" + port, accessLog: filepath.Join(dir, "access.log"), sessionLog: filepath.Join(dir, "sessions.log")}
 	conf := fmt.Sprintf(`%[1]s
 daemon off;
 master_process on;
@@ -65,6 +75,8 @@ events { worker_connections 512; }
 http {
   log_format upstream '$upstream_addr $request_method $uri $status';
   access_log %[3]s upstream;
+  log_format session '$http_mcp_session_id $upstream_addr $request_method $status';
+  access_log %[2]s/sessions.log session;
   client_body_temp_path %[2]s/body;
   proxy_temp_path %[2]s/proxy;
   fastcgi_temp_path %[2]s/fastcgi;
@@ -73,10 +85,13 @@ http {
   upstream brakinglab {
 %[4]s    keepalive 16;
   }
+%[6]s  map $http_mcp_session_id $brakinglab_upstream {
+    default brakinglab;
+%[7]s  }
   server {
     listen 127.0.0.1:%[5]s;
     location / {
-      proxy_pass http://brakinglab;
+      proxy_pass http://$brakinglab_upstream;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
@@ -87,7 +102,7 @@ http {
     }
   }
 }
-`, user, dir, p.accessLog, servers.String(), port)
+`, user, dir, p.accessLog, servers.String(), port, groups.String(), routes.String())
 	confPath := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -160,8 +175,8 @@ type replicaSet struct {
 
 // startReplicas starts n BrakingLab processes on one fresh PostgreSQL
 // database, all with the proxy's URL as their public URL and nginx (on
-// loopback) as their trusted proxy, and nginx in front of them. extra
-// flags go to every replica.
+// loopback) as their trusted proxy, each with its own -session-prefix,
+// and nginx in front of them. extra flags go to every replica.
 func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	t.Helper()
 	nginxBinary(t) // fail or skip before starting anything
@@ -169,9 +184,9 @@ func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	port := freePort(t)
 	front := "http://127.0.0.1:" + port
 	rs := &replicaSet{}
-	for range n {
+	for i := range n {
 		addr := "127.0.0.1:" + freePort(t)
-		args := append([]string{"-addr", addr, "-db", dsn, "-public-url", front, "-trusted-proxies", "127.0.0.1"}, extra...)
+		args := append([]string{"-addr", addr, "-db", dsn, "-public-url", front, "-trusted-proxies", "127.0.0.1", "-session-prefix", sessionPrefix(i)}, extra...)
 		// One after the other: the first migrates and seeds.
 		rs.replicas = append(rs.replicas, startServer(t, args...))
 		rs.addrs = append(rs.addrs, addr)
