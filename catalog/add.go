@@ -68,7 +68,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 		if err := unmarshalArgs(args, &v); err != nil {
 			return nil, err
 		}
-		if err := c.validateStruct(in, &v); err != nil {
+		if err := c.validateStruct(e.plan, &v); err != nil {
 			if err = presentOnly(err, args); err != nil {
 				return nil, err
 			}
@@ -89,12 +89,12 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil
 		}
 		var ve *ValidationError
-		if errors.As(presentOnly(c.validateStruct(in, &v), args), &ve) {
+		if errors.As(presentOnly(c.validateStruct(e.plan, &v), args), &ve) {
 			return ve.Issues
 		}
 		return nil
 	}
-	if err := c.checkTags(in); err != nil {
+	if err := c.checkTags(e.plan); err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
 	return c.insert(e)
@@ -151,8 +151,8 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 	if err != nil {
 		return nil, wrap(fmt.Errorf("argument type: %w", err))
 	}
-	if _, clash := plan.ByName[validateOnlyKey]; clash {
-		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, validateOnlyKey))
+	if _, clash := plan.ByName[ValidateOnlyKey]; clash {
+		return nil, wrap(fmt.Errorf("argument type %s: the member name %s is reserved for dry runs", info.In, ValidateOnlyKey))
 	}
 	out, err := jsontype.FromGo(info.Out, false)
 	if err != nil {

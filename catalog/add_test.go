@@ -72,6 +72,12 @@ func TestAddRejects(t *testing.T) {
 	type badTag struct {
 		N int `json:"n" validate:"mni=1"`
 	}
+	type badTagInMap struct {
+		ByKey map[string]*[]badTag `json:"byKey"`
+	}
+	type badTagEmbedded struct {
+		badTag
+	}
 	type badNestedTag struct {
 		Items []struct {
 			V string `json:"v" validate:"oneoff=a b"`
@@ -143,6 +149,12 @@ func TestAddRejects(t *testing.T) {
 		}, "Undefined validation function"},
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badNestedTag, ok]})
+		}, "Undefined validation function"},
+		{"misspelled validate tag in a map of slices", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[badTagInMap, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTagInMap, ok]})
+		}, "Undefined validation function"},
+		{"misspelled validate tag in an embedded struct", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[badTagEmbedded, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTagEmbedded, ok]})
 		}, "Undefined validation function"},
 		{"jsonschema key=value", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[keyValueDoc, ok]})

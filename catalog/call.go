@@ -15,9 +15,6 @@ import (
 	"github.com/brakinglab/codemode-go/internal/suggest"
 )
 
-// validateOnlyKey is the argument member that asks for a dry run.
-const validateOnlyKey = "_validateOnly"
-
 // Call runs the function name with JSON arguments args (nil, empty or null
 // mean {}) for the Principal in ctx, and returns its JSON result.
 //
@@ -96,16 +93,16 @@ func (c *Catalog) check(e *entry, args []byte) (obj map[string]any, dry bool, wa
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, false, nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
+		return nil, false, nil, notObject(v)
 	}
 	ch := checker{strict: e.info.Tier.Strict()}
-	if vo, present := obj[validateOnlyKey]; present {
-		delete(obj, validateOnlyKey)
+	if vo, present := obj[ValidateOnlyKey]; present {
+		delete(obj, ValidateOnlyKey)
 		switch b, isBool := vo.(bool); {
 		case !e.info.Tier.Strict():
-			ch.addAt(validateOnlyKey, "READ-ONLY functions do not take _validateOnly; call without it")
+			ch.addAt(ValidateOnlyKey, "READ-ONLY functions do not take _validateOnly; call without it")
 		case !isBool:
-			ch.addAt(validateOnlyKey, "Expected boolean, got "+jsonTypeName(vo))
+			ch.addAt(ValidateOnlyKey, "Expected boolean, got "+jsonTypeName(vo))
 		default:
 			dry = b
 		}

@@ -112,6 +112,16 @@ type FuncInfo struct {
 	args, result *jsontype.Node // the type model both kinds share
 }
 
+// Nodes returns the type model of the function's arguments and result,
+// the one the catalog checks calls against, built at registration from
+// the Go types (Add) or the schemas (AddSchema). Both are nil for a
+// FuncInfo the catalog did not produce.
+//
+// The node type lives in an internal package: Nodes is for this module's
+// own packages (typegen renders the nodes, codemode's discovery indexes
+// them). Other callers read In and Out, or InputSchema and OutputSchema.
+func (f FuncInfo) Nodes() (args, result *jsontype.Node) { return f.args, f.result }
+
 // New returns an empty catalog whose functions are called as
 // namespace.name. The namespace must be a valid JavaScript identifier.
 func New(namespace string, opts *Options) (*Catalog, error) {

@@ -95,48 +95,48 @@ func (c *Catalog) marshalResult(v any) ([]byte, error) {
 	return jsonnull.Strip(b)
 }
 
-// validateStruct runs the validate tags on *v and converts failures to a
-// ValidationError.
-func (c *Catalog) validateStruct(t reflect.Type, v any) error {
+// validateStruct runs the validate tags on *v, whose type model is n, and
+// converts failures to a ValidationError.
+func (c *Catalog) validateStruct(n *node, v any) error {
 	err := c.validate.Struct(v)
 	if err == nil {
 		return nil
 	}
-	if issues, ok := validationIssues(t, err); ok {
+	if issues, ok := validationIssues(n, err); ok {
 		return &ValidationError{Issues: issues}
 	}
 	return fmt.Errorf("validating arguments: %w", err)
 }
 
-// checkTags parses every validate tag reachable from t, so that a
+// checkTags parses every validate tag reachable from node n, so that a
 // misspelled rule is reported at registration. validator/v10 only parses a
 // struct's tags when it first validates a value of it, and never reaches
-// elements of slices without "dive", so walking the types is the only way
-// to see them all.
-func (c *Catalog) checkTags(t reflect.Type) error {
-	seen := map[reflect.Type]bool{}
-	var walk func(t reflect.Type) error
-	walk = func(t reflect.Type) error {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
-			t = t.Elem()
+// elements of slices without "dive", so walking the type model is the
+// only way to see them all.
+func (c *Catalog) checkTags(n *node) error {
+	seen := map[*node]bool{}
+	var walk func(n *node) error
+	walk = func(n *node) error {
+		for n != nil && n.Shape != kStruct && n.Elem != nil {
+			n = n.Elem // pointers, slices, arrays, maps
 		}
-		if t.Kind() != reflect.Struct || seen[t] {
+		if n == nil || n.Shape != kStruct || seen[n] {
 			return nil
 		}
-		seen[t] = true
-		for _, f := range jsontype.Fields(t) {
-			if f.Validate != "" {
-				if err := c.parseTag(f); err != nil {
+		seen[n] = true
+		for _, f := range n.Fields {
+			if f.Go != nil && f.Go.Validate != "" {
+				if err := c.parseTag(*f.Go); err != nil {
 					return err
 				}
 			}
-			if err := walk(f.Type); err != nil {
+			if err := walk(f.Node); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return walk(t)
+	return walk(n)
 }
 
 // parseTag makes validator/v10 parse f's tag by validating a zero value

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,8 +28,9 @@ func newValidator() *validator.Validate {
 	return v
 }
 
-// validationIssues converts validator errors to issues with JSON paths.
-func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
+// validationIssues converts validator errors to issues with JSON paths,
+// read from root, the node of the validated struct.
+func validationIssues(root *node, err error) ([]Issue, bool) {
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
 		return nil, false
@@ -39,28 +41,29 @@ func validationIssues(root reflect.Type, err error) ([]Issue, bool) {
 			issues = append(issues, moreIssues)
 			break
 		}
-		path, parent := namespacePath(root, fe.Namespace())
-		issues = append(issues, Issue{Path: path, Message: ruleMessage(fe, parent)})
+		path, parent, via := namespacePath(root, fe.Namespace())
+		issues = append(issues, Issue{Path: path, Message: ruleMessage(fe, parent, via)})
 	}
 	return issues, true
 }
 
 // namespacePath turns a validator namespace such as
-// "Args.corners[0].verdict" into ["corners", 0, "verdict"], using the Go
-// types to tell array indices from map keys and to drop the names of
-// embedded structs, which encoding/json flattens. It also returns the
-// struct holding the last member, for rules that name its siblings.
-func namespacePath(t reflect.Type, ns string) (path []any, parent reflect.Type) {
+// "Args.corners[0].verdict" into ["corners", 0, "verdict"], reading the
+// type model from n to tell array indices from map keys and to drop the
+// names of embedded structs, which encoding/json flattens. It also
+// returns the struct node holding the last member and the embedded
+// structs entered in it, for rules that name its siblings.
+func namespacePath(n *node, ns string) (path []any, parent *node, via []string) {
 	path = []any{}
 	// Drop the leading struct type name.
 	if i := strings.IndexAny(ns, ".["); i >= 0 {
 		ns = ns[i:]
 	} else {
-		return path, parent
+		return path, parent, via
 	}
 	for ns != "" {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
+		for n != nil && n.Shape == kPtr {
+			n = n.Elem
 		}
 		switch ns[0] {
 		case '.':
@@ -71,54 +74,68 @@ func namespacePath(t reflect.Type, ns string) (path []any, parent reflect.Type) 
 			}
 			name := ns[:end]
 			ns = ns[end:]
-			if t.Kind() != reflect.Struct {
+			if n == nil || n.Shape != kStruct {
 				path = append(path, name)
 				continue
 			}
-			parent = t
-			if f, ok := fieldByJSONName(t, name); ok {
+			if parent != n {
+				parent, via = n, nil
+			}
+			if f, ok := member(n, name, via); ok {
 				path = append(path, name)
-				t = f.Type
-			} else if sf, ok := t.FieldByName(name); ok && sf.Anonymous {
-				t = sf.Type // embedded: flattened in JSON
+				n, via = f.Node, nil
+			} else if embeds(n, append(slices.Clip(via), name)) {
+				via = append(slices.Clip(via), name) // embedded: flattened in JSON
 			} else {
 				path = append(path, name)
 			}
 		case '[':
 			end := strings.IndexByte(ns, ']')
 			if end < 0 {
-				return path, parent
+				return path, parent, via
 			}
 			key := ns[1:end]
 			ns = ns[end+1:]
-			switch t.Kind() {
-			case reflect.Slice, reflect.Array:
+			if n != nil && (n.Shape == kSlice || n.Shape == kArray) {
 				i, _ := strconv.Atoi(key)
 				path = append(path, i)
-			default:
+			} else {
 				path = append(path, key)
 			}
-			if k := t.Kind(); k == reflect.Slice || k == reflect.Array || k == reflect.Map {
-				t = t.Elem()
+			if n != nil && (n.Shape == kSlice || n.Shape == kArray || n.Shape == kMap) {
+				n = n.Elem
 			}
 		default:
-			return path, parent
+			return path, parent, via
 		}
 	}
-	return path, parent
+	return path, parent, via
 }
 
-func fieldByJSONName(t reflect.Type, name string) (jsontype.Field, bool) {
-	for _, f := range jsontype.Fields(t) {
-		if f.Name == name {
+// member finds the member of Go struct node n named name in JSON that
+// is promoted through exactly the embedded structs via.
+func member(n *node, name string, via []string) (jsontype.FieldNode, bool) {
+	for _, f := range n.Fields {
+		if f.Name == name && f.Go != nil && slices.Equal(f.Go.Via, via) {
 			return f, true
 		}
 	}
-	return jsontype.Field{}, false
+	return jsontype.FieldNode{}, false
+}
+
+// embeds reports whether some member of n is promoted through the
+// embedded structs via.
+func embeds(n *node, via []string) bool {
+	for _, f := range n.Fields {
+		if f.Go != nil && len(f.Go.Via) >= len(via) && slices.Equal(f.Go.Via[:len(via)], via) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleMessage explains a failed validate rule in plain words, from the
 // rule table typegen declares the same rules from.
-func ruleMessage(fe validator.FieldError, parent reflect.Type) string {
-	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), jsontype.MemberNames(parent, fe.Tag(), fe.Param()))
+func ruleMessage(fe validator.FieldError, parent *node, via []string) string {
+	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), parent.MemberNames(fe.Tag(), fe.Param(), via...))
 }

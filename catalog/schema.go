@@ -10,19 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/brakinglab/codemode-go/internal/funcnode"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
-
-func init() {
-	funcnode.Of = func(info any) (*jsontype.Node, *jsontype.Node) {
-		f, ok := info.(FuncInfo)
-		if !ok {
-			return nil, nil
-		}
-		return f.args, f.result
-	}
-}
 
 // SchemaFunc describes a function known by JSON Schema instead of Go
 // types: a tool of an upstream MCP server, or a catalogue known only at
@@ -96,9 +85,9 @@ func AddSchema(c *Catalog, f SchemaFunc) error {
 	if in.Shape != jsontype.Struct {
 		return wrap(errors.New("input schema: the root must describe an object with properties"))
 	}
-	if i, clash := in.ByName[validateOnlyKey]; clash {
+	if i, clash := in.ByName[ValidateOnlyKey]; clash {
 		if !f.Tier.Strict() || in.Fields[i].Node.Shape != jsontype.Bool || in.Fields[i].Required {
-			return wrap(fmt.Errorf("input schema: the member name %s is reserved for dry runs", validateOnlyKey))
+			return wrap(fmt.Errorf("input schema: the member name %s is reserved for dry runs", ValidateOnlyKey))
 		}
 		// A schema made for this catalog (typegen.InputSchema) declares
 		// the dry-run flag; the catalog handles it.
@@ -231,9 +220,9 @@ func schemaArgs(n *node, args []byte) (map[string]any, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ValidationError{Issues: []Issue{{Path: []any{}, Message: "Expected object, got " + jsonTypeName(v)}}}
+		return nil, notObject(v)
 	}
-	delete(obj, validateOnlyKey)
+	delete(obj, ValidateOnlyKey)
 	dropUndeclared(n, obj)
 	return obj, nil
 }

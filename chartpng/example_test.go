@@ -33,8 +33,8 @@ func Example() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal:     &driver,
-		Audit:         codemode.NoAudit,
-		SandboxMode:   sandbox.ModeInProcess,
+		Audit:         codemode.AuditOptions{Sink: codemode.NoAudit},
+		Sandbox:       codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		ChartRenderer: chartpng.New(), // the one line
 	})
 	if err != nil {

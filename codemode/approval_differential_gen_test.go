@@ -360,37 +360,48 @@ func (g *diffGen) ifElse() {
 
 func (g *diffGen) clock() {
 	g.flags.Clock = true
-	v := g.name("v")
-	g.line("const %s = B(Date.now() %% 4);", v)
-	g.vars = append(g.vars, v)
+	g.value("Date.now() % 4")
 }
 
 func (g *diffGen) random() {
 	g.flags.Random = true
+	g.value("Math.floor(Math.random() * 4)")
+}
+
+// value binds a fresh variable to B(expr), so that the trace records it
+// as a value the script branched on, offers it to later statements as a
+// number, and returns its name.
+func (g *diffGen) value(expr string) string {
 	v := g.name("v")
-	g.line("const %s = B(Math.floor(Math.random() * 4));", v)
+	g.line("const %s = B(%s);", v, expr)
 	g.vars = append(g.vars, v)
+	return v
 }
 
 // burn reads more clock or random values than an approval records, then
 // makes a write that needs approval with an argument taken from the last.
 func (g *diffGen) burn() {
 	g.flags.Burn = true
-	e, j, v := g.name("e"), g.name("j"), g.name("v")
+	e, j := g.name("e"), g.name("j")
 	g.line("let %s = 0;", e)
+	last := e + " % 4"
 	if g.r.IntN(2) == 0 {
 		g.flags.Random = true
 		g.line("for (let %s = 0; %s < 4200; %s++) %s = Math.random();", j, j, j, e)
-		g.line("const %s = B(Math.floor(%s * 4));", v, e)
+		last = "Math.floor(" + e + " * 4)"
 	} else {
 		g.flags.Clock = true
 		g.line("for (let %s = 0; %s < 4200; %s++) %s = Date.now();", j, j, j, e)
-		g.line("const %s = B(%s %% 4);", v, e)
 	}
-	g.vars = append(g.vars, v)
+	g.writeOf(g.value(last), 1)
+}
+
+// writeOf makes a write that needs approval and takes its argument from
+// the value v: it deletes item base + v or sets an item's value to v.
+func (g *diffGen) writeOf(v string, base int) {
 	g.approvals++
 	if g.r.IntN(2) == 0 {
-		g.line(`await W("deleteItem", { id: 1 + %s });`, v)
+		g.line(`await W("deleteItem", { id: %d + %s });`, base, v)
 	} else {
 		g.line(`await W("updateItem", { id: %s, value: %s });`, g.id(), v)
 	}
@@ -400,7 +411,6 @@ func (g *diffGen) burn() {
 // is often the argument of the next write.
 func (g *diffGen) race() {
 	g.flags.Race = true
-	v := g.name("v")
 	els := []string{
 		fmt.Sprintf("diff.slowItem({ id: %s }).then(() => 0)", g.id()),
 		fmt.Sprintf("diff.getItem({ id: %s }).then(() => 1)", g.id()),
@@ -408,15 +418,9 @@ func (g *diffGen) race() {
 	if g.r.IntN(2) == 0 {
 		slices.Reverse(els)
 	}
-	g.line("const %s = B(await Promise.race([%s]));", v, strings.Join(els, ", "))
-	g.vars = append(g.vars, v)
+	v := g.value("await Promise.race([" + strings.Join(els, ", ") + "])")
 	if g.r.IntN(5) < 3 {
-		g.approvals++
-		if g.r.IntN(2) == 0 {
-			g.line(`await W("deleteItem", { id: 3 + %s });`, v)
-		} else {
-			g.line(`await W("updateItem", { id: %s, value: %s });`, g.id(), v)
-		}
+		g.writeOf(v, 3)
 	}
 }
 
@@ -442,7 +446,5 @@ func (g *diffGen) discovery() {
 // asking run read.
 func (g *diffGen) volatile() {
 	g.flags.Volatile = true
-	v := g.name("v")
-	g.line("const %s = B((await diff.version({})).v);", v)
-	g.vars = append(g.vars, v)
+	g.value("(await diff.version({})).v")
 }

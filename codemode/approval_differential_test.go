@@ -141,7 +141,7 @@ func runDiffConfig(t *testing.T, cfg diffConfig, cases []diffCase, sum *diffSumm
 func startDiffDeployment(t *testing.T, cfg diffConfig) *diffDeployment {
 	d := &diffDeployment{cfg: cfg, offStore: newDiffStore(), store: newDiffStore()}
 	limits := func(o *codemode.Options) {
-		o.SandboxMode = cfg.mode
+		o.Sandbox.Mode = cfg.mode
 		// Outcomes, not limits, are under test: a starved worker on a
 		// loaded machine must not turn one into TIMEOUT.
 		o.Limits.Timeout = time.Minute
@@ -164,7 +164,7 @@ func startDiffDeployment(t *testing.T, cfg diffConfig) *diffDeployment {
 			o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
 			o.Approvals.Key = key
 			o.Approvals.Spent = spent
-			o.Stateful = cfg.version < "2026-07-28" && !cfg.stdio
+			o.HTTP.Stateful = cfg.version < "2026-07-28" && !cfg.stdio
 		}))
 	}
 	return d

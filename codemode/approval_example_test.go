@@ -35,9 +35,9 @@ func ExampleApprovalOptions() {
 		},
 	})
 	srv, err := codemode.New(cat, &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &catalog.Principal{Subject: "driver-1"},
-		Audit:       codemode.NoAudit,
+		Principal: &catalog.Principal{Subject: "driver-1"},
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)

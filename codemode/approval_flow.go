@@ -430,7 +430,7 @@ func (s *Server) auditApproval(ctx context.Context, host *execHost, kind AuditKi
 	ev.Kind, ev.Time = kind, time.Now()
 	ev.Function = p.Fn
 	ev.Tier = p.Tier.String()
-	ev.Args = auditArgs(s.opts.AuditArgs, p.Args)
+	ev.Args = auditArgs(s.opts.Audit.Args, p.Args)
 	ev.ErrorKind = why
 	s.audit.Audit(ctx, ev)
 }

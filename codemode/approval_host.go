@@ -42,7 +42,7 @@ type approvalRun struct {
 	changed  chan struct{}  // closed and replaced when exited grows
 	turn     int            // the CallPosition.Index of the next call to decide
 	answered int            // CallPosition.Answered of the first call that waits
-	turned   chan struct{}  // closed and replaced when turn grows
+	turned   chan struct{}  // closed when turn grows; made by the first call that waits
 	resumed  bool           // there is a record, an approval or a stop to match calls against
 }
 
@@ -64,7 +64,7 @@ type stopCall struct {
 
 func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *approvalRun {
 	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), stop: ex.Stop,
-		changed: make(chan struct{}), turned: make(chan struct{})}
+		changed: make(chan struct{})}
 	if len(ex.Record) > 0 {
 		r.replay = newReplay(ex.Record)
 	}
@@ -106,20 +106,32 @@ func (r *approvalRun) exit() {
 const maxTurnWait = 2 * time.Second
 
 // awaitTurn waits until every call made before call index has been
-// decided. The caller must call pass(index) once it has decided.
+// decided. The caller must call pass(index) once it has decided. In the
+// common case the calls before it were decided long ago, and it returns
+// at once without allocating.
 func (r *approvalRun) awaitTurn(ctx context.Context, index int) {
-	t := time.NewTimer(maxTurnWait)
-	defer t.Stop()
+	var t *time.Timer
 	for {
 		r.mu.Lock()
-		turn, ch := r.turn, r.turned
-		r.mu.Unlock()
-		if turn >= index {
+		if r.turn >= index {
+			r.mu.Unlock()
+			if t != nil {
+				t.Stop()
+			}
 			return
+		}
+		if r.turned == nil {
+			r.turned = make(chan struct{})
+		}
+		ch := r.turned
+		r.mu.Unlock()
+		if t == nil {
+			t = time.NewTimer(maxTurnWait)
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 			return
@@ -132,8 +144,10 @@ func (r *approvalRun) pass(index int) {
 	r.mu.Lock()
 	if index+1 > r.turn {
 		r.turn = index + 1
-		close(r.turned)
-		r.turned = make(chan struct{})
+		if r.turned != nil {
+			close(r.turned)
+			r.turned = nil
+		}
 	}
 	r.mu.Unlock()
 }
@@ -265,7 +279,7 @@ func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, pos sandbox
 	if derr != nil {
 		ev := h.base
 		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, fn, tier.String()
-		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
+		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
 		ev.Duration = time.Since(start)
 		ev.ErrorKind = catalog.CodeOf(derr)
 		h.s.audit.Audit(ctx, ev)
@@ -406,51 +420,26 @@ func (r *approvalRun) settle(ctx context.Context, res *sandbox.Result, bound tim
 	}
 }
 
-// canonicalArgs returns args as canonical JSON (members sorted, no
-// whitespace, numbers as written, "_validateOnly" removed), whether they
-// asked for a dry run, and whether they are a JSON object at all. Absent
-// or null arguments are {}.
+// canonicalArgs returns args as catalog.Canonical makes them (members
+// sorted, no whitespace, numbers as written, the dry-run key removed),
+// whether they asked for a dry run, and whether they are a JSON object at
+// all. Absent or null arguments are {}.
 func canonicalArgs(args json.RawMessage) (canon json.RawMessage, dry, ok bool) {
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || string(args) == "null" {
-		return json.RawMessage("{}"), false, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, false, false
-	}
-	if v, present := obj[validateOnlyKey]; present {
-		b, isBool := v.(bool)
-		dry = isBool && b
-		delete(obj, validateOnlyKey)
-	}
-	out, err := json.Marshal(obj) // maps marshal with sorted keys
-	if err != nil {
-		return nil, false, false
-	}
-	return out, dry, true
+	canon, dry, err := catalog.Canonical(args)
+	return canon, dry, err == nil
 }
 
-// validateOnlyKey is the argument member that asks the catalog for a dry run.
-const validateOnlyKey = "_validateOnly"
-
-// withValidateOnly returns args with "_validateOnly": true. Arguments that
-// are not an object are returned as they are, for the catalog to refuse.
+// withValidateOnly returns args with the dry-run key set to true.
+// Arguments that are not an object are returned as they are, for the
+// catalog to refuse.
 func withValidateOnly(args json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(args)
-	if len(t) == 0 || string(t) == "null" {
-		return json.RawMessage(`{"` + validateOnlyKey + `":true}`)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(t, &obj); err != nil || obj == nil {
-		return args
-	}
-	obj[validateOnlyKey] = json.RawMessage("true")
-	out, err := json.Marshal(obj)
+	canon, _, err := catalog.Canonical(args)
 	if err != nil {
 		return args
 	}
-	return out
+	dry := `{"` + catalog.ValidateOnlyKey + `":true`
+	if string(canon) == "{}" {
+		return json.RawMessage(dry + "}")
+	}
+	return json.RawMessage(dry + "," + string(canon[1:]))
 }

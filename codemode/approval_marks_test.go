@@ -53,7 +53,7 @@ func TestApprovalMarks(t *testing.T) {
 			b := newRaceBook(t)
 			var some bool
 			for _, m := range []codemode.Discovery{codemode.DiscoveryFull, codemode.DiscoveryIndex} {
-				s, err := codemode.New(b.cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: m, Approvals: codemode.ApprovalOptions{Tiers: tc.tiers}, Principal: &catalog.Principal{Subject: "dev"}})
+				s, err := codemode.New(b.cat, &codemode.Options{Discovery: m, Approvals: codemode.ApprovalOptions{Tiers: tc.tiers}, Principal: &catalog.Principal{Subject: "dev"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -35,9 +35,7 @@ func ExampleApprovalPage() {
 	})
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(cat, &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &driver,
-		Audit:       codemode.NoAudit,
+		Principal: &driver,
 		Approvals: codemode.ApprovalOptions{Page: &codemode.ApprovalPage{
 			URL: "https://garage.example/approve/",
 			// The host's own sign-in: here a session cookie naming the user.
@@ -49,6 +47,8 @@ func ExampleApprovalPage() {
 				return driver, true
 			},
 		}},
+		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:   codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // cookieAuth is a test sign-in: the "sid" cookie names the subject.
@@ -297,7 +298,7 @@ func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration
 }
 
 // Requests are limited per source (ApprovalPage.SourceOf, by default
-// Options.ClientAddress), before the user is authenticated or the id
+// Options.HTTP.ClientAddress), before the user is authenticated or the id
 // looked up.
 func TestApprovalPageRateLimit(t *testing.T) {
 	source := func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
@@ -309,7 +310,7 @@ func TestApprovalPageRateLimit(t *testing.T) {
 				if name == "SourceOf" {
 					o.Approvals.Page.SourceOf = source
 				} else {
-					o.ClientAddress = source
+					o.HTTP.ClientAddress = source
 				}
 			})
 			link := strings.TrimSuffix(ts.URL, "/mcp") + "/approve/AAAAAAAAAAAAAAAAAAAAAA"
@@ -335,7 +336,7 @@ func TestApprovalPageRateLimit(t *testing.T) {
 func TestApprovalPageURLElicitation(t *testing.T) {
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
-			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = true })
+			ts, b := startPage(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 			id := b.add("alice", "Monza", "cancelled")
 			var asked atomic.Pointer[mcp.ElicitParams]
 			answered := make(chan string, 1)
@@ -379,7 +380,7 @@ func TestApprovalPageURLElicitation(t *testing.T) {
 // still ends at once.
 func TestApprovalPageWakesWaitingCall(t *testing.T) {
 	defer codemode.SetPagePoll(time.Hour)()
-	ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = true })
+	ts, b := startPage(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	id := b.add("alice", "Monza", "cancelled")
 	answered := make(chan string, 1)
 	opts := &mcp.ClientOptions{
@@ -459,7 +460,6 @@ func pageAnswer(link, action string) string {
 // link, the user answers, and its second run resumes the execution; with
 // URL-mode elicitation it is sent the link and the one call continues.
 func TestApprovalPageTypeScriptClient(t *testing.T) {
-	node, script := tsClient(t, "ts-approval-page.mjs")
 	type outcome struct {
 		IsError bool
 		Result  struct {
@@ -470,10 +470,10 @@ func TestApprovalPageTypeScriptClient(t *testing.T) {
 	}
 	for _, tc := range []struct{ mode, action string }{{"none", "accept"}, {"none", "decline"}, {"url", "accept"}, {"url", "decline"}} {
 		t.Run(tc.mode+"/"+tc.action, func(t *testing.T) {
-			ts, b := startPage(t, func(o *codemode.Options) { o.Stateful = tc.mode == "url" })
+			ts, b := startPage(t, func(o *codemode.Options) { o.HTTP.Stateful = tc.mode == "url" })
 			id := b.add("alice", "Monza", "cancelled")
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_COOKIE=sid=alice",
-				"MCP_MODE="+tc.mode, "MCP_ACTION="+tc.action, "MCP_CODE="+fmt.Sprintf(createThenDelete, id))
+			out := tsclienttest.Run(t, t.Context(), "testdata/ts-approval-page.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_COOKIE=sid=alice",
+				"MCP_MODE=" + tc.mode, "MCP_ACTION=" + tc.action, "MCP_CODE=" + fmt.Sprintf(createThenDelete, id)})
 			var got struct {
 				Elicited []struct{ Mode, URL, ElicitationID, Message string }
 				Results  []outcome

@@ -84,7 +84,7 @@ func (ts *testServer) connectStdio(t *testing.T, subject, version string, opts *
 func TestApprovalWriteBeforeApproval(t *testing.T) {
 	for _, rv := range replayRevisions {
 		t.Run(rv.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 			old := b.add("alice", "Monza", "entered")
 			e := &elicitor{action: always("accept")}
 			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -119,7 +119,7 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 	for _, rv := range replayRevisions {
 		for _, action := range []string{"decline", "cancel"} {
 			t.Run(rv.name+"/"+action, func(t *testing.T) {
-				ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+				ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 				old := b.add("alice", "Monza", "entered")
 				e := &elicitor{action: always(action)}
 				cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -139,7 +139,7 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 		}
 	}
 	t.Run("unanswered", func(t *testing.T) {
-		ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true; o.Approvals.TTL = time.Second })
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = true; o.Approvals.TTL = time.Second })
 		old := b.add("alice", "Monza", "entered")
 		e := &elicitor{action: always("accept"), before: func(int) { time.Sleep(3 * time.Second) }}
 		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -168,7 +168,7 @@ func TestApprovalOutcomesListWrites(t *testing.T) {
 func TestApprovalLoopAsksOnce(t *testing.T) {
 	for _, rv := range replayRevisions {
 		t.Run(rv.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 			var ids []int
 			for i := range 3 {
 				ids = append(ids, b.add("alice", fmt.Sprint("Race ", i), "cancelled"))
@@ -269,7 +269,7 @@ func TestApprovalRecordTooLarge(t *testing.T) {
 
 // The texts the user and the model read, in golden files.
 func TestApprovalTextsGolden(t *testing.T) {
-	ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true })
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	old := b.add("alice", "Monza", "entered")
 	e := &elicitor{action: always("decline")}
 	cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -290,7 +290,7 @@ func TestApprovalWaitCancelled(t *testing.T) {
 		t.Run(map[bool]string{false: "elicitation", true: "page"}[page], func(t *testing.T) {
 			var logs syncBuffer
 			ts, b := startApprovals(t, func(o *codemode.Options) {
-				o.Stateful = true
+				o.HTTP.Stateful = true
 				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if page {
 					o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}

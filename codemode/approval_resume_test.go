@@ -39,8 +39,8 @@ func startResumeBook(t *testing.T, mode sandbox.Mode, rv replayRevision) (*testS
 	ts := startServerFor(t, b.cat, func(o *codemode.Options) {
 		o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
 		o.Limits.Timeout = time.Minute
-		o.SandboxMode = mode
-		o.Stateful = rv.stateful
+		o.Sandbox.Mode = mode
+		o.HTTP.Stateful = rv.stateful
 	})
 	return ts, b
 }

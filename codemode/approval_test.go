@@ -2,7 +2,6 @@ package codemode_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -240,7 +240,7 @@ return out.length;`
 func TestApprovalAccept(t *testing.T) {
 	for _, rv := range revisions {
 		t.Run(rv.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 			keep := b.add("alice", "Spa sprint", "entered")
 			c1 := b.add("alice", "Monza GT3", "cancelled")
 			c2 := b.add("alice", "Imola", "cancelled")
@@ -283,7 +283,7 @@ func TestApprovalDeclineAndCancel(t *testing.T) {
 	for _, rv := range revisions {
 		for _, action := range []string{"decline", "cancel"} {
 			t.Run(rv.name+"/"+action, func(t *testing.T) {
-				ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+				ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 				c1 := b.add("alice", "Monza GT3", "cancelled")
 				e := &elicitor{action: always(action)}
 				cs := ts.connectAt(t, ts.token("alice"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
@@ -365,13 +365,13 @@ func TestApprovalWithoutElicitation(t *testing.T) {
 		}
 	})
 	t.Run("stateless-old-revision", func(t *testing.T) {
-		ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateless = true })
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateless = true })
 		b.add("alice", "Monza", "cancelled")
 		e := &elicitor{action: always("accept")}
 		cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
 		res := run(t, cs, deleteCancelled)
 		st := structuredOf(t, res)
-		if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "on protocol revision 2025-11-25 the server can send the client a request during a call only within a session (revision 2026-07-28 needs none), and this server is configured to open no session (Options.Stateless)") {
+		if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "on protocol revision 2025-11-25 the server can send the client a request during a call only within a session (revision 2026-07-28 needs none), and this server is configured to open no session (Options.HTTP.Stateless)") {
 			t.Fatalf("got %s", text(res))
 		}
 		if b.deletes.Load() != 0 || len(e.asked()) != 0 {
@@ -395,7 +395,7 @@ func TestApprovalWithoutElicitation(t *testing.T) {
 func TestApprovalResumeReplaysReads(t *testing.T) {
 	for _, rv := range revisions {
 		t.Run(rv.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 			first := b.add("alice", "Monza", "cancelled")
 			e := &elicitor{action: always("accept"), before: func(n int) {
 				// Another client cancels a race meanwhile; the script
@@ -522,7 +522,7 @@ func TestApprovalStateKey(t *testing.T) {
 func TestApprovalConcurrentUsers(t *testing.T) {
 	for _, rv := range revisions {
 		t.Run(rv.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = rv.stateful })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = rv.stateful })
 			want := map[string][]int{}
 			for _, u := range []string{"alice", "bob"} {
 				b.add(u, "Spa", "entered")
@@ -596,11 +596,10 @@ func sameInts(a, b []int) bool {
 // on a stateful endpoint: accept deletes exactly the batch, decline
 // deletes nothing.
 func TestApprovalTypeScriptClient(t *testing.T) {
-	node, script := tsClient(t, "ts-approval.mjs")
 	for _, tc := range []struct{ name, action string }{{"accept", "accept"}, {"decline", "decline"}, {"write-first/accept", "accept"}, {"write-first/decline", "decline"}} {
 		action := tc.action
 		t.Run(tc.name, func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.Stateful = true })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 			spa := b.add("alice", "Spa", "entered")
 			ids := []int{b.add("alice", "Monza", "cancelled"), b.add("alice", "Imola", "cancelled")}
 			code := deleteCancelled
@@ -608,20 +607,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 			if writeFirst {
 				code = fmt.Sprintf(createThenDelete, spa)
 			}
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+code)
-			var got struct {
-				ProtocolVersion string
-				Asked           []string
-				IsError         bool
-				Result          struct {
-					Result json.RawMessage
-					Error  struct{ Kind, Message string }
-					Writes []json.RawMessage
-				}
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			got := tsclienttest.RunApproval(t, t.Context(), ts.URL, ts.token("alice"), action, code)
 			if writeFirst {
 				// The create before the question runs once, whatever the
 				// answer, and every outcome lists it.
@@ -656,7 +642,7 @@ func TestApprovalTypeScriptClient(t *testing.T) {
 // worker, another user's execution runs before the first user answers.
 func TestApprovalFreesWorker(t *testing.T) {
 	ts, b := startApprovals(t, func(o *codemode.Options) {
-		o.Stateful = true
+		o.HTTP.Stateful = true
 		withPool(t, o, 1)
 	})
 	id := b.add("alice", "Monza", "cancelled")
@@ -724,7 +710,7 @@ return "went on";`, id, id))
 // server stops asking after maxApprovalRounds questions in one execution;
 // what the accepted questions deleted is listed.
 func TestApprovalPerCallBounded(t *testing.T) {
-	ts, b := startApprovals(t, func(o *codemode.Options) { o.Approvals.PerCall = true; o.Stateful = true })
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.Approvals.PerCall = true; o.HTTP.Stateful = true })
 	for i := range 12 {
 		b.add("alice", fmt.Sprint("Race ", i), "cancelled")
 	}
@@ -750,7 +736,7 @@ return n;`)
 func TestApprovalBatchBothModes(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(fmt.Sprint(mode), func(t *testing.T) {
-			ts, b := startApprovals(t, func(o *codemode.Options) { o.SandboxMode = mode })
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Sandbox.Mode = mode })
 			var ids []int
 			for i := range 8 {
 				ids = append(ids, b.add("alice", fmt.Sprint("Race ", i), "cancelled"))

@@ -28,7 +28,7 @@ const (
 
 // AuditEvent is one structured audit record. It never holds the code (only
 // its SHA-256) nor any result data; argument values appear only when
-// [Options.AuditArgs] is [AuditArgValues].
+// [AuditOptions.Args] is [AuditArgValues].
 type AuditEvent struct {
 	Kind    AuditKind `json:"event"`
 	Time    time.Time `json:"time"`
@@ -44,7 +44,7 @@ type AuditEvent struct {
 	// Function and Tier are set on FunctionCalled events.
 	Function string `json:"function,omitempty"`
 	Tier     string `json:"tier,omitempty"`
-	// Args describes the call's arguments as configured by Options.AuditArgs:
+	// Args describes the call's arguments as configured by Options.Audit.Args:
 	// a map from key to JSON size by default, the JSON itself with
 	// AuditArgValues, nil with AuditArgsNone.
 	Args any `json:"args,omitempty"`
@@ -90,7 +90,7 @@ type AuditSink interface {
 // by New: use [NoAudit] to turn auditing off.
 type AuditFunc func(ctx context.Context, ev AuditEvent)
 
-// NoAudit discards every event: set Options.Audit to it to turn auditing
+// NoAudit discards every event: set Options.Audit.Sink to it to turn auditing
 // off (the default writes JSON lines on stderr).
 var NoAudit AuditSink = noAudit{}
 

@@ -19,7 +19,7 @@ type Auth struct {
 	Verifier bearer.Verifier
 	// Resource is the canonical URI of the MCP endpoint as clients reach
 	// it, e.g. "https://coach.example/mcp": the audience tokens must carry.
-	// Its path is normally Options.MCPPath (unless a proxy strips a
+	// Its path is normally Options.HTTP.MCPPath (unless a proxy strips a
 	// prefix); the metadata is served at the well-known path derived from
 	// it. Required.
 	Resource string

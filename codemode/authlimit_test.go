@@ -22,8 +22,8 @@ func countingServer(t *testing.T, perSecond float64, burst int) (*testServer, *a
 			calls.Add(1)
 			return v.Verify(ctx, tok)
 		})
-		o.AuthFailuresPerSecond = perSecond
-		o.AuthFailureBurst = burst
+		o.RateLimits.AuthFailuresPerSecond = perSecond
+		o.RateLimits.AuthFailureBurst = burst
 	})
 	return ts, &calls
 }
@@ -91,9 +91,9 @@ func TestAuthFailureLimitOff(t *testing.T) {
 func TestAuthFailureLimitPerClientAddress(t *testing.T) {
 	for _, perClient := range []bool{true, false} {
 		ts := startServer(t, func(o *codemode.Options) {
-			o.AuthFailuresPerSecond, o.AuthFailureBurst = 0.001, 3
+			o.RateLimits.AuthFailuresPerSecond, o.RateLimits.AuthFailureBurst = 0.001, 3
 			if perClient {
-				o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+				o.HTTP.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
 			}
 		})
 		bad := func(client string) int {

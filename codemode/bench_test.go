@@ -48,12 +48,11 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *
 	tc := newTestCatalog(b)
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
-	opts := &codemode.Options{
-		SandboxMode:       mode,
-		RatePerSecond:     -1,
-		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
-		Logger:            slog.New(slog.DiscardHandler),
-		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	opts := &codemode.Options{ // the request limit (200 at once) would refuse a long run
+		Logger:     slog.New(slog.DiscardHandler),
+		Sandbox:    codemode.SandboxOptions{Mode: mode},
+		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
+		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	}
 	if tel != nil {
 		opts.Telemetry = *tel

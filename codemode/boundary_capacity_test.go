@@ -92,7 +92,7 @@ func TestFloodLeavesCapacityForOthers(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
 			ts := startServer(t, func(o *codemode.Options) {
-				o.SandboxMode = mode
+				o.Sandbox.Mode = mode
 				o.Limits.Timeout = 4 * time.Second
 			})
 			alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)

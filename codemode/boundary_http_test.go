@@ -62,7 +62,7 @@ func TestPlainToolsOutsideExecutionLimit(t *testing.T) {
 	// A rate that refills nothing within the test, so a slow machine
 	// cannot earn the 61st call a token.
 	counted := startWithPlainTool(t, func(o *codemode.Options) {
-		o.RateLimitPlainTools, o.RatePerSecond, o.RateBurst = true, 0.0001, 60
+		o.RateLimits.RateLimitPlainTools, o.RateLimits.RatePerSecond, o.RateLimits.RateBurst = true, 0.0001, 60
 	})
 	alice = counted.token("alice", allScopes...)
 	for i := 1; i <= 61; i++ {
@@ -83,7 +83,7 @@ func TestPlainToolsOutsideExecutionLimit(t *testing.T) {
 func TestEveryMethodLimited(t *testing.T) {
 	// The default burst, refilled slowly: at the default rate a loaded
 	// machine refills a token between two of the requests below.
-	ts := startServer(t, func(o *codemode.Options) { o.RequestsPerSecond = 0.01 })
+	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RequestsPerSecond = 0.01 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
 	refusedAt := 0
 	for i := 1; i <= 400 && refusedAt == 0; i++ {
@@ -117,7 +117,7 @@ func TestEveryMethodLimited(t *testing.T) {
 // A batch is refused on the revisions that removed batching; elsewhere a
 // batch holds at most 10 messages and each costs a token.
 func TestBatches(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.RequestBurst = 25; o.RequestsPerSecond = 0.001 })
+	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RequestBurst = 25; o.RateLimits.RequestsPerSecond = 0.001 })
 	alice := ts.token("alice", allScopes...)
 	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
 		h := mcpHeaders(alice)
@@ -184,7 +184,7 @@ func rss(t *testing.T) int64 {
 // batch of 7,500 reads (refused), and one padded message. Another user is
 // served right after.
 func TestMiBRequestBounded(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.RequestsPerSecond = -1 })
+	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RequestsPerSecond = -1 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
 	const size = 1<<20 - 1024
 	base := len(readDeclarationsBody(0)) + 1

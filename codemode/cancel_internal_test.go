@@ -42,9 +42,9 @@ func TestCancelKey(t *testing.T) {
 	if anon1, anon2 := key(nil, "10.0.0.1:1000"), key(nil, "10.0.0.1:3000"); anon1 != anon2 {
 		t.Errorf("anonymous keys differ by port: %q %q", anon1, anon2)
 	}
-	// With Options.ClientAddress, anonymous callers behind one proxy are
+	// With Options.HTTP.ClientAddress, anonymous callers behind one proxy are
 	// told apart by the address it reports.
-	s.opts.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	s.opts.HTTP.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
 	behind := func(client string) string {
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = "10.0.0.9:1000"

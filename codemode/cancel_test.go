@@ -62,7 +62,7 @@ func newBlocker(t *testing.T) *blocker {
 
 // configure records how executions end.
 func (b *blocker) configure(o *codemode.Options) {
-	o.Audit = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
+	o.Audit.Sink = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
 		if ev.Kind == codemode.ExecutionStarted {
 			b.started <- struct{}{}
 		}
@@ -89,7 +89,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 			b := newBlocker(t)
 			ts := startServerFor(t, b.cat, func(o *codemode.Options) {
 				b.configure(o)
-				o.Stateful = tt.stateful
+				o.HTTP.Stateful = tt.stateful
 			})
 			c := mcp.NewClient(&mcp.Implementation{Name: "old-client", Version: "1"}, nil)
 			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{

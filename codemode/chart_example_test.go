@@ -22,7 +22,7 @@ import (
 // this server has none, so the model is told the user did not see it.
 func Example_chart() {
 	driver := catalog.Principal{Subject: "driver-1"}
-	srv, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.NoAudit, SandboxMode: sandbox.ModeInProcess})
+	srv, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestChartImageFallback(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
 			r := &stubRenderer{}
-			ts := startServer(t, func(o *codemode.Options) { o.SandboxMode = mode; o.ChartRenderer = r })
+			ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = mode; o.ChartRenderer = r })
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 			tl, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
@@ -123,7 +123,7 @@ func TestChartImageFallback(t *testing.T) {
 // MCP Apps gets no image, the specs in structuredContent.charts and a line
 // per chart that tells the model the user did not see it.
 func TestChartNoRenderer(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.SandboxMode = sandbox.ModeInProcess })
+	ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = sandbox.ModeInProcess })
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 	res := run(t, cs, speedTrace)
 	if res.IsError {

@@ -9,7 +9,7 @@ import (
 	"github.com/realclientip/realclientip-go"
 )
 
-// ForwardedFor returns an [Options.ClientAddress] for a server behind
+// ForwardedFor returns an [HTTPOptions.ClientAddress] for a server behind
 // reverse proxies or tunnels you run, given as addresses or CIDR ranges
 // ("127.0.0.1", "10.0.0.0/8"). A request whose peer is one of them is named
 // by the right-most X-Forwarded-For entry that is not itself one of them:

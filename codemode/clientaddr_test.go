@@ -16,7 +16,7 @@ func ExampleForwardedFor() {
 	if err != nil {
 		panic(err)
 	}
-	opts := &codemode.Options{ClientAddress: clientAddress}
+	opts := &codemode.Options{HTTP: codemode.HTTPOptions{ClientAddress: clientAddress}}
 
 	for _, req := range []struct{ peer, xff string }{
 		{"10.0.0.2:41000", "198.51.100.7"},          // through nginx
@@ -26,7 +26,7 @@ func ExampleForwardedFor() {
 		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		r.RemoteAddr = req.peer
 		r.Header.Set("X-Forwarded-For", req.xff)
-		fmt.Println(opts.ClientAddress(r))
+		fmt.Println(opts.HTTP.ClientAddress(r))
 	}
 	// Output:
 	// 198.51.100.7

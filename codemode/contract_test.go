@@ -33,7 +33,7 @@ func TestRepliesSayTheFix(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeInProcess, sandbox.ModeWorker} {
 		t.Run(mode.String(), func(t *testing.T) {
 			ts := startServer(t, func(o *codemode.Options) {
-				o.SandboxMode = mode
+				o.Sandbox.Mode = mode
 				o.Discovery = codemode.DiscoveryIndex
 				withPool(t, o, 1)
 			})

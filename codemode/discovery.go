@@ -12,9 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/funcnode"
-	"github.com/brakinglab/codemode-go/internal/jsontype"
-	"github.com/brakinglab/codemode-go/internal/rank"
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -57,108 +55,37 @@ const DefaultDiscoveryBudget = 4000
 // DiscoveryNamespace is the global that holds the discovery functions,
 // codemode.search and codemode.describe, in every execution. A catalog
 // may not use it as its namespace.
-const DiscoveryNamespace = "codemode"
+const DiscoveryNamespace = discover.Namespace
 
-// Limits of the discovery functions, so one call cannot produce more text
-// than a script may return.
-const (
-	defaultSearchLimit = 5
-	maxSearchLimit     = 50
-	maxDescribeNames   = 50
-	maxQueryBytes      = 1000
-	summaryChars       = 80
-)
-
-// discovery is the search index over a view's functions, keyed by
-// qualified name.
+// discovery is the search index over a view's functions (internal/
+// discover), and the functions by qualified name.
 type discovery struct {
-	ix      *rank.Index
-	summary map[string]string
-	info    map[string]boundFunc
+	ix   *discover.Index
+	info map[string]boundFunc
 }
 
 // newDiscovery indexes fns by name, description, and the names and docs
 // of their argument and result fields.
 func newDiscovery(fns []boundFunc) *discovery {
-	d := &discovery{summary: map[string]string{}, info: map[string]boundFunc{}}
-	docs := make([]rank.Doc, 0, len(fns))
-	for _, f := range fns {
+	d := &discovery{info: make(map[string]boundFunc, len(fns))}
+	in := make([]discover.Func, len(fns))
+	for i, f := range fns {
 		q := f.qualified()
-		d.summary[q] = firstSentence(f.Description)
 		d.info[q] = f
-		var argNames, argDocs, resNames, resDocs strings.Builder
-		in, out := funcnode.Of(f.FuncInfo)
-		fieldText(in, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
-		fieldText(out, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
-		// The name and the summary say what a function is for; field
-		// names and docs say what it takes and gives, and weigh less.
-		docs = append(docs, rank.Doc{ID: q, Fields: []rank.Field{
-			{Text: f.Name, Weight: 4},
-			{Text: d.summary[q], Weight: 3},
-			{Text: f.Description, Weight: 1},
-			{Text: argNames.String(), Weight: 0.7},
-			{Text: argDocs.String(), Weight: 0.4},
-			{Text: resNames.String(), Weight: 0.2},
-			{Text: resDocs.String(), Weight: 0.1},
-		}})
+		args, result := f.Nodes()
+		in[i] = discover.Func{ID: q, Name: f.Name, Description: f.Description, Args: args, Result: result}
 	}
-	d.ix = rank.New(docs)
+	d.ix = discover.New(in)
 	return d
-}
-
-// fieldText collects the member names and docs reachable from n, three
-// levels deep, from the type model every kind of function shares.
-func fieldText(n *jsontype.Node, names, docs *strings.Builder, seen map[*jsontype.Node]bool, depth int) {
-	for n != nil && n.Shape != jsontype.Struct && n.Elem != nil {
-		n = n.Elem // pointers, arrays, records
-	}
-	if n == nil || n.Shape != jsontype.Struct || seen[n] || depth > 2 {
-		return
-	}
-	seen[n] = true
-	for _, f := range n.Fields {
-		names.WriteString(f.Name + " ")
-		if f.Doc != "" {
-			docs.WriteString(f.Doc + " ")
-		}
-		fieldText(f.Node, names, docs, seen, depth+1)
-	}
-}
-
-// firstSentence returns the first sentence of a description, at most
-// summaryChars long, cut at a word.
-func firstSentence(desc string) string {
-	s := strings.TrimSpace(desc)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, ". "); i >= 0 {
-		s = s[:i+1]
-	}
-	if len(s) > summaryChars {
-		cut := strings.LastIndexByte(s[:summaryChars], ' ')
-		if cut < summaryChars/2 {
-			cut = summaryChars
-		}
-		s = strings.TrimRight(s[:cut], " ,;:") + "…"
-	}
-	return s
-}
-
-// searchHit is one codemode.search answer.
-type searchHit struct {
-	Name    string `json:"name"`
-	Tier    string `json:"tier"`
-	Summary string `json:"summary"`
 }
 
 // discoveryCall answers codemode.search and codemode.describe for one
 // tool: sp decides which functions exist. args is the JSON array of the
 // script's arguments.
 func (s *Server) discoveryCall(sp *toolSpec, fn string, args json.RawMessage) (json.RawMessage, error) {
-	var list []json.RawMessage
-	if err := json.Unmarshal(args, &list); err != nil {
-		return nil, errors.New("codemode." + fn + ": unreadable arguments")
+	list, err := discover.Args(fn, args)
+	if err != nil {
+		return nil, err
 	}
 	switch fn {
 	case "search":
@@ -166,57 +93,37 @@ func (s *Server) discoveryCall(sp *toolSpec, fn string, args json.RawMessage) (j
 	case "describe":
 		return s.describeCall(sp, list)
 	}
-	return nil, fmt.Errorf("codemode.%s is not a function. Use codemode.search(query, { limit }) or codemode.describe(names)", fn)
+	return nil, discover.NotAFunction(fn)
 }
 
 func (s *Server) search(sp *toolSpec, args []json.RawMessage) (json.RawMessage, error) {
-	const usage = `codemode.search takes a query string and optional options: codemode.search("braking consistency", { limit: 5 })`
-	var query string
-	if len(args) == 0 || json.Unmarshal(args[0], &query) != nil || strings.TrimSpace(query) == "" {
-		return nil, errors.New(usage)
+	query, limit, err := discover.SearchArgs(args)
+	if err != nil {
+		return nil, err
 	}
-	if len(query) > maxQueryBytes {
-		return nil, fmt.Errorf("codemode.search: the query is %d bytes; use a few words (at most %d bytes)", len(query), maxQueryBytes)
+	return sp.v.disc.ix.Search(query, limit, sp.tierOf, sp.v.display)
+}
+
+// tierOf returns the tier of function id (qualified) and whether sp binds
+// it.
+func (sp *toolSpec) tierOf(id string) (string, bool) {
+	t, ok := sp.tiers[id]
+	if !ok {
+		return "", false
 	}
-	limit := defaultSearchLimit
-	if len(args) > 1 && string(args[1]) != "null" {
-		var opts struct {
-			Limit *float64 `json:"limit"`
-		}
-		if json.Unmarshal(args[1], &opts) != nil {
-			return nil, errors.New(usage)
-		}
-		if opts.Limit != nil {
-			if *opts.Limit < 1 || *opts.Limit != float64(int(*opts.Limit)) {
-				return nil, fmt.Errorf("codemode.search: limit must be a whole number from 1 to %d", maxSearchLimit)
-			}
-			limit = min(int(*opts.Limit), maxSearchLimit)
-		}
-	}
-	disc := sp.v.disc
-	hits := disc.ix.Search(query, limit, func(id string) bool { _, ok := sp.tiers[id]; return ok })
-	out := make([]searchHit, len(hits))
-	for i, h := range hits {
-		out[i] = searchHit{Name: sp.v.display(h.ID), Tier: sp.tiers[h.ID].String(), Summary: disc.summary[h.ID]}
-	}
-	return json.Marshal(out)
+	return t.String(), true
+}
+
+// binds reports whether sp binds function id (qualified).
+func (sp *toolSpec) binds(id string) bool {
+	_, ok := sp.tiers[id]
+	return ok
 }
 
 func (s *Server) describeCall(sp *toolSpec, args []json.RawMessage) (json.RawMessage, error) {
-	const usage = `codemode.describe takes a function name or an array of names: codemode.describe(["getSessions"])`
-	if len(args) != 1 {
-		return nil, errors.New(usage)
-	}
-	var names []string
-	if json.Unmarshal(args[0], &names) != nil {
-		var one string
-		if json.Unmarshal(args[0], &one) != nil {
-			return nil, errors.New(usage)
-		}
-		names = []string{one}
-	}
-	if len(names) == 0 || len(names) > maxDescribeNames {
-		return nil, fmt.Errorf("codemode.describe: give 1 to %d function names", maxDescribeNames)
+	names, err := discover.DescribeArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	text, err := s.describeFuncs(sp, names)
 	if err != nil {
@@ -265,47 +172,31 @@ func (sp *toolSpec) resolve(n string) (string, bool) {
 	return found, found != ""
 }
 
-// discoveryDeclarations declares the discovery namespace for the model.
+// discoveryDeclarations declares the discovery namespace for the model,
+// with chart among its free functions.
 func discoveryDeclarations(ns string) string {
-	return fmt.Sprintf(`declare namespace %[1]s {
-  /** Ranks the functions of %[2]s for a query in plain words (matched against names, summaries, field names and docs), best first. limit: default %[3]d, at most %[4]d. */
-  function search(query: string, options?: { limit?: number }): Promise<{ name: string; tier: string; summary: string }[]>;
-  /** The exact TypeScript declarations (signature, argument and result types, field docs, constraints) of the named functions, as text to read or return. */
-  function describe(names: string | string[]): Promise<string>;
-  /** Reports progress of long work to the client (done of total units, a short message); free, and ignored when the client did not ask for progress. */
-  function progress(done: number, total?: number, message?: string): Promise<null>;
-%[5]s
-}`, DiscoveryNamespace, ns, defaultSearchLimit, maxSearchLimit, chartDeclaration)
+	return discover.Declarations(ns, chartDeclaration)
 }
 
 // index lists fns for the index-mode description: one line per function
 // with its summary, grouped by tier.
 func (s *Server) index(v *view, fns []boundFunc) string {
-	var b strings.Builder
+	var groups []discover.Group
 	for _, t := range []catalog.Tier{catalog.ReadOnly, catalog.Mutating, catalog.Creative} {
-		first := true
+		g := discover.Group{Tier: t.String()}
 		for _, f := range fns {
 			if f.Tier != t {
 				continue
 			}
-			if first {
-				if b.Len() > 0 {
-					b.WriteString("\n")
-				}
-				b.WriteString(t.String() + ":\n")
-				first = false
-			}
-			b.WriteString("- " + v.display(f.qualified()))
-			if sum := v.disc.summary[f.qualified()]; sum != "" {
-				b.WriteString(": " + sum)
-			}
+			e := discover.Entry{Name: v.display(f.qualified()), Summary: v.disc.ix.Summary(f.qualified())}
 			if v.needsApproval(f) {
-				b.WriteString(" " + typegen.ApprovalTag)
+				e.Approval = typegen.ApprovalTag
 			}
-			b.WriteString("\n")
+			g.Entries = append(g.Entries, e)
 		}
+		groups = append(groups, g)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return discover.List(groups)
 }
 
 // addFunctionResources adds the resource templates that serve one

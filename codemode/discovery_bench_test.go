@@ -34,7 +34,7 @@ func BenchmarkNewLargeCatalog(b *testing.B) {
 	defer sb.Close()
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := codemode.New(cat, &codemode.Options{Sandbox: sb, Principal: &catalog.Principal{Subject: "bench"}, Logger: slog.New(slog.DiscardHandler)})
+		s, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "bench"}, Logger: slog.New(slog.DiscardHandler), Sandbox: codemode.SandboxOptions{Shared: sb}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,13 +60,12 @@ func BenchmarkSearchInExecution(b *testing.B) {
 	if err := json.Unmarshal(raw, &tasks); err != nil {
 		b.Fatal(err)
 	}
-	s, err := codemode.New(cat, &codemode.Options{
-		SandboxMode:       sandbox.ModeInProcess,
-		RatePerSecond:     -1,
-		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
-		Principal:         &catalog.Principal{Subject: "bench"},
-		Logger:            slog.New(slog.DiscardHandler),
-		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+	s, err := codemode.New(cat, &codemode.Options{ // the request limit (200 at once) would refuse a long run
+		Principal:  &catalog.Principal{Subject: "bench"},
+		Logger:     slog.New(slog.DiscardHandler),
+		Sandbox:    codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
+		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -73,14 +73,14 @@ func TestDiscoveryCache(t *testing.T) {
 	if _, err := h.discover("describe", json.RawMessage(`["no_such_function"]`)); err == nil {
 		t.Fatal("unknown function described")
 	}
-	if n := len(h.s.discCache.answers); n != 2 {
+	if n := h.s.discCache.Len(); n != 2 {
 		t.Fatalf("%d cached answers, want 2 (one answer, one error)", n)
 	}
 	other := &execHost{s: h.s, spec: &toolSpec{name: ReadOnlyToolName, v: h.spec.v, tiers: h.spec.tiers, names: h.spec.names}}
 	if _, err := other.discover("describe", args); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(h.s.discCache.answers); n != 3 {
+	if n := h.s.discCache.Len(); n != 3 {
 		t.Fatalf("%d cached answers after another tool asked, want 3: tools bind different functions", n)
 	}
 

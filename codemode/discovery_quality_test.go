@@ -26,7 +26,7 @@ func githubServer(t *testing.T, configure func(*codemode.Options)) *testServer {
 		t.Fatal(err)
 	}
 	return startServerFor(t, cat, func(o *codemode.Options) {
-		o.SandboxMode = sandbox.ModeInProcess
+		o.Sandbox.Mode = sandbox.ModeInProcess
 		if configure != nil {
 			configure(o)
 		}

@@ -15,7 +15,7 @@ import (
 
 func descriptionFor(t *testing.T, d codemode.Discovery, budget int) string {
 	t.Helper()
-	s, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess, Discovery: d, DiscoveryBudget: budget})
+	s, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, Discovery: d, DiscoveryBudget: budget, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +72,10 @@ func TestDiscoveryReservedNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	catalog.MustAdd(cat, catalog.Func[struct{}, int]{Name: "count", Tier: catalog.ReadOnly, Handler: func(context.Context, struct{}) (int, error) { return 1, nil }})
-	if _, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess}); err == nil || !strings.Contains(err.Error(), "reserved") {
+	if _, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("New with namespace %q: err = %v, want a reserved-namespace error", codemode.DiscoveryNamespace, err)
 	}
-	if _, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, SandboxMode: sandbox.ModeInProcess, Discovery: 7}); err == nil {
+	if _, err := codemode.New(newTestCatalog(t).Catalog, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, Discovery: 7, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}); err == nil {
 		t.Fatal("New accepted an unknown Discovery")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/discover"
 )
 
 // Discovery calls (codemode.search, codemode.describe) are free in the
@@ -22,64 +24,7 @@ const (
 	// discoveryWork bounds the host time one execution's uncached
 	// discovery answers may take (a cached answer costs nothing).
 	discoveryWork = 2 * time.Second
-	// discoveryCacheEntries and discoveryCacheBytes bound the cache; past
-	// either the cache is emptied and refills with what is asked again.
-	discoveryCacheEntries = 1024
-	discoveryCacheBytes   = 8 << 20
-	// maxCachedArgs keeps keys small: valid arguments are far shorter (a
-	// query of at most 1,000 bytes, at most 50 names).
-	maxCachedArgs = 4 << 10
 )
-
-// discoveryCache holds discovery answers of one view of the catalogues
-// (its version is view.gen; a refresh that follows a catalogue's change
-// makes a new view).
-type discoveryCache struct {
-	mu      sync.Mutex
-	version uint64
-	answers map[discoveryKey]discoveryAnswer
-	bytes   int // of the answers and keys held
-}
-
-type discoveryKey struct {
-	tool, fn, args string
-}
-
-// discoveryAnswer is an answer or its error: both are deterministic for
-// one catalogue version.
-type discoveryAnswer struct {
-	out json.RawMessage
-	err error
-}
-
-func (c *discoveryCache) get(version uint64, k discoveryKey) (discoveryAnswer, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.version != version {
-		return discoveryAnswer{}, false
-	}
-	a, ok := c.answers[k]
-	return a, ok
-}
-
-func (c *discoveryCache) put(version uint64, k discoveryKey, a discoveryAnswer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	size := len(a.out) + len(k.tool) + len(k.fn) + len(k.args)
-	if a.err != nil {
-		size += len(a.err.Error())
-	}
-	if size > discoveryCacheBytes {
-		return
-	}
-	if c.version != version || c.answers == nil || len(c.answers) >= discoveryCacheEntries || c.bytes+size > discoveryCacheBytes {
-		c.version, c.answers, c.bytes = version, map[discoveryKey]discoveryAnswer{}, 0
-	}
-	if _, ok := c.answers[k]; !ok {
-		c.answers[k] = a
-		c.bytes += size
-	}
-}
 
 // discoveryUse is one execution's spending of its discovery budget.
 type discoveryUse struct {
@@ -101,12 +46,9 @@ func (h *execHost) discover(fn string, args json.RawMessage) (json.RawMessage, e
 	}
 	s := h.s
 	version := h.spec.v.gen // a refresh makes a new view: older answers are dropped
-	key := discoveryKey{tool: h.spec.name, fn: fn, args: string(args)}
-	cacheable := len(args) <= maxCachedArgs
-	if cacheable {
-		if a, ok := s.discCache.get(version, key); ok {
-			return a.out, a.err
-		}
+	key := discover.Key{Tool: h.spec.name, Fn: fn, Args: string(args)}
+	if a, ok := s.discCache.Get(version, key); ok {
+		return a.Out, a.Err
 	}
 	// Only work the host still has to do counts against the time budget.
 	if work > discoveryWork {
@@ -118,8 +60,6 @@ func (h *execHost) discover(fn string, args json.RawMessage) (json.RawMessage, e
 	h.disc.mu.Lock()
 	h.disc.work += time.Since(start)
 	h.disc.mu.Unlock()
-	if cacheable {
-		s.discCache.put(version, key, discoveryAnswer{out, err})
-	}
+	s.discCache.Put(version, key, discover.Answer{Out: out, Err: err})
 	return out, err
 }

@@ -25,7 +25,7 @@
 // mustEnv("DATABASE_URL")) kills every worker: New starts one worker and
 // fails with [ErrWorkerStart], quoting its stderr. Move such side effects
 // into main, or build a separate worker binary and set
-// [Options.WorkerPath]. catalog.Add likewise refuses a function without a
+// [SandboxOptions.WorkerPath]. catalog.Add likewise refuses a function without a
 // Tier. Without Auth, [Options.Principal] serves loopback peers only;
 // others get 403 unless [Options.InsecureRemotePrincipal] is set.
 //
@@ -94,7 +94,7 @@
 // answers every request, an open POST must end somehow, and the same
 // specification tells the client to ignore a response to a request it
 // cancelled. A batch (2025-03-26) is not tracked. With more than one
-// replica, set [Options.Cancellations] (package codemode/pgstate) so that
+// replica, set [SharedState.Cancellations] (package codemode/pgstate) so that
 // the notification reaches the replica that runs the call.
 //
 // # Identity
@@ -111,16 +111,16 @@
 // revision: a client before 2026-07-28 that declares elicitation (or the
 // MCP Apps extension) at initialize gets a session, so the server can ask
 // it during a call; every other request, 2026-07-28 included, is served
-// statelessly (see [Options.Stateful], [Options.Stateless] and, behind
-// several replicas, [Options.SessionIDPrefix]). A session belongs to the
+// statelessly (see [HTTPOptions.Stateful], [HTTPOptions.Stateless] and, behind
+// several replicas, [HTTPOptions.SessionIDPrefix]). A session belongs to the
 // principal that opened it. [Server.StreamableHTTPHandler] builds the same
 // endpoint for a host's own server. It sits behind
 // CORS, a body limit, a per-IP limit on failed authentication (checked
 // before the token, so a flood of bad tokens stops reaching the verifier),
 // bearer authentication with RFC 6750 challenges and RFC 9728 metadata,
 // and a per-principal limit on executions (each tools/call costs one
-// token; see [Options.RatePerSecond]); go-sdk's DNS-rebinding
-// guard stays on unless [Options.DisableLocalhostProtection] is set for a
+// token; see [RateLimitOptions.RatePerSecond]); go-sdk's DNS-rebinding
+// guard stays on unless [HTTPOptions.DisableLocalhostProtection] is set for a
 // tunnel. The limiters and the cancellation registry are interfaces
 // ([RateLimiter], [FailureLimiter], [Cancellations]) so that replicas can
 // share them.
@@ -158,7 +158,7 @@
 // the principal, the function, its tier, durations, result sizes and error
 // kinds. The code itself never appears, only its SHA-256; result data never
 // appears; argument values are reduced to keys and sizes unless
-// [Options.AuditArgs] says otherwise. [NoAudit] turns auditing off. The
+// [AuditOptions.Args] says otherwise. [NoAudit] turns auditing off. The
 // JSON form of an event and the slog sink use the same field names.
 //
 // # Errors the model reads

@@ -56,7 +56,7 @@ func Example() {
 		// Development mode: HTTP requests from loopback act as driver.
 		// Serving only stdio, a host sets it to the same principal.
 		Principal: &driver,
-		Audit:     codemode.NoAudit,
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -98,9 +98,9 @@ return { bestLap: best.number, seconds: best.timeMs / 1000 };`}})
 func Example_error() {
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
 		// In process: an example's short script needs no memory limit.
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &catalog.Principal{Subject: "driver-1"},
-		Audit:       codemode.NoAudit,
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Principal: &catalog.Principal{Subject: "driver-1"},
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -142,8 +142,8 @@ func ExampleServer_Handler() {
 			Resource:             resource,
 			AuthorizationServers: []string{issuer},
 		},
-		AllowedOrigins: []string{"https://inspector.example.com"},
-		Audit:          codemode.NoAudit,
+		HTTP:  codemode.HTTPOptions{AllowedOrigins: []string{"https://inspector.example.com"}},
+		Audit: codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -296,9 +296,9 @@ func ExampleNewSlogAudit() {
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: stable}))
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &catalog.Principal{Subject: "driver-1", ClientID: "claude"},
-		Audit:       codemode.NewSlogAudit(logger),
+		Principal: &catalog.Principal{Subject: "driver-1", ClientID: "claude"},
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:     codemode.AuditOptions{Sink: codemode.NewSlogAudit(logger)},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -20,7 +20,7 @@ func TestExecute(t *testing.T) {
 
 func testExecute(t *testing.T, mode sandbox.Mode) {
 	ts := startServer(t, func(o *codemode.Options) {
-		o.SandboxMode = mode
+		o.Sandbox.Mode = mode
 		o.Limits = sandbox.Limits{Timeout: 3 * time.Second} // short, yet ample for a loaded CI machine
 		withPool(t, o, 1)
 	})

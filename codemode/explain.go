@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/brakinglab/codemode-go/internal/funcnode"
-	"github.com/brakinglab/codemode-go/internal/jsontype"
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/suggest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -33,19 +32,7 @@ func (h *execHost) Suggest(name string) string {
 // closestFunctions ranks sp's functions for fn, a name that does not exist,
 // with the search codemode.search offers, and says how to find the rest.
 func (s *Server) closestFunctions(sp *toolSpec, fn string) string {
-	disc := sp.v.disc
-	where := strings.Join(sp.v.namespaces, " and ")
-	hits := disc.ix.Search(fn, maxSuggested, func(id string) bool { _, ok := sp.tiers[id]; return ok })
-	if len(hits) == 0 {
-		return fmt.Sprintf("No function of %s matches %q; codemode.search(\"what you need\") finds functions by words, and %s has %d in all.", where, fn, where, len(sp.names))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The %d of %s's %d functions closest to %q, as codemode.search(%q) ranks them:", len(hits), where, len(sp.names), fn, fn)
-	for _, h := range hits {
-		fmt.Fprintf(&b, " %s (%s);", h.ID, disc.summary[h.ID])
-	}
-	b.WriteString(" codemode.describe([names]) shows their arguments.")
-	return b.String()
+	return sp.v.disc.ix.Closest(fn, maxSuggested, strings.Join(sp.v.namespaces, " and "), len(sp.names), sp.binds)
 }
 
 // Withheld implements sandbox.Withholder: a write function that the
@@ -89,58 +76,8 @@ func (h *execHost) Shape(name string) string {
 	if _, bound := h.tiers[name]; !bound || h.spec == nil {
 		return ""
 	}
-	in, _ := funcnode.Of(h.spec.v.disc.info[name].FuncInfo)
-	return argShape(in)
-}
-
-// argShape writes the members of an argument object as a TypeScript
-// object type, optional members marked with "?": { trackName: string; limit?: number }.
-func argShape(n *jsontype.Node) string {
-	for n != nil && n.Shape == jsontype.Ptr {
-		n = n.Elem
-	}
-	if n == nil || n.Shape != jsontype.Struct {
-		return ""
-	}
-	if len(n.Fields) == 0 {
-		return "{}"
-	}
-	parts := make([]string, len(n.Fields))
-	for i, f := range n.Fields {
-		opt := "?"
-		if f.Required {
-			opt = ""
-		}
-		parts[i] = f.Name + opt + ": " + typeWord(f.Node, 0)
-	}
-	return "{ " + strings.Join(parts, "; ") + " }"
-}
-
-// typeWord names n as TypeScript, briefly: nested objects are "{…}".
-func typeWord(n *jsontype.Node, depth int) string {
-	if n == nil {
-		return "unknown"
-	}
-	switch n.Shape {
-	case jsontype.Bool:
-		return "boolean"
-	case jsontype.Int, jsontype.Uint, jsontype.Float:
-		return "number"
-	case jsontype.String, jsontype.Time, jsontype.Bytes, jsontype.Text:
-		return "string"
-	case jsontype.Ptr:
-		return typeWord(n.Elem, depth)
-	case jsontype.Slice, jsontype.Array:
-		if depth > 1 || n.Elem == nil {
-			return "unknown[]"
-		}
-		return typeWord(n.Elem, depth+1) + "[]"
-	case jsontype.Map:
-		return "Record<string, " + typeWord(n.Elem, depth+1) + ">"
-	case jsontype.Struct:
-		return "{…}"
-	}
-	return "unknown"
+	in, _ := h.spec.v.disc.info[name].Nodes()
+	return discover.Shape(in)
 }
 
 // unknownDescribed is describe's answer to a name the tool does not bind:

@@ -54,12 +54,12 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	}
 	opts := &codemode.Options{
 		Version: "1.0.0",
-		Audit:   ts.audit,
 		Auth: &codemode.Auth{
 			Verifier:             v,
 			Resource:             ts.Resource,
 			AuthorizationServers: []string{ts.issuer.URL},
 		},
+		Audit: codemode.AuditOptions{Sink: ts.audit},
 	}
 	if configure != nil {
 		configure(opts)
@@ -67,7 +67,7 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	if pg := opts.Approvals.Page; pg != nil && pg.URL == "" {
 		pg.URL = "http://" + ts.http.Listener.Addr().String() + "/approve/"
 	}
-	if opts.Sandbox == nil {
+	if opts.Sandbox.Shared == nil {
 		withPool(t, opts, 2)
 	}
 	ts.Server, err = codemode.New(cat, opts)
@@ -252,7 +252,7 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Sandbox == nil {
+	if o.Sandbox.Shared == nil {
 		withPool(t, &o, 1)
 	}
 	if o.Auth == nil && o.Principal == nil {
@@ -279,10 +279,10 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 // when the test ends: the pool size is the sandbox's to choose.
 func withPool(t testing.TB, o *codemode.Options, n int) {
 	t.Helper()
-	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: n})
+	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, PoolSize: n})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	o.Sandbox = sb
+	o.Sandbox.Shared = sb
 }

@@ -200,7 +200,7 @@ func (h *execHost) auditLink(next catalog.CallFunc) catalog.CallFunc {
 		ev.Time = start
 		ev.Function = name
 		ev.Tier = h.tiers[name].String()
-		ev.Args = auditArgs(h.s.opts.AuditArgs, args)
+		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
 		ev.Duration = time.Since(start)
 		ev.ResultBytes = len(out)
 		if err != nil {

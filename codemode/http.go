@@ -18,7 +18,7 @@ import (
 )
 
 // Handler returns the HTTP handler of the whole server. From the outside
-// in: CORS (the default AI-client origins plus Options.AllowedOrigins),
+// in: CORS (the default AI-client origins plus Options.HTTP.AllowedOrigins),
 // then on the MCP path a request body limit, a per-IP limit on failed
 // authentication and bearer authentication (when Options.Auth is set),
 // the JSON-RPC envelope check (no batches on revisions that removed them,
@@ -27,7 +27,7 @@ import (
 // notifications/cancelled POST outside a session reach the call it names,
 // and the endpoint [Server.StreamableHTTPHandler] builds over MCPServer():
 // go-sdk's Streamable HTTP handlers, with their DNS-rebinding guard, one
-// serving sessions for the clients that need them (see Options.Stateful)
+// serving sessions for the clients that need them (see Options.HTTP.Stateful)
 // and one serving every other request statelessly. With Auth, the RFC
 // 9728 metadata is served at /.well-known/oauth-protected-resource and at
 // the same prefix followed by the MCP path.
@@ -42,7 +42,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	s.mountMetadata(mux)
-	mux.Handle(s.opts.MCPPath, s.protect(s.endpoint(s.mcp, nil)))
+	mux.Handle(s.opts.HTTP.MCPPath, s.protect(s.endpoint(s.mcp, nil)))
 	return httpmw.CORS(s.origins)(mux)
 }
 
@@ -95,24 +95,24 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	o := &s.opts
 	var limiter httpmw.Limiter
 	switch {
-	case o.RateLimiter != nil:
-		limiter = o.RateLimiter
-	case o.RatePerSecond > 0:
-		limiter = httpmw.NewRateLimiter(o.RatePerSecond, o.RateBurst)
+	case o.State.RateLimiter != nil:
+		limiter = o.State.RateLimiter
+	case o.RateLimits.RatePerSecond > 0:
+		limiter = httpmw.NewRateLimiter(o.RateLimits.RatePerSecond, o.RateLimits.RateBurst)
 	}
 	// A stateless tools/call is registered so that a notification in
 	// another POST can cancel it; a session cancels its own calls, and
 	// the registry passes its requests (an Mcp-Session-Id header) on.
 	var reg httpmw.CallRegistry = s.cancels
-	if o.Cancellations != nil {
-		reg = o.Cancellations
+	if o.State.Cancellations != nil {
+		reg = o.State.Cancellations
 	}
 	endpoint = httpmw.Cancellation(reg, s.cancelKey, s.logger)(endpoint)
 	// Executions are what cost: each tools/call of a code tool (also
 	// inside a batch) takes a token, set-up traffic and plain tools take
 	// none, unless the host counts its plain tools too.
 	var execCost func(*http.Request) int
-	if o.RateLimitPlainTools {
+	if o.RateLimits.RateLimitPlainTools {
 		execCost = httpmw.ToolCallCost()
 	} else {
 		execCost = httpmw.ToolCallCost(s.codeToolNames()...)
@@ -122,10 +122,10 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 	// request budget, so no method is free to flood.
 	var requests httpmw.Limiter
 	switch {
-	case o.RequestLimiter != nil:
-		requests = o.RequestLimiter
-	case o.RequestsPerSecond > 0:
-		requests = httpmw.NewRateLimiter(o.RequestsPerSecond, o.RequestBurst)
+	case o.State.RequestLimiter != nil:
+		requests = o.State.RequestLimiter
+	case o.RateLimits.RequestsPerSecond > 0:
+		requests = httpmw.NewRateLimiter(o.RateLimits.RequestsPerSecond, o.RateLimits.RequestBurst)
 	}
 	endpoint = httpmw.RateLimitCost(s.tel.limited(requests), s.principalKey, httpmw.RequestCost, s.logger)(endpoint)
 	// Read the JSON-RPC envelope once for both limits; batches are
@@ -145,10 +145,10 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		// the per-principal limit only applies after it.
 		var failures httpmw.FailureCounter
 		switch {
-		case o.FailureLimiter != nil:
-			failures = o.FailureLimiter
-		case o.AuthFailuresPerSecond > 0:
-			failures = httpmw.NewRateLimiter(o.AuthFailuresPerSecond, o.AuthFailureBurst)
+		case o.State.FailureLimiter != nil:
+			failures = o.State.FailureLimiter
+		case o.RateLimits.AuthFailuresPerSecond > 0:
+			failures = httpmw.NewRateLimiter(o.RateLimits.AuthFailuresPerSecond, o.RateLimits.AuthFailureBurst)
 		}
 		endpoint = httpmw.FailureLimit(failures, bearer, s.clientAddr, s.logger)(endpoint)
 	} else if o.Principal != nil {
@@ -162,7 +162,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 			endpoint = loopbackOnly(endpoint)
 		}
 	}
-	return httpmw.BodyLimit(o.MaxBodyBytes)(markStack(endpoint))
+	return httpmw.BodyLimit(o.HTTP.MaxBodyBytes)(markStack(endpoint))
 }
 
 // codeToolNames are the tools that run code: their calls are the
@@ -181,9 +181,9 @@ func (s *Server) codeToolNames() []string {
 const sessionIdleTimeout = 30 * time.Minute
 
 // clientAddr names the client behind r for the limits kept per client
-// address: Options.ClientAddress, or the peer address, grouped by addrKey.
+// address: Options.HTTP.ClientAddress, or the peer address, grouped by addrKey.
 func (s *Server) clientAddr(r *http.Request) string {
-	if f := s.opts.ClientAddress; f != nil {
+	if f := s.opts.HTTP.ClientAddress; f != nil {
 		return addrKey(f(r))
 	}
 	return addrKey(httpmw.RemoteIP(r))

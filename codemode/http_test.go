@@ -108,7 +108,7 @@ func TestFunctionScopeErrorNamesTheScope(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.AllowedOrigins = []string{"https://inspector.example"} })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.AllowedOrigins = []string{"https://inspector.example"} })
 	for _, tt := range []struct {
 		origin  string
 		allowed bool
@@ -138,7 +138,7 @@ func TestCORS(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.RatePerSecond, o.RateBurst = 0.001, 2 })
+	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RatePerSecond, o.RateLimits.RateBurst = 0.001, 2 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
 	for i, want := range []int{200, 200, 429} {
 		resp := rawPost(t, ts.URL, callBody("return 1"), mcpHeaders(alice))
@@ -155,7 +155,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.MaxBodyBytes = 4 << 10 })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.MaxBodyBytes = 4 << 10 })
 	tok := ts.token("alice", allScopes...)
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"` + strings.Repeat("x", 8<<10) + `"}}}`
 	if resp := rawPost(t, ts.URL, big, mcpHeaders(tok)); resp.StatusCode != http.StatusRequestEntityTooLarge {
@@ -176,7 +176,7 @@ func TestDNSRebindingGuard(t *testing.T) {
 	}
 
 	// The documented escape hatch for tunnels.
-	ts = startServer(t, func(o *codemode.Options) { o.DisableLocalhostProtection = true })
+	ts = startServer(t, func(o *codemode.Options) { o.HTTP.DisableLocalhostProtection = true })
 	tok = ts.token("alice", allScopes...)
 	h = mcpHeaders(tok)
 	h["Host"] = "tunnel.example"
@@ -215,7 +215,7 @@ func TestAnonymousCatalogServedWithoutIdentity(t *testing.T) {
 }
 
 // Anonymous callers are rate-limited per client address: with
-// Options.ClientAddress, two clients behind one proxy have a budget each.
+// Options.HTTP.ClientAddress, two clients behind one proxy have a budget each.
 func TestAnonymousLimitPerClientAddress(t *testing.T) {
 	cat, err := catalog.New("open", &catalog.Options{AllowAnonymous: true})
 	if err != nil {
@@ -225,8 +225,8 @@ func TestAnonymousLimitPerClientAddress(t *testing.T) {
 		Handler: func(context.Context, struct{}) (string, error) { return "hi", nil }})
 	ts := startServerFor(t, cat, func(o *codemode.Options) {
 		o.Auth = nil
-		o.RatePerSecond, o.RateBurst = 0.001, 2
-		o.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+		o.RateLimits.RatePerSecond, o.RateLimits.RateBurst = 0.001, 2
+		o.HTTP.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
 	})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return 1"}}}`
 	status := func(client string) int {
@@ -264,10 +264,10 @@ func TestOlderProtocolRevision(t *testing.T) {
 	}
 }
 
-// Options.Stateful opens a session for every client before 2026-07-28,
+// Options.HTTP.Stateful opens a session for every client before 2026-07-28,
 // one without elicitation too.
 func TestStatefulSessions(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	cs := ts.connectAt(t, ts.token("alice", allScopes...), "2025-11-25", nil)
 	if cs.ID() == "" {
 		t.Fatal("no Mcp-Session-Id in stateful mode")

@@ -1,7 +1,6 @@
 package codemode_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -140,7 +140,7 @@ func TestSessionsForClientsThatNeedThem(t *testing.T) {
 // serves its owner; the stack in front (authentication, the request
 // limit) applies to session requests as to the others.
 func TestSessionRefusedToAnotherPrincipal(t *testing.T) {
-	ts, _ := startApprovals(t, func(o *codemode.Options) { o.RequestBurst = 12 })
+	ts, _ := startApprovals(t, func(o *codemode.Options) { o.RateLimits.RequestBurst = 12 })
 	alice := ts.token("alice")
 	id := openRaw(t, ts, alice)
 	if id == "" {
@@ -190,7 +190,7 @@ func TestSessionRefusedToAnotherPrincipal(t *testing.T) {
 // A principal holds at most MaxSessionsPerPrincipal sessions: one more
 // closes the one idle longest, and other principals keep theirs.
 func TestSessionsPerPrincipalCapped(t *testing.T) {
-	ts, _ := startApprovals(t, func(o *codemode.Options) { o.MaxSessionsPerPrincipal = 2 })
+	ts, _ := startApprovals(t, func(o *codemode.Options) { o.HTTP.MaxSessionsPerPrincipal = 2 })
 	alice, bob := ts.token("alice"), ts.token("bob")
 	s1 := openRaw(t, ts, alice)
 	s2 := openRaw(t, ts, alice)
@@ -224,7 +224,7 @@ func TestSessionsPerPrincipalCapped(t *testing.T) {
 func TestSessionIDPrefix(t *testing.T) {
 	logs := &syncBuffer{}
 	ts, _ := startApprovals(t, func(o *codemode.Options) {
-		o.SessionIDPrefix = "r1."
+		o.HTTP.SessionIDPrefix = "r1."
 		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	})
 	alice := ts.token("alice")
@@ -272,7 +272,7 @@ func TestCloseClosesSessions(t *testing.T) {
 	}
 }
 
-// New refuses contradictory session options, and with Options.Stateless
+// New refuses contradictory session options, and with Options.HTTP.Stateless
 // logs once that clients before 2026-07-28 cannot be asked over HTTP.
 func TestSessionOptions(t *testing.T) {
 	b := newRaceBook(t)
@@ -281,10 +281,10 @@ func TestSessionOptions(t *testing.T) {
 		set  func(*codemode.Options)
 		want string
 	}{
-		{"both", func(o *codemode.Options) { o.Stateful, o.Stateless = true, true }, "Options.Stateful and Options.Stateless are both set"},
-		{"prefix chars", func(o *codemode.Options) { o.SessionIDPrefix = "r 1" }, `Options.SessionIDPrefix "r 1"`},
-		{"prefix length", func(o *codemode.Options) { o.SessionIDPrefix = strings.Repeat("r", 33) }, "at most 32"},
-		{"prefix without sessions", func(o *codemode.Options) { o.Stateless, o.SessionIDPrefix = true, "r1" }, "opens no session"},
+		{"both", func(o *codemode.Options) { o.HTTP.Stateful, o.HTTP.Stateless = true, true }, "Options.HTTP.Stateful and Options.HTTP.Stateless are both set"},
+		{"prefix chars", func(o *codemode.Options) { o.HTTP.SessionIDPrefix = "r 1" }, `Options.HTTP.SessionIDPrefix "r 1"`},
+		{"prefix length", func(o *codemode.Options) { o.HTTP.SessionIDPrefix = strings.Repeat("r", 33) }, "at most 32"},
+		{"prefix without sessions", func(o *codemode.Options) { o.HTTP.Stateless, o.HTTP.SessionIDPrefix = true, "r1" }, "opens no session"},
 	} {
 		p := principal("alice")
 		o := &codemode.Options{Principal: &p}
@@ -296,7 +296,7 @@ func TestSessionOptions(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		logs := &syncBuffer{}
 		p := principal("alice")
-		o := &codemode.Options{Principal: &p, Stateless: stateless, Logger: slog.New(slog.NewTextHandler(logs, nil))}
+		o := &codemode.Options{Principal: &p, Logger: slog.New(slog.NewTextHandler(logs, nil)), HTTP: codemode.HTTPOptions{Stateless: stateless}}
 		o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
 		withPool(t, o, 1)
 		srv, err := codemode.New(b.cat, o)
@@ -305,7 +305,7 @@ func TestSessionOptions(t *testing.T) {
 		}
 		srv.Handler()
 		srv.Close()
-		const warning = "but Options.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before 2026-07-28 (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval fail with APPROVAL_UNAVAILABLE"
+		const warning = "but Options.HTTP.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before 2026-07-28 (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval fail with APPROVAL_UNAVAILABLE"
 		if n := strings.Count(logs.String(), warning); n != map[bool]int{false: 0, true: 1}[stateless] {
 			t.Errorf("Stateless %v: the warning logged %d times:\n%s", stateless, n, logs)
 		}
@@ -317,36 +317,23 @@ func TestSessionOptions(t *testing.T) {
 // it gets a session and is asked once. Accepting deletes the batch once;
 // declining deletes nothing.
 func TestTypeScriptClientAskedOnDefaultEndpoint(t *testing.T) {
-	node, script := tsClient(t, "ts-approval.mjs")
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
 			ts, b := startApprovals(t, nil)
 			ids := []int{b.add("alice", "Monza", "cancelled"), b.add("alice", "Imola", "cancelled")}
 			b.add("alice", "Spa", "entered")
-			out := runClient(t, "client", node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_ACTION="+action, "MCP_CODE="+deleteCancelled)
-			var got struct {
-				ProtocolVersion string
-				Asked           []string
-				IsError         bool
-				Result          struct {
-					Result json.RawMessage
-					Error  struct{ Kind, Message string }
-				}
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			got := tsclienttest.RunApproval(t, t.Context(), ts.URL, ts.token("alice"), action, deleteCancelled)
 			if got.ProtocolVersion != "2025-11-25" || len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "asks to make 2 changes in races:") {
-				t.Fatalf("client saw %s", out)
+				t.Fatalf("client saw %s", got)
 			}
 			if action == "accept" {
 				if got.IsError || string(got.Result.Result) != "2" || !sameInts(b.deleted("alice"), ids) || b.deletes.Load() != 2 {
-					t.Fatalf("accept: %s; deleted %v (%d runs)", out, b.deleted("alice"), b.deletes.Load())
+					t.Fatalf("accept: %s; deleted %v (%d runs)", got, b.deleted("alice"), b.deletes.Load())
 				}
 				return
 			}
 			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || b.deletes.Load() != 0 {
-				t.Fatalf("decline: %s; %d deletions", out, b.deletes.Load())
+				t.Fatalf("decline: %s; %d deletions", got, b.deletes.Load())
 			}
 		})
 	}
@@ -361,7 +348,7 @@ func TestHostEndpointAsks(t *testing.T) {
 		t.Run(map[bool]string{false: "StreamableHTTPHandler", true: "own stateless handler"}[own], func(t *testing.T) {
 			b := newRaceBook(t)
 			p := principal("alice")
-			o := &codemode.Options{Principal: &p, Audit: codemode.NoAudit}
+			o := &codemode.Options{Principal: &p, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}
 			o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}
 			withPool(t, o, 1)
 			cm, err := codemode.New(b.cat, o)

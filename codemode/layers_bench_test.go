@@ -91,11 +91,10 @@ func benchCodemodeCall(b *testing.B, code string, distinct bool) {
 	tc := newTestCatalog(b)
 	p := principal("bench", allScopes...)
 	srv, err := codemode.New(tc.Catalog, &codemode.Options{
-		Principal:         &p,
-		RatePerSecond:     -1,
-		RequestsPerSecond: -1, // the request limit (200 at once) would refuse a long run
-		Logger:            slog.New(slog.DiscardHandler),
-		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal:  &p, // the request limit (200 at once) would refuse a long run
+		Logger:     slog.New(slog.DiscardHandler),
+		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
+		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	})
 	if err != nil {
 		b.Fatal(err)

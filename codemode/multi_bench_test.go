@@ -21,7 +21,7 @@ func benchMulti(b *testing.B) (*codemode.Server, *catalog.Catalog) {
 		b.Fatal(err)
 	}
 	catalog.MustAdd(small, catalog.Func[struct{}, int]{Name: "count", Tier: catalog.ReadOnly, Handler: func(context.Context, struct{}) (int, error) { return 1, nil }})
-	o := &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit}
+	o := &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}
 	withPool(b, o, 1)
 	srv, err := codemode.NewMulti([]*catalog.Catalog{gh, small}, o)
 	if err != nil {

@@ -27,7 +27,8 @@ func ExampleNewMulti() {
 	})
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.NewMulti([]*catalog.Catalog{exampleCatalog(), weather}, &codemode.Options{
-		Principal: &driver, Audit: codemode.NoAudit,
+		Principal: &driver,
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -61,7 +62,7 @@ return sky === "rain" ? "wet tyres; " + laps.length + " dry laps on record" : "s
 // cancellation) in front with Middleware.
 func ExampleServer_Middleware() {
 	driver := catalog.Principal{Subject: "driver-1"}
-	cm, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.NoAudit})
+	cm, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func newMulti(t *testing.T, cats []*catalog.Catalog, opts *codemode.Options) *co
 	if opts == nil {
 		opts = &codemode.Options{}
 	}
-	if opts.Sandbox == nil {
+	if opts.Sandbox.Shared == nil {
 		withPool(t, opts, 1)
 	}
 	if opts.Auth == nil && opts.Principal == nil {
@@ -138,7 +138,7 @@ func connectTo(t *testing.T, ctx context.Context, srv *mcp.Server, opts *mcp.Cli
 func TestMultiChainsNamespaces(t *testing.T) {
 	nt := newNotesAndTasks(t)
 	audit := &auditRecorder{}
-	srv := newMulti(t, []*catalog.Catalog{nt.notes, nt.tasks}, &codemode.Options{Audit: audit})
+	srv := newMulti(t, []*catalog.Catalog{nt.notes, nt.tasks}, &codemode.Options{Audit: codemode.AuditOptions{Sink: audit}})
 	var asked []string
 	cs := connectTo(t, catalog.WithPrincipal(t.Context(), principal("ana")), srv.MCPServer(), &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -380,7 +380,7 @@ func TestAddToOverHTTPWithoutMiddleware(t *testing.T) {
 	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "local-user"},
 		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
-		Audit:     codemode.NoAudit,
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	srv.AddTo(host)
@@ -447,8 +447,8 @@ func TestMiddlewareOnHostHandler(t *testing.T) {
 	must(t, err)
 	nt := newNotesAndTasks(t)
 	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
-		MaxBodyBytes: 4 << 10,
-		Auth:         &codemode.Auth{Verifier: v, Resource: url, AuthorizationServers: []string{issuer.URL}},
+		Auth: &codemode.Auth{Verifier: v, Resource: url, AuthorizationServers: []string{issuer.URL}},
+		HTTP: codemode.HTTPOptions{MaxBodyBytes: 4 << 10},
 	})
 	host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	mcp.AddTool(host, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]string, error) {

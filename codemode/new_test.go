@@ -27,10 +27,10 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 	}{
 		{"nil catalog", nil, nil, "nil catalog", nil},
 		{"no functions", empty, nil, "", codemode.ErrNoFunctions},
-		{"allow every origin", cat, &codemode.Options{AllowedOrigins: []string{"*"}}, "", httpmw.ErrOrigin},
-		{"origin with a path", cat, &codemode.Options{AllowedOrigins: []string{"https://x.example/app"}}, "", httpmw.ErrOrigin},
-		{"relative MCP path", cat, &codemode.Options{MCPPath: "mcp"}, "MCPPath", nil},
-		{"MCP path with a pattern", cat, &codemode.Options{MCPPath: "/{x}"}, "MCPPath", nil},
+		{"allow every origin", cat, &codemode.Options{HTTP: codemode.HTTPOptions{AllowedOrigins: []string{"*"}}}, "", httpmw.ErrOrigin},
+		{"origin with a path", cat, &codemode.Options{HTTP: codemode.HTTPOptions{AllowedOrigins: []string{"https://x.example/app"}}}, "", httpmw.ErrOrigin},
+		{"relative MCP path", cat, &codemode.Options{HTTP: codemode.HTTPOptions{MCPPath: "mcp"}}, "MCPPath", nil},
+		{"MCP path with a pattern", cat, &codemode.Options{HTTP: codemode.HTTPOptions{MCPPath: "/{x}"}}, "MCPPath", nil},
 		{"auth without verifier", cat, &codemode.Options{Auth: &codemode.Auth{Resource: "https://api.example/mcp", AuthorizationServers: []string{"https://auth.example"}}}, "Verifier is required", nil},
 		{"auth without issuer", cat, &codemode.Options{Auth: &codemode.Auth{Verifier: v, Resource: "https://api.example/mcp"}}, "AuthorizationServers", nil},
 		{"auth with a relative resource", cat, &codemode.Options{Auth: &codemode.Auth{Verifier: v, Resource: "/mcp", AuthorizationServers: []string{"https://auth.example"}}}, "resource", nil},
@@ -41,7 +41,7 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 			if opts == nil {
 				opts = &codemode.Options{}
 			}
-			opts.SandboxMode = sandbox.ModeInProcess
+			opts.Sandbox.Mode = sandbox.ModeInProcess
 			if opts.Auth == nil {
 				opts.Principal = &catalog.Principal{Subject: "dev"}
 			}

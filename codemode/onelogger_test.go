@@ -51,8 +51,8 @@ func TestOneLogger(t *testing.T) {
 	var out syncBuffer
 	// Audit is nil: the default sends audit events to Options.Logger.
 	srv := newServer(t, failingCatalog(t), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Logger:      slog.New(slog.NewJSONHandler(&out, nil)),
+		Logger:  slog.New(slog.NewJSONHandler(&out, nil)),
+		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 	})
 	runThrough(t, srv, `return await garage.broken()`)
 
@@ -81,9 +81,9 @@ func TestOneLogger(t *testing.T) {
 func TestAuditRoutedApart(t *testing.T) {
 	var ops, aud syncBuffer
 	srv := newServer(t, failingCatalog(t), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Logger:      slog.New(slog.NewJSONHandler(&ops, nil)),
-		Audit:       codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&aud, nil))),
+		Logger:  slog.New(slog.NewJSONHandler(&ops, nil)),
+		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:   codemode.AuditOptions{Sink: codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&aud, nil)))},
 	})
 	runThrough(t, srv, `return await garage.broken()`)
 	opsRecs, audRecs := records(t, &ops), records(t, &aud)

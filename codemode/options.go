@@ -15,11 +15,11 @@ import (
 const (
 	DefaultMCPPath = "/mcp"
 	// DefaultRatePerSec and DefaultRateBurst limit executions
-	// (tools/call) per principal; see Options.RatePerSecond for why.
+	// (tools/call) per principal; see Options.RateLimits.RatePerSecond for why.
 	DefaultRatePerSec = 2.0
 	DefaultRateBurst  = 60
 	// DefaultRequestsPerSec and DefaultRequestBurst limit every MCP
-	// message per principal; see Options.RequestsPerSecond for why.
+	// message per principal; see Options.RateLimits.RequestsPerSecond for why.
 	DefaultRequestsPerSec = 10.0
 	DefaultRequestBurst   = 200
 	DefaultMaxBodyBytes   = 1 << 20
@@ -29,7 +29,7 @@ const (
 	DefaultAuthFailureBurst   = 100
 	// DefaultMaxSessionsPerPrincipal is the most Streamable HTTP sessions
 	// one principal holds open on one process; see
-	// Options.MaxSessionsPerPrincipal.
+	// Options.HTTP.MaxSessionsPerPrincipal.
 	DefaultMaxSessionsPerPrincipal = 16
 )
 
@@ -59,25 +59,6 @@ type Options struct {
 	// Limits bound every execution; zero fields take the sandbox defaults
 	// (10 s, 32 MB, 20 calls, 10 KB code, 100 KB output).
 	Limits sandbox.Limits
-	// SandboxMode selects worker processes (the default, the only mode that
-	// enforces the memory limit) or in-process execution (tests, trusted
-	// code). Workers re-execute the host binary, which the sandbox
-	// package's init hook turns into a worker: no separate binary needed.
-	SandboxMode sandbox.Mode
-	// WorkerPath is the binary worker processes run; empty means the host
-	// binary itself (see the sandbox package). New starts one worker
-	// before it returns and fails with [ErrWorkerStart], quoting the
-	// worker's stderr, if it cannot start: typically because a package
-	// initialiser of the host needs the host's environment. Build a
-	// separate binary that imports the sandbox package (and not that
-	// initialiser) and name it here, or move the side effect into main.
-	WorkerPath string
-	// Sandbox, if set, is used instead of one built from Limits,
-	// SandboxMode and WorkerPath (a pool of GOMAXPROCS workers). Build one
-	// to choose the pool size (sandbox.Options.PoolSize). Close does not
-	// close it. Either way the sandbox shares its workers out fairly
-	// between principals (see sandbox.RunOptions.Partition).
-	Sandbox *sandbox.Sandbox
 
 	// Discovery chooses how the tools present the catalog: every
 	// declaration in the description (DiscoveryFull), the rules and a
@@ -102,14 +83,6 @@ type Options struct {
 
 	// Logger receives operational messages. Nil means slog.Default().
 	Logger *slog.Logger
-	// Audit receives the audit events. Nil means NewSlogAudit(Logger) when
-	// Logger is set, else JSON lines on stderr (never stdout, which stdio
-	// serving owns). [NoAudit] turns auditing off; a nil [AuditFunc] is
-	// refused by New.
-	Audit AuditSink
-	// AuditArgs says how much of each call's arguments the audit records;
-	// the default records keys and sizes only.
-	AuditArgs AuditArgs
 
 	// Telemetry configures OpenTelemetry traces and metrics. The zero
 	// value uses the global providers, which do nothing until the host
@@ -165,6 +138,70 @@ type Options struct {
 	// to a Principal server.
 	InsecureRemotePrincipal bool
 
+	// Sandbox chooses the sandbox that runs the code: worker processes
+	// (the default) or in process, or one the host built.
+	Sandbox SandboxOptions
+	// Audit says where the audit events go and how much of each call's
+	// arguments they record.
+	Audit AuditOptions
+	// HTTP configures the Streamable HTTP endpoint of Handler and
+	// Middleware: its path, sessions, CORS origins, body limit and how a
+	// request's client address is read.
+	HTTP HTTPOptions
+	// RateLimits bounds, per principal, the executions and the messages
+	// it may send, and per client address the failed authentications.
+	RateLimits RateLimitOptions
+	// State replaces the in-process state HTTP requests share (the rate
+	// limits' buckets, the calls a notifications/cancelled may reach) with
+	// stores that several replicas share; see package
+	// [github.com/brakinglab/codemode-go/codemode/pgstate].
+	State SharedState
+}
+
+// SandboxOptions chooses the sandbox an Options builds. The zero value
+// is a pool of worker processes running the host binary, with
+// Options.Limits.
+type SandboxOptions struct {
+	// Mode selects worker processes (the default, the only mode that
+	// enforces the memory limit) or in-process execution (tests, trusted
+	// code). Workers re-execute the host binary, which the sandbox
+	// package's init hook turns into a worker: no separate binary needed.
+	Mode sandbox.Mode
+	// WorkerPath is the binary worker processes run; empty means the host
+	// binary itself (see the sandbox package). New starts one worker
+	// before it returns and fails with [ErrWorkerStart], quoting the
+	// worker's stderr, if it cannot start: typically because a package
+	// initialiser of the host needs the host's environment. Build a
+	// separate binary that imports the sandbox package (and not that
+	// initialiser) and name it here, or move the side effect into main.
+	WorkerPath string
+	// Shared, if set, is used instead of one built from Limits, Mode
+	// and WorkerPath (a pool of GOMAXPROCS workers). Build one
+	// to choose the pool size (sandbox.Options.PoolSize). Close does not
+	// close it. Either way the sandbox shares its workers out fairly
+	// between principals (see sandbox.RunOptions.Partition).
+	Shared *sandbox.Sandbox
+}
+
+// AuditOptions says where audit events go. The zero value writes JSON
+// lines on stderr (or to Options.Logger when set) with the arguments'
+// keys and sizes only.
+type AuditOptions struct {
+	// Sink receives the audit events. Nil means NewSlogAudit(Logger) when
+	// Logger is set, else JSON lines on stderr (never stdout, which stdio
+	// serving owns). [NoAudit] turns auditing off; a nil [AuditFunc] is
+	// refused by New.
+	Sink AuditSink
+	// Args says how much of each call's arguments the audit records;
+	// the default records keys and sizes only.
+	Args AuditArgs
+}
+
+// HTTPOptions configures the Streamable HTTP endpoint. The zero value
+// serves /mcp, opens sessions only for the clients that need them, allows
+// the default AI-client origins, caps bodies at 1 MiB and reads the
+// client address from the peer.
+type HTTPOptions struct {
 	// MCPPath is where the Streamable HTTP endpoint is served; default "/mcp".
 	MCPPath string
 	// Stateful opens a Streamable HTTP session (Mcp-Session-Id) for every
@@ -211,6 +248,37 @@ type Options struct {
 	// "*" is refused: list origins explicitly (one wildcard inside a host,
 	// as in https://*.example.com, is allowed).
 	AllowedOrigins []string
+	// ClientAddress names the client behind a request for the limits kept
+	// per client address: failed bearer authentication
+	// (AuthFailuresPerSecond, FailureLimiter), the approval page
+	// (ApprovalPage.Limiter, unless its SourceOf is set), and for anonymous
+	// requests (catalog.Options.AllowAnonymous) the rate limits and the
+	// calls a notifications/cancelled may cancel. Nil means the peer
+	// address; forwarding headers are ignored, since clients can set them.
+	// An IPv6 address counts by its /64, IPv4-mapped addresses as IPv4.
+	// [ForwardedFor] makes one for the proxies you run.
+	// Behind a reverse proxy or tunnel every client has the proxy's
+	// address, so one client's failed tokens block everyone's requests:
+	// there, return the address your proxy reports, and only for requests
+	// that come from it (for example the right-most X-Forwarded-For entry
+	// that is not one of your proxies).
+	ClientAddress func(r *http.Request) string
+	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.
+	// Default 1 MiB (code itself is capped by Limits.MaxCodeBytes).
+	MaxBodyBytes int64
+	// DisableLocalhostProtection turns off the DNS-rebinding guard, which
+	// refuses a request that arrives on a loopback address with a
+	// non-loopback Host header. A tunnel (ngrok, cloudflared) that forwards
+	// a public hostname to a server on 127.0.0.1 looks exactly like that:
+	// set this only behind such a tunnel, together with Auth.
+	DisableLocalhostProtection bool
+}
+
+// RateLimitOptions sets the per-principal limits on executions and
+// messages and the per-address limit on failed authentication. The zero
+// value is the documented defaults of each field; a negative rate turns
+// that limit off.
+type RateLimitOptions struct {
 	// RatePerSecond and RateBurst set the per-principal limit on
 	// executions: each tools/call of execute_code or
 	// execute_readonly_code costs one token (one per call in a JSON-RPC
@@ -248,17 +316,6 @@ type Options struct {
 	// the limit off.
 	RequestsPerSecond float64
 	RequestBurst      int
-	// RequestLimiter, if set, replaces the in-process limit that
-	// RequestsPerSecond and RequestBurst configure, so that replicas
-	// share it (see package codemode/pgstate; use a limiter name of its
-	// own). Setting it with a negative RequestsPerSecond is an error.
-	RequestLimiter RateLimiter
-	// RateLimiter, if set, replaces the in-process limit that
-	// RatePerSecond and RateBurst configure (which are then ignored), so
-	// that replicas share one budget per principal: see package
-	// codemode/pgstate. Setting it with a negative RatePerSecond is an
-	// error.
-	RateLimiter RateLimiter
 	// AuthFailuresPerSecond and AuthFailureBurst limit failed bearer
 	// authentication per client address (ClientAddress; by default the
 	// peer address, an IPv6 address by its /64). Every request the bearer check refuses counts: a
@@ -271,21 +328,23 @@ type Options struct {
 	// AuthFailuresPerSecond turns the limit off.
 	AuthFailuresPerSecond float64
 	AuthFailureBurst      int
-	// ClientAddress names the client behind a request for the limits kept
-	// per client address: failed bearer authentication
-	// (AuthFailuresPerSecond, FailureLimiter), the approval page
-	// (ApprovalPage.Limiter, unless its SourceOf is set), and for anonymous
-	// requests (catalog.Options.AllowAnonymous) the rate limits and the
-	// calls a notifications/cancelled may cancel. Nil means the peer
-	// address; forwarding headers are ignored, since clients can set them.
-	// An IPv6 address counts by its /64, IPv4-mapped addresses as IPv4.
-	// [ForwardedFor] makes one for the proxies you run.
-	// Behind a reverse proxy or tunnel every client has the proxy's
-	// address, so one client's failed tokens block everyone's requests:
-	// there, return the address your proxy reports, and only for requests
-	// that come from it (for example the right-most X-Forwarded-For entry
-	// that is not one of your proxies).
-	ClientAddress func(r *http.Request) string
+}
+
+// SharedState replaces the in-process state that HTTP requests share with
+// stores several replicas share. The zero value keeps everything in the
+// process, which is right for one replica.
+type SharedState struct {
+	// RequestLimiter, if set, replaces the in-process limit that
+	// RequestsPerSecond and RequestBurst configure, so that replicas
+	// share it (see package codemode/pgstate; use a limiter name of its
+	// own). Setting it with a negative RequestsPerSecond is an error.
+	RequestLimiter RateLimiter
+	// RateLimiter, if set, replaces the in-process limit that
+	// RatePerSecond and RateBurst configure (which are then ignored), so
+	// that replicas share one budget per principal: see package
+	// codemode/pgstate. Setting it with a negative RatePerSecond is an
+	// error.
+	RateLimiter RateLimiter
 	// FailureLimiter, if set, replaces the in-process failed-authentication
 	// limit that AuthFailuresPerSecond and AuthFailureBurst configure, so
 	// that replicas share it. Setting it with a negative
@@ -297,13 +356,4 @@ type Options struct {
 	// Requests of a session (an Mcp-Session-Id header) do not use it: a
 	// session cancels its own calls.
 	Cancellations Cancellations
-	// MaxBodyBytes caps an HTTP request body; larger bodies get 413.
-	// Default 1 MiB (code itself is capped by Limits.MaxCodeBytes).
-	MaxBodyBytes int64
-	// DisableLocalhostProtection turns off the DNS-rebinding guard, which
-	// refuses a request that arrives on a loopback address with a
-	// non-loopback Host header. A tunnel (ngrok, cloudflared) that forwards
-	// a public hostname to a server on 127.0.0.1 looks exactly like that:
-	// set this only behind such a tunnel, together with Auth.
-	DisableLocalhostProtection bool
 }

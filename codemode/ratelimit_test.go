@@ -107,12 +107,12 @@ func (l *hostLimiter) Failed(_ context.Context, key string) error {
 	return nil
 }
 
-// Options.RateLimiter and Options.FailureLimiter replace the in-process
+// Options.State.RateLimiter and Options.State.FailureLimiter replace the in-process
 // limits: the server asks them, honours a wait with 429 and an error with
 // 503.
 func TestHostLimiters(t *testing.T) {
 	rl, fl := &hostLimiter{}, &hostLimiter{}
-	ts := startServer(t, func(o *codemode.Options) { o.RateLimiter, o.FailureLimiter = rl, fl })
+	ts := startServer(t, func(o *codemode.Options) { o.State.RateLimiter, o.State.FailureLimiter = rl, fl })
 	alice := ts.token("alice", allScopes...)
 	if resp := rawPost(t, ts.URL, callBody("return 1"), mcpHeaders(alice)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("execution: %d", resp.StatusCode)
@@ -148,8 +148,8 @@ func TestHostLimiters(t *testing.T) {
 func TestHostLimiterContradictions(t *testing.T) {
 	cat := newTestCatalog(t).Catalog
 	for _, o := range []*codemode.Options{
-		{RateLimiter: &hostLimiter{}, RatePerSecond: -1},
-		{FailureLimiter: &hostLimiter{}, AuthFailuresPerSecond: -1},
+		{State: codemode.SharedState{RateLimiter: &hostLimiter{}}, RateLimits: codemode.RateLimitOptions{RatePerSecond: -1}},
+		{State: codemode.SharedState{FailureLimiter: &hostLimiter{}}, RateLimits: codemode.RateLimitOptions{AuthFailuresPerSecond: -1}},
 	} {
 		o.Principal = &catalog.Principal{Subject: "dev"}
 		if srv, err := codemode.New(cat, o); err == nil {

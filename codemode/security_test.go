@@ -19,7 +19,7 @@ import (
 // many requests in one POST. Each must cost one token of the principal's
 // rate limit, or one POST could start hundreds of executions.
 func TestBatchCountsAgainstRateLimit(t *testing.T) {
-	ts := startServer(t, func(o *codemode.Options) { o.RatePerSecond, o.RateBurst = 0.001, 3 })
+	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RatePerSecond, o.RateLimits.RateBurst = 0.001, 3 })
 	tok := ts.token("alice", allScopes...)
 	var calls []string
 	for i := range 10 {
@@ -141,7 +141,7 @@ func waitQueued(t *testing.T, s *codemode.Server, n int) {
 // an execution is refused at once with a message saying why.
 func TestWaitingExecutionsBoundedPerPrincipal(t *testing.T) {
 	cat, entered, releaseOne := gateCatalog(t)
-	ts := startServerFor(t, cat, func(o *codemode.Options) { o.RateBurst = 100 }) // two workers: at most 8 waiting
+	ts := startServerFor(t, cat, func(o *codemode.Options) { o.RateLimits.RateBurst = 100 }) // two workers: at most 8 waiting
 	alice := ts.connect(t, ts.token("alice"), nil)
 	results := make(chan *mcp.CallToolResult, 16)
 	call := func() {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -44,14 +45,14 @@ type Server struct {
 	refreshMu sync.Mutex     // serialises refreshes and guards servers
 	servers   []*mcp.Server  // where the tools are registered
 	viewGen   atomic.Uint64  // numbers the views buildView makes
-	discCache discoveryCache // describe and search answers of the current view, per tool
+	discCache discover.Cache // describe and search answers of the current view, per tool
 
 	handlerOnce sync.Once
 	handler     http.Handler
 	// unwrappedOnce logs once that a request skipped Middleware
 	// (explainUnauthenticated).
 	unwrappedOnce sync.Once
-	cancels       *httpmw.Cancels // the in-process registry, when Options.Cancellations is nil
+	cancels       *httpmw.Cancels // the in-process registry, when Options.State.Cancellations is nil
 	routersMu     sync.Mutex
 	routers       []*sessionRouter // the endpoints built, whose sessions Close closes
 
@@ -284,7 +285,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 // Close starts closing the Streamable HTTP sessions of the endpoints the
 // server built (Handler, StreamableHTTPHandler; each session closes once
 // its requests in flight are answered) and releases the sandbox's worker
-// processes (unless the sandbox came from Options.Sandbox). Executions
+// processes (unless the sandbox came from Options.Sandbox.Shared). Executions
 // still running finish first. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {

@@ -82,7 +82,7 @@ func testCancellation(t *testing.T, transport string) {
 	ended := make(chan codemode.AuditEvent, 1)
 	configure := func(o *codemode.Options) {
 		o.Auth = nil
-		o.Audit = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
+		o.Audit.Sink = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
 			if ev.Kind == codemode.ExecutionFailed || ev.Kind == codemode.ExecutionFinished {
 				ended <- ev
 			}
@@ -130,7 +130,7 @@ func testCancellation(t *testing.T, transport string) {
 
 func TestStdioRoundTrip(t *testing.T) {
 	tc := newTestCatalog(t)
-	srv := newServer(t, tc, &codemode.Options{Audit: &auditRecorder{}})
+	srv := newServer(t, tc, &codemode.Options{Audit: codemode.AuditOptions{Sink: &auditRecorder{}}})
 	cr, sw := io.Pipe() // server → client
 	sr, cw := io.Pipe() // client → server
 	ctx, cancel := context.WithCancel(context.Background())
@@ -159,7 +159,7 @@ func TestStdioRoundTrip(t *testing.T) {
 func TestAuditEvents(t *testing.T) {
 	var buf syncBuffer
 	ts := startServer(t, func(o *codemode.Options) {
-		o.Audit = codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&buf, nil)))
+		o.Audit.Sink = codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&buf, nil)))
 	})
 	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 	run(t, cs, coachingTS)

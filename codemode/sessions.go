@@ -34,18 +34,18 @@ const (
 	// sessionsWhenNeeded: an initialize before 2026-07-28 that declares
 	// elicitation or the MCP Apps extension. The default.
 	sessionsWhenNeeded sessionMode = iota
-	// sessionsAlways: every initialize before 2026-07-28 (Options.Stateful).
+	// sessionsAlways: every initialize before 2026-07-28 (Options.HTTP.Stateful).
 	sessionsAlways
-	// sessionsNever: none (Options.Stateless).
+	// sessionsNever: none (Options.HTTP.Stateless).
 	sessionsNever
 )
 
 // sessionMode is the mode Options choose.
 func (s *Server) sessionMode() sessionMode {
 	switch {
-	case s.opts.Stateless:
+	case s.opts.HTTP.Stateless:
 		return sessionsNever
-	case s.opts.Stateful:
+	case s.opts.HTTP.Stateful:
 		return sessionsAlways
 	}
 	return sessionsWhenNeeded
@@ -68,19 +68,19 @@ func routedMode(ctx context.Context) (m sessionMode, ok bool) {
 // server the host built and gave to [Server.AddTo], that serves sessions
 // and stateless requests as [Server.Handler] does: an initialize before
 // protocol revision 2026-07-28 that declares the elicitation capability
-// or the MCP Apps extension opens a session (with Options.Stateful every
-// initialize before 2026-07-28 does, with Options.Stateless none does),
+// or the MCP Apps extension opens a session (with Options.HTTP.Stateful every
+// initialize before 2026-07-28 does, with Options.HTTP.Stateless none does),
 // requests carrying its
 // Mcp-Session-Id are served in it, and everything else, 2026-07-28
 // included, statelessly. Sessions follow the same rules as Handler's: bound
-// to the principal that opened them, prefixed with Options.SessionIDPrefix,
-// capped by Options.MaxSessionsPerPrincipal, closed after 30 minutes idle
+// to the principal that opened them, prefixed with Options.HTTP.SessionIDPrefix,
+// capped by Options.HTTP.MaxSessionsPerPrincipal, closed after 30 minutes idle
 // and by [Server.Close].
 //
 // opts configures both go-sdk handlers it builds over srv; its Stateless
 // field is ignored, and a zero SessionTimeout means 30 minutes. A nil opts
-// means codemode's own settings: Options.MaxBodyBytes,
-// Options.DisableLocalhostProtection, Logger, and request cancellation
+// means codemode's own settings: Options.HTTP.MaxBodyBytes,
+// Options.HTTP.DisableLocalhostProtection, Logger, and request cancellation
 // propagated on 2026-07-28. Put [Server.Middleware] in front, which
 // authenticates the requests the sessions are bound to:
 //
@@ -98,8 +98,8 @@ func (s *Server) endpoint(srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *ses
 		o = *opts
 	} else {
 		o = mcp.StreamableHTTPOptions{
-			DisableLocalhostProtection:   s.opts.DisableLocalhostProtection,
-			MaxRequestBodyBytes:          s.opts.MaxBodyBytes,
+			DisableLocalhostProtection:   s.opts.HTTP.DisableLocalhostProtection,
+			MaxRequestBodyBytes:          s.opts.HTTP.MaxBodyBytes,
 			PropagateRequestCancellation: true,
 		}
 	}
@@ -117,8 +117,8 @@ func (s *Server) endpoint(srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *ses
 		s:         s,
 		srv:       srv,
 		mode:      s.sessionMode(),
-		prefix:    s.opts.SessionIDPrefix,
-		max:       s.opts.MaxSessionsPerPrincipal,
+		prefix:    s.opts.HTTP.SessionIDPrefix,
+		max:       s.opts.HTTP.MaxSessionsPerPrincipal,
 		stateless: mcp.NewStreamableHTTPHandler(get, &stateless),
 		stateful:  mcp.NewStreamableHTTPHandler(get, &stateful),
 		byID:      map[string]*session{},
@@ -139,8 +139,8 @@ type sessionRouter struct {
 	s         *Server
 	srv       *mcp.Server
 	mode      sessionMode
-	prefix    string // Options.SessionIDPrefix
-	max       int    // Options.MaxSessionsPerPrincipal
+	prefix    string // Options.HTTP.SessionIDPrefix
+	max       int    // Options.HTTP.MaxSessionsPerPrincipal
 	stateless http.Handler
 	stateful  http.Handler
 	now       func() time.Time
@@ -222,7 +222,7 @@ func (rt *sessionRouter) open(w http.ResponseWriter, r *http.Request) {
 	}}
 	rt.stateful.ServeHTTP(sw, r)
 	for _, e := range evicted {
-		rt.s.logger.Info("codemode: closing the session idle longest: its principal opened one more than Options.MaxSessionsPerPrincipal", "limit", rt.maxPerPrincipal(), "idle", rt.now().Sub(e.last).Round(time.Second))
+		rt.s.logger.Info("codemode: closing the session idle longest: its principal opened one more than Options.HTTP.MaxSessionsPerPrincipal", "limit", rt.maxPerPrincipal(), "idle", rt.now().Sub(e.last).Round(time.Second))
 		// Close waits for the session's requests in flight (a call may be
 		// waiting for the user's answer): not in this request.
 		go e.ss.Close()
@@ -307,7 +307,7 @@ func (rt *sessionRouter) serveSession(w http.ResponseWriter, r *http.Request, id
 	raw, ok := strings.CutPrefix(id, rt.prefix)
 	if !ok {
 		if !rt.misrouted.Swap(true) {
-			rt.s.logger.Warn("codemode: a request named a session this process did not open (another prefix): route each request to the replica its Mcp-Session-Id prefix names (Options.SessionIDPrefix); logged once", "prefix", rt.prefix)
+			rt.s.logger.Warn("codemode: a request named a session this process did not open (another prefix): route each request to the replica its Mcp-Session-Id prefix names (Options.HTTP.SessionIDPrefix); logged once", "prefix", rt.prefix)
 		}
 		http.Error(w, fmt.Sprintf("session not found: this server's session ids start with %q; a load balancer must send each request of a session to the replica that opened it", rt.prefix), http.StatusNotFound)
 		return
@@ -361,7 +361,7 @@ func sessionlessReason(ctx context.Context, ip *mcp.InitializeParams) string {
 	case !routed:
 		return need + ", and the host serves this endpoint with a stateless handler that opens no session"
 	case mode == sessionsNever:
-		return need + ", and this server is configured to open no session (Options.Stateless)"
+		return need + ", and this server is configured to open no session (Options.HTTP.Stateless)"
 	case mode == sessionsAlways:
 		return "this request came without a session: " + need + ", and the client did not send back the Mcp-Session-Id the server gave it at initialize"
 	}
@@ -371,16 +371,16 @@ func sessionlessReason(ctx context.Context, ip *mcp.InitializeParams) string {
 // checkSessions refuses contradictory session settings.
 func (s *Server) checkSessions() error {
 	o := &s.opts
-	if o.Stateful && o.Stateless {
-		return errors.New("codemode: Options.Stateful and Options.Stateless are both set: Stateful opens a session for every client before 2026-07-28, Stateless none; leave both off for sessions where clients need them")
+	if o.HTTP.Stateful && o.HTTP.Stateless {
+		return errors.New("codemode: Options.HTTP.Stateful and Options.HTTP.Stateless are both set: Stateful opens a session for every client before 2026-07-28, Stateless none; leave both off for sessions where clients need them")
 	}
-	if p := o.SessionIDPrefix; len(p) > 32 || strings.IndexFunc(p, func(r rune) bool {
+	if p := o.HTTP.SessionIDPrefix; len(p) > 32 || strings.IndexFunc(p, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
 	}) >= 0 {
-		return fmt.Errorf("codemode: Options.SessionIDPrefix %q: want at most 32 letters, digits, '.', '_' or '-'", p)
+		return fmt.Errorf("codemode: Options.HTTP.SessionIDPrefix %q: want at most 32 letters, digits, '.', '_' or '-'", p)
 	}
-	if o.Stateless && o.SessionIDPrefix != "" {
-		return errors.New("codemode: Options.SessionIDPrefix is set but Options.Stateless opens no session; remove one")
+	if o.HTTP.Stateless && o.HTTP.SessionIDPrefix != "" {
+		return errors.New("codemode: Options.HTTP.SessionIDPrefix is set but Options.HTTP.Stateless opens no session; remove one")
 	}
 	return nil
 }
@@ -389,7 +389,7 @@ func (s *Server) checkSessions() error {
 // approval but the HTTP endpoint opens no session, so clients before
 // 2026-07-28 cannot be asked there.
 func (s *Server) warnCannotAsk(v *view) {
-	if v.approvals == nil || !s.opts.Stateless {
+	if v.approvals == nil || !s.opts.HTTP.Stateless {
 		return
 	}
 	var what string
@@ -401,7 +401,7 @@ func (s *Server) warnCannotAsk(v *view) {
 	default:
 		what = "fail with APPROVAL_UNAVAILABLE"
 	}
-	s.logger.Warn("codemode: functions need the user's approval, but Options.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before "+protocolMRTR+" (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval "+what+". Clients on "+protocolMRTR+" and over stdio are asked. Leave Stateless off to open sessions for clients that declare elicitation.",
+	s.logger.Warn("codemode: functions need the user's approval, but Options.HTTP.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before "+protocolMRTR+" (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval "+what+". Clients on "+protocolMRTR+" and over stdio are asked. Leave Stateless off to open sessions for clients that declare elicitation.",
 		"functions", len(v.approvals.required))
 }
 

@@ -22,7 +22,7 @@ var ErrNoIdentity = errors.New("codemode: no identity for HTTP requests: set Opt
 	"or Options.Principal to act as one user from loopback (development, tests, stdio-only servers)")
 
 // ErrWorkerStart is wrapped by New when the sandbox cannot start a worker
-// process; see [Options.WorkerPath].
+// process; see [SandboxOptions.WorkerPath].
 var ErrWorkerStart = sandbox.ErrWorkerStart
 
 // applyDefaults checks the plain settings and fills their zero values.
@@ -40,50 +40,50 @@ func (s *Server) applyDefaults() error {
 	if o.Version == "" {
 		o.Version = "0.0.0"
 	}
-	if o.MCPPath == "" {
-		o.MCPPath = DefaultMCPPath
+	if o.HTTP.MCPPath == "" {
+		o.HTTP.MCPPath = DefaultMCPPath
 	}
-	if !strings.HasPrefix(o.MCPPath, "/") || strings.ContainsAny(o.MCPPath, " {}") || strings.HasPrefix(o.MCPPath, "/.well-known/") {
-		return fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.MCPPath)
+	if !strings.HasPrefix(o.HTTP.MCPPath, "/") || strings.ContainsAny(o.HTTP.MCPPath, " {}") || strings.HasPrefix(o.HTTP.MCPPath, "/.well-known/") {
+		return fmt.Errorf("codemode: MCPPath %q: want a plain absolute path such as /mcp", o.HTTP.MCPPath)
 	}
-	if o.RateLimiter != nil && o.RatePerSecond < 0 {
+	if o.State.RateLimiter != nil && o.RateLimits.RatePerSecond < 0 {
 		return errors.New("codemode: RateLimiter is set but a negative RatePerSecond turns the rate limit off; keep one of the two")
 	}
-	if o.FailureLimiter != nil && o.AuthFailuresPerSecond < 0 {
+	if o.State.FailureLimiter != nil && o.RateLimits.AuthFailuresPerSecond < 0 {
 		return errors.New("codemode: FailureLimiter is set but a negative AuthFailuresPerSecond turns the failed-authentication limit off; keep one of the two")
 	}
-	if o.RequestLimiter != nil && o.RequestsPerSecond < 0 {
+	if o.State.RequestLimiter != nil && o.RateLimits.RequestsPerSecond < 0 {
 		return errors.New("codemode: RequestLimiter is set but a negative RequestsPerSecond turns the request limit off; keep one of the two")
 	}
-	if o.RequestsPerSecond == 0 {
-		o.RequestsPerSecond = DefaultRequestsPerSec
+	if o.RateLimits.RequestsPerSecond == 0 {
+		o.RateLimits.RequestsPerSecond = DefaultRequestsPerSec
 	}
-	if o.RequestBurst <= 0 {
-		o.RequestBurst = DefaultRequestBurst
+	if o.RateLimits.RequestBurst <= 0 {
+		o.RateLimits.RequestBurst = DefaultRequestBurst
 	}
-	if o.RatePerSecond == 0 {
-		o.RatePerSecond = DefaultRatePerSec
+	if o.RateLimits.RatePerSecond == 0 {
+		o.RateLimits.RatePerSecond = DefaultRatePerSec
 	}
-	if o.RateBurst <= 0 {
-		o.RateBurst = DefaultRateBurst
+	if o.RateLimits.RateBurst <= 0 {
+		o.RateLimits.RateBurst = DefaultRateBurst
 	}
-	if o.AuthFailuresPerSecond == 0 {
-		o.AuthFailuresPerSecond = DefaultAuthFailuresPerSec
+	if o.RateLimits.AuthFailuresPerSecond == 0 {
+		o.RateLimits.AuthFailuresPerSecond = DefaultAuthFailuresPerSec
 	}
-	if o.AuthFailureBurst <= 0 {
-		o.AuthFailureBurst = DefaultAuthFailureBurst
+	if o.RateLimits.AuthFailureBurst <= 0 {
+		o.RateLimits.AuthFailureBurst = DefaultAuthFailureBurst
 	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
+	if o.HTTP.MaxBodyBytes <= 0 {
+		o.HTTP.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	s.logger = o.Logger
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	if f, ok := o.Audit.(AuditFunc); ok && f == nil {
-		return errors.New("codemode: Options.Audit is a nil AuditFunc: pass a function, codemode.NoAudit to turn auditing off, or leave Audit nil for the default")
+	if f, ok := o.Audit.Sink.(AuditFunc); ok && f == nil {
+		return errors.New("codemode: Options.Audit.Sink is a nil AuditFunc: pass a function, codemode.NoAudit to turn auditing off, or leave Audit nil for the default")
 	}
-	s.audit = o.Audit
+	s.audit = o.Audit.Sink
 	switch {
 	case s.audit != nil:
 	case o.Logger != nil:
@@ -92,7 +92,7 @@ func (s *Server) applyDefaults() error {
 		s.audit = NewSlogAudit(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 	}
 	var err error
-	if s.origins, err = httpmw.Origins(o.AllowedOrigins); err != nil {
+	if s.origins, err = httpmw.Origins(o.HTTP.AllowedOrigins); err != nil {
 		return fmt.Errorf("codemode: AllowedOrigins: %w", err)
 	}
 	return nil
@@ -113,7 +113,7 @@ func (s *Server) checkIdentity() error {
 		return ErrNoIdentity
 	case o.Principal == nil && o.InsecureRemotePrincipal:
 		return errors.New("codemode: Options.InsecureRemotePrincipal is set without Options.Principal")
-	case o.Principal != nil && o.DisableLocalhostProtection && !o.InsecureRemotePrincipal:
+	case o.Principal != nil && o.HTTP.DisableLocalhostProtection && !o.InsecureRemotePrincipal:
 		return errors.New("codemode: DisableLocalhostProtection with Principal lets a tunnel carry remote requests that act as Principal: " +
 			"configure Auth, or set InsecureRemotePrincipal if that is really meant")
 	}
@@ -151,14 +151,14 @@ func (s *Server) setupAuth() error {
 	return nil
 }
 
-// startSandbox builds the sandbox (unless Options.Sandbox gives one) and
+// startSandbox builds the sandbox (unless Options.Sandbox.Shared gives one) and
 // starts one worker to prove the binary can be one.
 func (s *Server) startSandbox() error {
 	o := &s.opts
-	if o.Sandbox != nil {
-		s.sb = o.Sandbox
+	if o.Sandbox.Shared != nil {
+		s.sb = o.Sandbox.Shared
 	} else {
-		sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, WorkerPath: o.WorkerPath, Logger: s.logger})
+		sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, Logger: s.logger, WorkerPath: o.Sandbox.WorkerPath})
 		if err != nil {
 			return fmt.Errorf("codemode: sandbox: %w", err)
 		}
@@ -230,7 +230,7 @@ func checkWorker(sb *sandbox.Sandbox) error {
 	return fmt.Errorf("codemode: %w\n"+
 		"Workers re-execute this binary with an empty environment, so its package initialisers run in them before the sandbox takes over. "+
 		"Either move the side effect (reading a required environment variable, opening a connection) from package-level variables and init functions into main, "+
-		"or build a separate worker binary that imports the sandbox package without it and set Options.WorkerPath", err)
+		"or build a separate worker binary that imports the sandbox package without it and set Options.Sandbox.WorkerPath", err)
 }
 
 // loopbackOnly answers 403 to requests from a non-loopback peer: without

@@ -51,7 +51,7 @@ func TestStartupRefusals(t *testing.T) {
 		{"remote opt-out without Principal", codemode.Options{InsecureRemotePrincipal: true,
 			Auth: auth("https://auth.example", "https://api.example/mcp", "https://api.example/mcp", "https://auth.example")},
 			[]string{"InsecureRemotePrincipal is set without Options.Principal"}},
-		{"tunnel to a Principal server", codemode.Options{Principal: dev, DisableLocalhostProtection: true},
+		{"tunnel to a Principal server", codemode.Options{Principal: dev, HTTP: codemode.HTTPOptions{DisableLocalhostProtection: true}},
 			[]string{"configure Auth", "InsecureRemotePrincipal"}},
 		{"verifier audience is another resource", codemode.Options{
 			Auth: auth("https://auth.example", "https://other.example/mcp", "https://api.example/mcp", "https://auth.example")},
@@ -68,7 +68,7 @@ func TestStartupRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.opts
-			o.SandboxMode = sandbox.ModeInProcess
+			o.Sandbox.Mode = sandbox.ModeInProcess
 			s, err := codemode.New(cat, &o)
 			if err == nil {
 				s.Close()
@@ -99,7 +99,7 @@ func TestPrincipalIsLoopbackOnly(t *testing.T) {
 		h.ServeHTTP(w, r)
 		return w
 	}
-	dev := newServer(t, cat, &codemode.Options{Principal: &p, SandboxMode: sandbox.ModeInProcess})
+	dev := newServer(t, cat, &codemode.Options{Principal: &p, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if w := post(dev.Handler(), "192.0.2.2:40000"); w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "only accepts requests from loopback") {
 		t.Fatalf("remote peer: %d %s", w.Code, w.Body)
 	}
@@ -111,7 +111,7 @@ func TestPrincipalIsLoopbackOnly(t *testing.T) {
 			t.Fatalf("loopback peer %s: %d %s", remote, w.Code, w.Body)
 		}
 	}
-	open := newServer(t, cat, &codemode.Options{Principal: &p, InsecureRemotePrincipal: true, SandboxMode: sandbox.ModeInProcess})
+	open := newServer(t, cat, &codemode.Options{Principal: &p, InsecureRemotePrincipal: true, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if w := post(open.Handler(), "192.0.2.2:40000"); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"result":5`) {
 		t.Fatalf("remote peer with InsecureRemotePrincipal: %d %s", w.Code, w.Body)
 	}
@@ -149,7 +149,7 @@ func TestWorkerInitTrap(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Fatalf("trap binary: %v\n%s", err, out)
 	}
-	for _, want := range []string{"config: INITTRAP_DATABASE_URL is not set", "into main", "Options.WorkerPath"} {
+	for _, want := range []string{"config: INITTRAP_DATABASE_URL is not set", "into main", "Options.Sandbox.WorkerPath"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("New's error does not mention %q:\n%s", want, out)
 		}
@@ -185,7 +185,7 @@ func TestAuditSettings(t *testing.T) {
 	cat := newTestCatalog(t).Catalog
 	dev := &catalog.Principal{Subject: "dev"}
 	var nilFunc codemode.AuditFunc
-	s, err := codemode.New(cat, &codemode.Options{Principal: dev, SandboxMode: sandbox.ModeInProcess, Audit: nilFunc})
+	s, err := codemode.New(cat, &codemode.Options{Principal: dev, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: nilFunc}})
 	if err == nil {
 		s.Close()
 		t.Fatal("New accepted a nil AuditFunc")
@@ -193,7 +193,7 @@ func TestAuditSettings(t *testing.T) {
 	if !strings.Contains(err.Error(), "codemode.NoAudit") {
 		t.Fatalf("error %q does not name the off switch", err)
 	}
-	srv := newServer(t, cat, &codemode.Options{Principal: dev, SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit})
+	srv := newServer(t, cat, &codemode.Options{Principal: dev, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	st, ct := mcp.NewInMemoryTransports()
 	go srv.ServeTransport(t.Context(), principal("alice", allScopes...), st)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)

@@ -7,14 +7,15 @@ import (
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-// The four pieces of state a Server keeps between requests are
-// interfaces, so that replicas behind a load balancer can share them. The
-// defaults live in the process, which is right for one replica; package
-// [github.com/brakinglab/codemode-go/codemode/pgstate] implements all
-// four on PostgreSQL for more than one.
+// The five pieces of state a Server keeps between requests are
+// interfaces, so that replicas behind a load balancer can share them:
+// RateLimiter, FailureLimiter, Cancellations, SpentApprovals and
+// PendingApprovals. The defaults live in the process, which is right for
+// one replica; package [github.com/brakinglab/codemode-go/codemode/pgstate]
+// implements all five on PostgreSQL for more than one.
 
 // RateLimiter is the per-principal limit on executions (see
-// [Options.RatePerSecond]). Set [Options.RateLimiter] to share one budget
+// [RateLimitOptions.RatePerSecond]). Set [SharedState.RateLimiter] to share one budget
 // between replicas.
 type RateLimiter interface {
 	// Take takes n tokens (one per tools/call) from key's bucket, or none.
@@ -27,8 +28,8 @@ type RateLimiter interface {
 }
 
 // FailureLimiter is the per-address limit on failed bearer
-// authentication (see [Options.AuthFailuresPerSecond]). Set
-// [Options.FailureLimiter] to share it between replicas.
+// authentication (see [RateLimitOptions.AuthFailuresPerSecond]). Set
+// [SharedState.FailureLimiter] to share it between replicas.
 type FailureLimiter interface {
 	// Blocked returns 0 when key may try to authenticate, or how long it
 	// must wait: the request is then refused with 429 before its token is
@@ -42,7 +43,7 @@ type FailureLimiter interface {
 // Cancellations is the registry that lets a client of a protocol revision
 // that cancels by notification (2025-06-18, 2025-11-25) cancel a stateless
 // tools/call: the notification arrives in a POST of its own, possibly on
-// another replica. Set [Options.Cancellations] to deliver it across
+// another replica. Set [SharedState.Cancellations] to deliver it across
 // replicas. Keys are opaque strings naming a principal and its client.
 type Cancellations interface {
 	// Register records that the call id of key runs in this process until
@@ -81,4 +82,45 @@ type SpentApprovals interface {
 	Spend(ctx context.Context, id, request string, expires time.Time) (first bool, outcome []byte, err error)
 	// Settle stores the outcome of id's first use.
 	Settle(ctx context.Context, id string, outcome []byte) error
+}
+
+// PendingApprovalRetention is how long a store keeps an approval after
+// its link expires: an accepted approval can still be used by its re-run,
+// and an unanswered one is still reported as expired, for this long.
+// Stores may delete an approval after Expires plus this.
+const PendingApprovalRetention = time.Hour
+
+// PendingApproval is one approval waiting on the approval page, as a
+// [PendingApprovals] store keeps it.
+type PendingApproval struct {
+	// ID is random, 22 URL-safe characters.
+	ID string
+	// Match names what a re-run must be to use it: a digest of the
+	// principal, the tool and the code.
+	Match string
+	// Subject is the principal the execution ran as: the only one who
+	// may see or answer the page.
+	Subject string
+	// Created and Expires bound when it can be answered.
+	Created, Expires time.Time
+	// Answer is "" until the user answers, then "accept" or "decline".
+	Answer string
+	// State is the execution, opaque to the store.
+	State []byte
+}
+
+// PendingApprovals keeps the approvals of [ApprovalPage]. Set
+// [ApprovalPage.Store] to share them between replicas.
+type PendingApprovals interface {
+	// Put stores a new approval; its ID is not in the store.
+	Put(ctx context.Context, p PendingApproval) error
+	// Get returns the approval id, or nil and no error when there is
+	// none.
+	Get(ctx context.Context, id string) (*PendingApproval, error)
+	// Latest returns the newest approval (by Created) stored with match,
+	// or nil and no error when there is none.
+	Latest(ctx context.Context, match string) (*PendingApproval, error)
+	// Answer sets the answer of id if it has none yet and has not expired
+	// at now, and reports whether it did. An answer is never changed.
+	Answer(ctx context.Context, id, answer string, now time.Time) (bool, error)
 }

@@ -134,7 +134,7 @@ func TestReadOnlyTool(t *testing.T) {
 func TestReadOnlyToolNamesTheWriteTool(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
-			ts := startServer(t, func(o *codemode.Options) { o.ReadOnlyTool = true; o.SandboxMode = mode })
+			ts := startServer(t, func(o *codemode.Options) { o.ReadOnlyTool = true; o.Sandbox.Mode = mode })
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": `
 let described = "";

@@ -6,42 +6,20 @@ import (
 	"errors"
 	"io"
 	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
-
-// jsModules is where .ci/run installs the JavaScript tools.
-var jsModules = filepath.Join("..", ".ci", "js", "node_modules")
-
-// needJS reports missing JavaScript tools: a failure in CI, a skip elsewhere.
-func needJS(t *testing.T, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			msg := "missing " + p + ": run npm install --prefix .ci/js"
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-}
 
 // The official TypeScript SDK client (which speaks 2025-11-25 and cancels
 // by POSTing notifications/cancelled) interrupts its execution on the
 // default stateless endpoint, and its next call works.
 func TestTypeScriptClientCancels(t *testing.T) {
-	node, script := tsClient(t, "ts-cancel.mjs")
-
 	b := newBlocker(t)
 	ts := startServerFor(t, b.cat, b.configure)
-	cmd := exec.CommandContext(t.Context(), node, script)
-	cmd.Env = append(os.Environ(), "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice"))
+	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-cancel.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice")})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -98,10 +76,9 @@ func TestTypeScriptClientCancels(t *testing.T) {
 // when it does not declare the MCP Apps extension, and the view reference
 // (no image) when it does.
 func TestTypeScriptClientCharts(t *testing.T) {
-	node, script := tsClient(t, "ts-charts.mjs")
 	// Stateful: a 2025-11-25 client declares its capabilities once, at
 	// initialize, which a stateless endpoint does not keep.
-	ts := startServer(t, func(o *codemode.Options) { o.Stateful = true })
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 	type result struct {
 		ResourceURI *string
 		Content     []string
@@ -115,26 +92,28 @@ func TestTypeScriptClientCharts(t *testing.T) {
 		}
 	}
 	for _, apps := range []string{"0", "1"} {
-		out := runClient(t, "APPS="+apps, node, script, "MCP_URL="+ts.URL, "MCP_TOKEN="+ts.token("alice", allScopes...), "APPS="+apps)
-		var got result
-		if err := json.Unmarshal(out, &got); err != nil {
-			t.Fatalf("APPS=%s: %v: %s", apps, err, out)
-		}
-		if got.Charts != 1 || !strings.HasPrefix(got.Text, `Chart 1: "Lap times": line chart, 1 series, 4 points, shown to the user`) {
-			t.Errorf("APPS=%s: %s", apps, out)
-		}
-		if apps == "0" {
-			if got.ResourceURI != nil || len(got.ImageBytes) != 1 || got.ImageBytes[0] < 1000 || !slicesContains(got.Content, "image:image/png") {
-				t.Errorf("without Apps: want one PNG and no view: %s", out)
+		t.Run("APPS="+apps, func(t *testing.T) {
+			out := tsclienttest.Run(t, t.Context(), "testdata/ts-charts.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice", allScopes...), "APPS=" + apps})
+			var got result
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("APPS=%s: %v: %s", apps, err, out)
 			}
-			continue
-		}
-		if got.ResourceURI == nil || *got.ResourceURI != codemode.ChartViewURI || len(got.ImageBytes) != 0 {
-			t.Errorf("with Apps: want the view and no image: %s", out)
-		}
-		if v := got.View; v == nil || v.MIMEType != "text/html;profile=mcp-app" || v.Bytes < 1000 || v.CSP == nil || len(v.CSP["connectDomains"]) != 0 {
-			t.Errorf("with Apps: the view: %s", out)
-		}
+			if got.Charts != 1 || !strings.HasPrefix(got.Text, `Chart 1: "Lap times": line chart, 1 series, 4 points, shown to the user`) {
+				t.Errorf("APPS=%s: %s", apps, out)
+			}
+			if apps == "0" {
+				if got.ResourceURI != nil || len(got.ImageBytes) != 1 || got.ImageBytes[0] < 1000 || !slicesContains(got.Content, "image:image/png") {
+					t.Errorf("without Apps: want one PNG and no view: %s", out)
+				}
+				return
+			}
+			if got.ResourceURI == nil || *got.ResourceURI != codemode.ChartViewURI || len(got.ImageBytes) != 0 {
+				t.Errorf("with Apps: want the view and no image: %s", out)
+			}
+			if v := got.View; v == nil || v.MIMEType != "text/html;profile=mcp-app" || v.Bytes < 1000 || v.CSP == nil || len(v.CSP["connectDomains"]) != 0 {
+				t.Errorf("with Apps: the view: %s", out)
+			}
+		})
 	}
 }
 

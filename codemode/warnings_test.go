@@ -35,7 +35,7 @@ func TestWarningsReachTheModel(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
 			ts := startServer(t, func(o *codemode.Options) {
-				o.SandboxMode = mode
+				o.Sandbox.Mode = mode
 				withPool(t, o, 1)
 			})
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)

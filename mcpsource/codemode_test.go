@@ -43,7 +43,7 @@ func TestScriptChainsTwoUpstreams(t *testing.T) {
 	}
 
 	who := catalog.Principal{Subject: "alice"}
-	cm, err := codemode.New(c, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit, Principal: &who})
+	cm, err := codemode.New(c, &codemode.Options{Principal: &who, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ return file.content;`}})
 func codeSession(t *testing.T, c *catalog.Catalog, action string) (run func(code string) (text string, isError bool), asked func() []string) {
 	t.Helper()
 	who := catalog.Principal{Subject: "alice"}
-	cm, err := codemode.New(c, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit, Principal: &who, Logger: quiet})
+	cm, err := codemode.New(c, &codemode.Options{Principal: &who, Logger: quiet, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err != nil {
 		t.Fatal(err)
 	}

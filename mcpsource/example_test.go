@@ -54,7 +54,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Audit: codemode.NoAudit})
+	cm, err := codemode.New(cat, &codemode.Options{Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err != nil {
 		log.Fatal(err)
 	}

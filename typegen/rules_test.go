@@ -58,7 +58,8 @@ func TestEveryRuleAgrees(t *testing.T) {
 			if !ok {
 				t.Fatalf("no spec for %s", tagName)
 			}
-			param = jsontype.MemberNames(info.In, tagName, param)
+			in, _ := info.Nodes()
+			param = in.MemberNames(tagName, param)
 			msg := spec.Message(kind, param)
 			if msg == "" || strings.HasPrefix(msg, "Failed the") {
 				t.Errorf("message %q is not specific", msg)

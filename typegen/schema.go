@@ -25,9 +25,6 @@ func InputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
 	if f.In == nil && f.InputSchema != nil {
 		return f.InputSchema, nil
 	}
-	if f.In == nil || f.In.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("typegen: %s: argument type %v is not a struct", f.Name, f.In)
-	}
 	in, _, err := nodesOf(f)
 	if err != nil {
 		return nil, err
@@ -35,7 +32,7 @@ func InputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
 	s := newSchemaGen(f.Tier.Strict())
 	root := s.schema(in, "", true)
 	if f.Tier.Strict() {
-		root["properties"] = append(root["properties"].(properties), property{"_validateOnly", map[string]any{
+		root["properties"] = append(root["properties"].(properties), property{catalog.ValidateOnlyKey, map[string]any{
 			"type": "boolean", "description": "Dry run: validate only; nothing is changed.",
 		}})
 	}
@@ -63,14 +60,14 @@ func OutputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
 	}
 	s := newSchemaGen(false)
 	root := s.schema(out, "", true)
-	t := f.Out
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	t := out
+	for t.Shape == jsontype.Ptr {
+		t = t.Elem
 	}
-	if t.Kind() == reflect.Struct && t.Name() != "" {
-		root["title"] = pascal(goName(t))
+	if name := nodeName(t); name != "" && t.GoType != nil && t.GoType.Kind() == reflect.Struct {
+		root["title"] = pascal(name)
 	}
-	if f.Out.Kind() == reflect.Pointer {
+	if out.Shape == jsontype.Ptr {
 		if typ, ok := root["type"].(string); ok {
 			root["type"] = []string{typ, "null"}
 		}
@@ -80,13 +77,13 @@ func OutputSchema(f catalog.FuncInfo) (json.RawMessage, error) {
 
 type schemaGen struct {
 	strict bool
-	names  map[reflect.Type]string
+	names  map[*jsontype.Node]string // by the node of a Go struct, one per type
 	taken  map[string]bool
 	defs   map[string]any
 }
 
 func newSchemaGen(strict bool) *schemaGen {
-	return &schemaGen{strict: strict, names: map[reflect.Type]string{}, taken: map[string]bool{}, defs: map[string]any{}}
+	return &schemaGen{strict: strict, names: map[*jsontype.Node]string{}, taken: map[string]bool{}, defs: map[string]any{}}
 }
 
 func (s *schemaGen) finish(root map[string]any, description string) (json.RawMessage, error) {
@@ -147,7 +144,7 @@ func (s *schemaGen) schema(n *jsontype.Node, tag string, inline bool) map[string
 // def returns the $defs name of named struct node n, building it on
 // first use.
 func (s *schemaGen) def(n *jsontype.Node) string {
-	if name, ok := s.names[n.GoType]; ok {
+	if name, ok := s.names[n]; ok {
 		return name
 	}
 	base := pascal(nodeName(n))
@@ -156,7 +153,7 @@ func (s *schemaGen) def(n *jsontype.Node) string {
 		name = base + strconv.Itoa(i)
 	}
 	s.taken[name] = true
-	s.names[n.GoType] = name
+	s.names[n] = name
 	s.defs[name] = map[string]any{} // placeholder for recursive types
 	s.defs[name] = s.object(n)
 	return name
@@ -167,7 +164,7 @@ func (s *schemaGen) object(n *jsontype.Node) map[string]any {
 	required := []string{}
 	for _, f := range n.Fields {
 		p := s.schema(f.Node, f.Go.Validate, false)
-		if d := crossMemberRules(n.GoType, *f.Go); d != "" {
+		if d := crossMemberRules(n, *f.Go); d != "" {
 			p["description"] = joinSentences(p["description"], d)
 		}
 		if f.Doc != "" {
@@ -222,14 +219,14 @@ func joinSentences(prev any, s string) string {
 }
 
 // crossMemberRules states the rules of member f that name its siblings in
-// struct t (required_without…), which the member's own schema cannot.
-func crossMemberRules(t reflect.Type, f jsontype.Field) string {
+// struct node n (required_without…), which the member's own schema cannot.
+func crossMemberRules(n *jsontype.Node, f jsontype.Field) string {
 	var d string
 	rules, _ := jsontype.SplitValidate(f.Validate)
 	for _, r := range rules {
 		if jsontype.CrossMember(r.Tag) {
 			spec, _ := jsontype.LookupRule(r.Tag)
-			d = joinSentences(d, spec.Message(f.Type.Kind(), jsontype.MemberNames(t, r.Tag, r.Param))+".")
+			d = joinSentences(d, spec.Message(f.Type.Kind(), n.MemberNames(r.Tag, r.Param))+".")
 		}
 	}
 	return d

@@ -285,7 +285,7 @@ func fieldDoc(parent *jsontype.Node, f jsontype.FieldNode) []string {
 		rules, _ := jsontype.SplitValidate(f.Go.Validate)
 		for _, r := range rules {
 			if spec, ok := jsontype.LookupRule(r.Tag); ok {
-				doc = append(doc, spec.Doc(t.GoType.Kind(), jsontype.MemberNames(parent.GoType, r.Tag, r.Param))...)
+				doc = append(doc, spec.Doc(t.GoType.Kind(), parent.MemberNames(r.Tag, r.Param))...)
 			}
 		}
 		return doc

@@ -16,7 +16,7 @@ func BenchmarkRun(b *testing.B) {
 		mode sandbox.Mode
 	}{{"worker", sandbox.ModeWorker}, {"in-process", sandbox.ModeInProcess}} {
 		b.Run(mode.name, func(b *testing.B) {
-			h := codemodetest.New(b, garage(), &codemodetest.Options{Server: &codemode.Options{SandboxMode: mode.mode}})
+			h := codemodetest.New(b, garage(), &codemodetest.Options{Server: &codemode.Options{Sandbox: codemode.SandboxOptions{Mode: mode.mode}}})
 			for b.Loop() {
 				if res := h.Run(b, `return (await garage.getLaps({ track: "Spa" })).length`); res.Err != nil {
 					b.Fatal(res.Err)

@@ -111,8 +111,8 @@ func Start(cat *catalog.Catalog, opts *Options) (*Harness, error) {
 		so = *o.Server
 	}
 	so.Principal = &h.principal
-	if so.Audit == nil {
-		so.Audit = codemode.AuditFunc(h.record)
+	if so.Audit.Sink == nil {
+		so.Audit.Sink = codemode.AuditFunc(h.record)
 	}
 	srv, err := codemode.New(cat, &so)
 	if err != nil {

@@ -151,7 +151,7 @@ func TestConcurrentRuns(t *testing.T) {
 			return p.Subject, nil
 		},
 	})
-	h := codemodetest.New(t, cat, &codemodetest.Options{Server: &codemode.Options{SandboxMode: sandbox.ModeInProcess}})
+	h := codemodetest.New(t, cat, &codemodetest.Options{Server: &codemode.Options{Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {

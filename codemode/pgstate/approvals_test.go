@@ -32,10 +32,10 @@ func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int
 		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
 	})
 	srv, err := codemode.New(cat, &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &catalog.Principal{Subject: "alice", ClientID: "cli"},
-		Approvals:   codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
-		Audit:       codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:     codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -34,9 +34,11 @@ func Example() {
 	// ... register the service's functions on cat ...
 	srv, err := codemode.New(cat, &codemode.Options{
 		// Auth: ... as for one replica.
-		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
-		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
-		Cancellations:  st.Cancellations(),
+		State: codemode.SharedState{
+			RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
+			FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
+			Cancellations:  st.Cancellations(),
+		},
 		// The same approval key on every replica, and approvals spent once
 		// whichever replica a retry reaches.
 		Approvals: codemode.ApprovalOptions{Key: []byte(os.Getenv("APPROVAL_KEY")), Spent: st.SpentApprovals()},

@@ -44,8 +44,7 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
 	srv, err := codemode.New(cat, &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals(), Page: &codemode.ApprovalPage{
 			URL:   base + "/approve/",
 			Store: st.PendingApprovals(),
@@ -57,7 +56,8 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 				return catalog.Principal{Subject: c.Value}, true
 			},
 		}},
-		Audit: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:   codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	})
 	if err != nil {
 		t.Fatal(err)

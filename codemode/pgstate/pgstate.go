@@ -360,7 +360,7 @@ func (s *State) sweep(ctx context.Context) {
 }
 
 // Cancellations returns the shared cancellation registry, a
-// [codemode.Cancellations] for [codemode.Options.Cancellations].
+// [codemode.Cancellations] for [codemode.SharedState.Cancellations].
 func (s *State) Cancellations() *Cancellations { return &Cancellations{s} }
 
 // Cancellations delivers a notifications/cancelled POST to the replica

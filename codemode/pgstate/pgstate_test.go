@@ -71,13 +71,13 @@ func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(
 		},
 	})
 	opts := &codemode.Options{
-		SandboxMode:   sandbox.ModeInProcess,
-		Principal:     &catalog.Principal{Subject: "alice", ClientID: "cli"},
-		Cancellations: st.Cancellations(),
-		Audit:         codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
+		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		State:     codemode.SharedState{Cancellations: st.Cancellations()},
+		Audit:     codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	}
 	if limit != nil {
-		opts.RateLimiter = limit(st)
+		opts.State.RateLimiter = limit(st)
 	}
 	srv, err := codemode.New(cat, opts)
 	if err != nil {

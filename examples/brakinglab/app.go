@@ -127,19 +127,19 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	if st == nil {
 		return err
 	}
-	if opts.RatePerSecond >= 0 {
-		opts.RateLimiter = a.shared.Limiter("executions",
-			cmp.Or(opts.RatePerSecond, codemode.DefaultRatePerSec), cmp.Or(opts.RateBurst, codemode.DefaultRateBurst))
+	if opts.RateLimits.RatePerSecond >= 0 {
+		opts.State.RateLimiter = a.shared.Limiter("executions",
+			cmp.Or(opts.RateLimits.RatePerSecond, codemode.DefaultRatePerSec), cmp.Or(opts.RateLimits.RateBurst, codemode.DefaultRateBurst))
 	}
-	if opts.AuthFailuresPerSecond >= 0 {
-		opts.FailureLimiter = a.shared.Limiter("auth-failures",
-			cmp.Or(opts.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
+	if opts.RateLimits.AuthFailuresPerSecond >= 0 {
+		opts.State.FailureLimiter = a.shared.Limiter("auth-failures",
+			cmp.Or(opts.RateLimits.AuthFailuresPerSecond, codemode.DefaultAuthFailuresPerSec), cmp.Or(opts.RateLimits.AuthFailureBurst, codemode.DefaultAuthFailureBurst))
 	}
-	if opts.RequestsPerSecond >= 0 {
-		opts.RequestLimiter = a.shared.Limiter("requests",
-			cmp.Or(opts.RequestsPerSecond, codemode.DefaultRequestsPerSec), cmp.Or(opts.RequestBurst, codemode.DefaultRequestBurst))
+	if opts.RateLimits.RequestsPerSecond >= 0 {
+		opts.State.RequestLimiter = a.shared.Limiter("requests",
+			cmp.Or(opts.RateLimits.RequestsPerSecond, codemode.DefaultRequestsPerSec), cmp.Or(opts.RateLimits.RequestBurst, codemode.DefaultRequestBurst))
 	}
-	opts.Cancellations = a.shared.Cancellations()
+	opts.State.Cancellations = a.shared.Cancellations()
 	opts.Approvals.Spent = a.shared.SpentApprovals()
 	if pg := opts.Approvals.Page; pg != nil {
 		pg.Store = a.shared.PendingApprovals()
@@ -198,20 +198,22 @@ func (a *app) principal(ctx context.Context, username string) (catalog.Principal
 // codemodeOptions are the settings shared by every mode.
 func (a *app) codemodeOptions() *codemode.Options {
 	return &codemode.Options{
-		Title:         "BrakingLab",
-		Version:       "1.0.0",
-		Instructions:  "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
-		Logger:        a.log,
-		Example:       functions.Example,
-		Limits:        sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
-		RatePerSecond: a.cfg.RatePerSecond,
-		// -rate-limit -1 (test suites) turns the request limit off too.
-		RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
-		Approvals:         codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		Title:        "BrakingLab",
+		Version:      "1.0.0",
+		Instructions: "BrakingLab is a sim-racing coaching service. Use execute_code to query the driver's sessions, laps, telemetry analysis, race calendar and notes, and to save coaching reports; its description declares every brakinglab.* function.",
+		Logger:       a.log,
+		Example:      functions.Example,
+		Limits:       sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
+		Approvals:    codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		RateLimits: codemode.RateLimitOptions{
+			RatePerSecond: a.cfg.RatePerSecond,
+			// -rate-limit -1 (test suites) turns the request limit off too.
+			RequestsPerSecond: min(a.cfg.RatePerSecond, 0),
+		},
 		// Clients that declare elicitation get a session (and are asked
 		// during the call); behind several replicas the prefix lets the
 		// proxy route a session to the replica that holds it.
-		SessionIDPrefix: a.cfg.SessionPre,
+		HTTP: codemode.HTTPOptions{SessionIDPrefix: a.cfg.SessionPre},
 		// Clients without the MCP Apps extension get the charts as PNGs.
 		ChartRenderer: chartpng.New(),
 	}
@@ -220,8 +222,8 @@ func (a *app) codemodeOptions() *codemode.Options {
 // printTypes writes the TypeScript declarations the model sees.
 func (a *app) printTypes(ctx context.Context, w io.Writer) error {
 	opts := a.codemodeOptions()
-	opts.SandboxMode = sandbox.ModeInProcess // declarations only: start no workers
-	opts.Principal = &catalog.Principal{}    // and serve nothing: any identity will do
+	opts.Sandbox.Mode = sandbox.ModeInProcess // declarations only: start no workers
+	opts.Principal = &catalog.Principal{}     // and serve nothing: any identity will do
 	cm, err := codemode.New(a.cat, opts)
 	if err != nil {
 		return err

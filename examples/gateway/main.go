@@ -65,7 +65,7 @@ func run(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	opts := &codemode.Options{Name: "gateway", Title: "Code mode over " + keys(ups), Logger: log, OpenWorld: true, ClientAddress: clientAddress}
+	opts := &codemode.Options{Name: "gateway", Title: "Code mode over " + keys(ups), Logger: log, OpenWorld: true, HTTP: codemode.HTTPOptions{ClientAddress: clientAddress}}
 	var ln net.Listener
 	switch {
 	case *stdio:

@@ -107,13 +107,12 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, tel codemode.Telemetry) {
 	}
 	p := catalog.Principal{Subject: "bench", ClientID: "test-client"}
 	srv, err := codemode.New(fixtureCatalog(b), &codemode.Options{
-		SandboxMode:       mode,
-		RatePerSecond:     -1,
-		RequestsPerSecond: -1,
-		Logger:            slog.New(slog.DiscardHandler),
-		Audit:             codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {}),
-		Principal:         &p,
-		Telemetry:         tel,
+		Sandbox:    codemode.SandboxOptions{Mode: mode},
+		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
+		Logger:     slog.New(slog.DiscardHandler),
+		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
+		Principal:  &p,
+		Telemetry:  tel,
 	})
 	if err != nil {
 		b.Fatal(err)

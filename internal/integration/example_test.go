@@ -21,10 +21,10 @@ func Example_telemetry() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
-		SandboxMode: sandbox.ModeInProcess,
-		Principal:   &driver,
-		Audit:       codemode.NoAudit,
-		Telemetry:   codemode.Telemetry{TracerProvider: tp},
+		Principal: &driver,
+		Telemetry: codemode.Telemetry{TracerProvider: tp},
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
 	if err != nil {
 		log.Fatal(err)

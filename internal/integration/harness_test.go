@@ -106,12 +106,12 @@ func newServer(t *testing.T, cat *catalog.Catalog, opts *codemode.Options) *code
 // closed when the test ends.
 func withPool(t testing.TB, o *codemode.Options, n int) {
 	t.Helper()
-	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.SandboxMode, PoolSize: n})
+	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, PoolSize: n})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	o.Sandbox = sb
+	o.Sandbox.Shared = sb
 }
 
 // serveStdio connects a go-sdk client to srv over a pair of pipes, as

@@ -218,7 +218,7 @@ func TestSpanTreeFromHTTPTraceparent(t *testing.T) {
 	var mu sync.Mutex
 	ts := startServerFor(t, oc.Catalog, func(o *codemode.Options) {
 		o.Telemetry.TracerProvider = tp
-		o.Audit = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
+		o.Audit.Sink = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
 			mu.Lock()
 			events = append(events, ev)
 			mu.Unlock()
@@ -251,7 +251,7 @@ func TestSpanTreeFromMetaOverStdio(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	oc := newOpsCatalog(t, tp)
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit, Telemetry: codemode.Telemetry{TracerProvider: tp}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{TracerProvider: tp}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	params := &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": opsCode},
 		Meta: mcp.Meta{"traceparent": traceparent, "tracestate": "vendor=1"}}
@@ -271,7 +271,7 @@ func TestSpansRecordContentWhenAsked(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	oc := newOpsCatalog(t, tp)
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit, Telemetry: codemode.Telemetry{TracerProvider: tp, RecordContent: true}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{TracerProvider: tp, RecordContent: true}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	if res := run(t, cs, opsCode); res.IsError {
 		t.Fatal(text(res))
@@ -295,7 +295,7 @@ func TestMetricsAndStats(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit, Telemetry: codemode.Telemetry{MeterProvider: mp}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{MeterProvider: mp}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	run(t, cs, opsCode)
 	run(t, cs, opsCode)
@@ -371,7 +371,7 @@ func pointKey(s attribute.Set) string {
 // CheckWorker is a readiness check: nil while a worker starts.
 func TestCheckWorker(t *testing.T) {
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.NoAudit})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err := srv.CheckWorker(t.Context()); err != nil {
 		t.Fatalf("CheckWorker: %v", err)
 	}

@@ -1,8 +1,3 @@
-// Package jsontype describes how Go types cross JSON: which struct fields
-// encoding/json sees, under which names, which are required, and what their
-// validate tags say. catalog (decoding) and typegen (declarations) share it
-// so that what a declaration calls optional is exactly what decoding accepts
-// as absent.
 package jsontype
 
 import (
@@ -17,9 +12,13 @@ import (
 // Field is one JSON member of a struct, after embedded structs have been
 // flattened the way encoding/json flattens them.
 type Field struct {
-	Name      string       // JSON member name
-	GoName    string       // Go field name
-	Index     []int        // reflect index path from the outer struct
+	Name   string // JSON member name
+	GoName string // Go field name
+	Index  []int  // reflect index path from the outer struct
+	// Via names the embedded structs the member is promoted through, by
+	// their Go field names, outermost first (Index without its last step,
+	// named): validator/v10's namespaces name them.
+	Via       []string
 	Type      reflect.Type // the field's Go type
 	OmitEmpty bool         // ",omitempty"
 	OmitZero  bool         // ",omitzero"
@@ -59,6 +58,7 @@ func typeFields(t reflect.Type) []Field {
 	type level struct {
 		typ   reflect.Type
 		index []int
+		via   []string
 	}
 	var cands []candidate
 	current := []level{}
@@ -99,7 +99,7 @@ func typeFields(t reflect.Type) []Field {
 				if name == "" && sf.Anonymous && et.Kind() == reflect.Struct {
 					count[et]++
 					if count[et] == 1 {
-						next = append(next, level{typ: et, index: index})
+						next = append(next, level{typ: et, index: index, via: append(slices.Clip(lv.via), sf.Name)})
 					}
 					continue
 				}
@@ -111,6 +111,7 @@ func typeFields(t reflect.Type) []Field {
 					Name:      name,
 					GoName:    sf.Name,
 					Index:     index,
+					Via:       lv.via,
 					Type:      ft,
 					OmitEmpty: hasOpt(opts, "omitempty"),
 					OmitZero:  hasOpt(opts, "omitzero"),

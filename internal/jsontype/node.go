@@ -3,6 +3,8 @@ package jsontype
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 )
 
 // Node is the one model of a value's type that the library reads: catalog
@@ -26,6 +28,12 @@ type Node struct {
 	KeyU   bool  // Map keys are unsigned integers
 	Fields []FieldNode
 	ByName map[string]int // member name → index in Fields
+	// Embeds lists, for a Go struct, the named structs it embeds by value
+	// whose members all reach JSON unchanged (none shadowed), so that a
+	// declaration may extend the embedded type instead of repeating its
+	// members. Nil for nodes built from JSON Schema, which has no
+	// embedding.
+	Embeds []Embed
 
 	// What JSON Schema adds (nil or zero for Go-built nodes, whose
 	// documentation and rules live in struct tags).
@@ -67,6 +75,16 @@ type FieldNode struct {
 	// tag, Go name and index); nil for members built from JSON Schema,
 	// whose constraints are on Node.
 	Go *Field
+}
+
+// Embed is a named struct embedded in a Go struct, every member of which
+// is promoted into the outer struct's Fields.
+type Embed struct {
+	// Index is the embedded field's index in the outer struct: the first
+	// step of the Index of each member promoted from it (FieldNode.Go).
+	Index int
+	// Node is the embedded struct's own node.
+	Node *Node
 }
 
 // Expected names what n accepts, in TypeScript's words, for messages such
@@ -210,8 +228,80 @@ func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 			n.ByName[f.Name] = len(n.Fields)
 			n.Fields = append(n.Fields, FieldNode{Name: f.Name, Required: f.Required, Node: fn, Doc: f.Doc, Go: &f})
 		}
+		n.Embeds = p.embeds(t, n.Fields, where)
 	}
 	return n, nil
+}
+
+// embeds finds the named structs t embeds by value, without a JSON name,
+// whose members are all among fields unchanged (same names, order,
+// optionality and types): their nodes are built from members already
+// built, so this cannot fail.
+func (p *goPlanner) embeds(t reflect.Type, fields []FieldNode, where string) []Embed {
+	var out []Embed
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		e := sf.Type
+		if !sf.Anonymous || e.Kind() != reflect.Struct || e.Name() == "" || !sf.IsExported() {
+			continue
+		}
+		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); name != "" {
+			continue // a named member, not promoted fields
+		}
+		var inherited []FieldNode
+		for _, f := range fields {
+			if len(f.Go.Index) > 1 && f.Go.Index[0] == i {
+				inherited = append(inherited, f)
+			}
+		}
+		base := Fields(e)
+		if len(base) == 0 || len(inherited) != len(base) {
+			continue // some member shadowed
+		}
+		same := true
+		for j, f := range base {
+			if inherited[j].Name != f.Name || inherited[j].Required != f.Required || inherited[j].Go.Type != f.Type {
+				same = false
+			}
+		}
+		if !same {
+			continue
+		}
+		en, err := p.build(e, where+"."+sf.Name)
+		if err != nil {
+			continue // unreachable: its members built above
+		}
+		out = append(out, Embed{Index: i, Node: en})
+	}
+	return out
+}
+
+// MemberNames rewrites the parameter of a cross-member rule (see
+// [CrossMember]) on a member of struct node n so it names the other
+// members by their JSON names, as the model writes them: "TrackName"
+// becomes "trackName". via limits the search to the members promoted
+// through those embedded structs (a rule inside an embedded struct names
+// its own siblings); other rules' parameters, and those of nodes built
+// from JSON Schema, are returned unchanged.
+func (n *Node) MemberNames(tag, param string, via ...string) string {
+	if !crossMember[tag] || n == nil || n.Shape != Struct {
+		return param
+	}
+	names := strings.Fields(param)
+	for i, name := range names {
+		for _, f := range n.Fields {
+			if f.Go != nil && f.Go.GoName == name && hasPrefix(f.Go.Via, via) {
+				names[i] = f.Name
+				break
+			}
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// hasPrefix reports whether path starts with prefix.
+func hasPrefix(path, prefix []string) bool {
+	return len(path) >= len(prefix) && slices.Equal(path[:len(prefix)], prefix)
 }
 
 // EmptyArgsAccepted reports whether {} passes for Struct node n: no

@@ -103,26 +103,6 @@ var crossMember = map[string]bool{"required_without": true, "required_without_al
 // CrossMember reports whether tag's parameter names sibling members.
 func CrossMember(tag string) bool { return crossMember[tag] }
 
-// MemberNames rewrites the parameter of a rule on a member of struct t so
-// it names other members by their JSON names, as the model writes them:
-// "TrackName" becomes "trackName". Other rules' parameters are returned
-// unchanged.
-func MemberNames(t reflect.Type, tag, param string) string {
-	if !crossMember[tag] || t == nil || t.Kind() != reflect.Struct {
-		return param
-	}
-	names := strings.Fields(param)
-	for i, n := range names {
-		for _, f := range Fields(t) {
-			if f.GoName == n {
-				names[i] = f.Name
-				break
-			}
-		}
-	}
-	return strings.Join(names, " ")
-}
-
 // sized tells what a size rule measures on a value of kind k.
 type sized uint8
 
@@ -260,7 +240,7 @@ func init() {
 	}
 	// required_without says a member is needed when others are absent: a
 	// rule across members, so it is stated in words wherever it shows.
-	// Params are the other members' JSON names (see [MemberNames]).
+	// Params are the other members' JSON names (see [Node.MemberNames]).
 	rules["required_without"] = RuleSpec{Message: func(_ reflect.Kind, p string) string {
 		names := strings.Fields(p)
 		if len(names) == 1 {

@@ -1,17 +1,14 @@
 package jsontype
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/brakinglab/codemode-go/internal/jsonvalue"
 )
 
 // FromSchema builds the node of a JSON Schema (draft 2020-12 or draft-07,
@@ -33,7 +30,7 @@ import (
 // passes a JSON Schema validator; when it is false, the caller must run
 // one.
 func FromSchema(schema []byte) (n *Node, complete bool, err error) {
-	v, err := parseOrdered(schema)
+	v, err := jsonvalue.Parse(schema, true)
 	if err != nil {
 		return nil, false, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
@@ -63,85 +60,9 @@ var modeled = map[string]bool{
 	"anyOf": true, "oneOf": true, "allOf": true, // modeled only in part: see composite
 }
 
-// ordered is a JSON object that remembers its member order.
-type ordered struct {
-	keys []string
-	m    map[string]any
-}
-
-func (o *ordered) get(k string) (any, bool) {
-	if o == nil {
-		return nil, false
-	}
-	v, ok := o.m[k]
-	return v, ok
-}
-
-func (o *ordered) str(k string) string {
-	v, _ := o.get(k)
-	s, _ := v.(string)
-	return s
-}
-
-func parseOrdered(b []byte) (any, error) {
-	d := jsontext.NewDecoder(bytes.NewReader(b))
-	v, err := readOrdered(d)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		return nil, errors.New("trailing data after the schema")
-	}
-	return v, nil
-}
-
-func readOrdered(d *jsontext.Decoder) (any, error) {
-	tok, err := d.ReadToken()
-	if err != nil {
-		return nil, err
-	}
-	switch tok.Kind() {
-	case 'n':
-		return nil, nil
-	case 't', 'f':
-		return tok.Bool(), nil
-	case '"':
-		return tok.String(), nil
-	case '0':
-		return json.Number(tok.String()), nil
-	case '[':
-		arr := []any{}
-		for d.PeekKind() != ']' {
-			v, err := readOrdered(d)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		_, err := d.ReadToken()
-		return arr, err
-	case '{':
-		o := &ordered{m: map[string]any{}}
-		for d.PeekKind() != '}' {
-			k, err := d.ReadToken()
-			if err != nil {
-				return nil, err
-			}
-			key := k.String()
-			v, err := readOrdered(d)
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := o.m[key]; !dup {
-				o.keys = append(o.keys, key)
-			}
-			o.m[key] = v
-		}
-		_, err := d.ReadToken()
-		return o, err
-	}
-	return nil, errors.New("unexpected token")
-}
+// ordered is a JSON object that remembers its member order, as the
+// library's one JSON reader gives it.
+type ordered = jsonvalue.Object
 
 type schemaBuilder struct {
 	root    any
@@ -161,7 +82,7 @@ func (b *schemaBuilder) build(s any, at string) (*Node, error) {
 }
 
 func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
-	for _, k := range s.keys {
+	for _, k := range s.Keys {
 		if !modeled[k] {
 			b.partial = true
 		}
@@ -169,23 +90,23 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	if types := b.types(s); len(slices.DeleteFunc(types, func(t string) bool { return t == "null" })) > 1 {
 		b.partial = true // the variants are not checked one by one
 	}
-	if _, typed := s.m["type"]; typed {
+	if _, typed := s.M["type"]; typed {
 		for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
-			if _, ok := s.m[kw]; ok {
+			if _, ok := s.M[kw]; ok {
 				b.partial = true // read only without a type
 			}
 		}
 	}
-	if ref := s.str("$ref"); ref != "" {
-		if len(s.keys) > 1 && !onlyAnnotations(s) {
+	if ref := s.Str("$ref"); ref != "" {
+		if len(s.Keys) > 1 && !onlyAnnotations(s) {
 			b.partial = true // constraints beside $ref
 		}
 		// Siblings of $ref (a description) document this use: the caller
 		// reads them; the node is the target's, shared by every use.
 		return b.ref(ref, at)
 	}
-	n := &Node{Doc: s.str("description")}
-	if d, ok := s.get("default"); ok {
+	n := &Node{Doc: s.Str("description")}
+	if d, ok := s.Get("default"); ok {
 		n.Default, _ = json.Marshal(plain(d))
 	}
 	types := b.types(s)
@@ -212,12 +133,12 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 	}
 	if vals, ok := enum(s); ok {
 		n.Enum = vals
-	} else if _, has := s.m["enum"]; has {
+	} else if _, has := s.M["enum"]; has {
 		b.partial = true
-	} else if _, has := s.m["const"]; has {
+	} else if _, has := s.M["const"]; has {
 		b.partial = true
 	}
-	if len(types) == 0 && n.Shape == Any && len(n.Variants) == 0 && len(n.Enum) == 0 && len(s.keys) > 0 && !onlyAnnotations(s) {
+	if len(types) == 0 && n.Shape == Any && len(n.Variants) == 0 && len(n.Enum) == 0 && len(s.Keys) > 0 && !onlyAnnotations(s) {
 		b.partial = true // e.g. minimum without a type
 	}
 	if len(types) == 1 && n.Shape == Any {
@@ -232,7 +153,7 @@ func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
 // types lists the schema's types: its "type", or the one implied by
 // properties/items, or none.
 func (b *schemaBuilder) types(s *ordered) []string {
-	switch t := s.m["type"].(type) {
+	switch t := s.M["type"].(type) {
 	case string:
 		return []string{t}
 	case []any:
@@ -244,7 +165,7 @@ func (b *schemaBuilder) types(s *ordered) []string {
 		}
 		return out
 	}
-	if _, ok := s.get("properties"); ok {
+	if _, ok := s.Get("properties"); ok {
 		return []string{"object"}
 	}
 	return nil
@@ -254,12 +175,12 @@ func (b *schemaBuilder) types(s *ordered) []string {
 // and enum, or nothing at all (any JSON).
 func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 	n.Shape = Any
-	if _, has := s.m["allOf"]; has {
-		if all, _ := s.m["allOf"].([]any); len(all) != 1 {
+	if _, has := s.M["allOf"]; has {
+		if all, _ := s.M["allOf"].([]any); len(all) != 1 {
 			b.partial = true
 		}
 	}
-	if all, ok := s.m["allOf"].([]any); ok && len(all) == 1 {
+	if all, ok := s.M["allOf"].([]any); ok && len(all) == 1 {
 		e, err := b.build(all[0], at+"/allOf/0")
 		if err != nil {
 			return err
@@ -272,14 +193,14 @@ func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 		return nil
 	}
 	for _, kw := range []string{"oneOf", "anyOf"} {
-		alts, ok := s.m[kw].([]any)
+		alts, ok := s.M[kw].([]any)
 		if !ok {
 			continue
 		}
 		var vs []*Node
 		null := false
 		for i, a := range alts {
-			if o, isObj := a.(*ordered); isObj && o.str("type") == "null" && len(o.keys) == 1 {
+			if o, isObj := a.(*ordered); isObj && o.Str("type") == "null" && len(o.Keys) == 1 {
 				null = true
 				continue
 			}
@@ -315,156 +236,6 @@ func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 			if fmt.Sprintf("%T", v) != fmt.Sprintf("%T", vals[0]) {
 				n.Shape = Any
 			}
-		}
-	}
-	return nil
-}
-
-func (b *schemaBuilder) typed(n *Node, s *ordered, typ, at string) error {
-	switch typ {
-	case "string":
-		n.Shape = String
-		n.Format = s.str("format")
-		switch n.Format {
-		case "date-time":
-			n.Shape, n.Format = Time, ""
-		case "email":
-			n.Rules, n.Format = append(n.Rules, Rule{Tag: "email"}), ""
-		case "uri":
-			n.Rules, n.Format = append(n.Rules, Rule{Tag: "url"}), ""
-		case "uuid":
-			n.Rules, n.Format = append(n.Rules, Rule{Tag: "uuid"}), ""
-		}
-		if s.str("contentEncoding") == "base64" {
-			n.Shape = Bytes
-		}
-		n.Rules = append(n.Rules, bounds(s, "minLength", "maxLength", "", "")...)
-		if p := s.str("pattern"); p != "" {
-			n.Pattern = p
-		}
-	case "integer":
-		n.Shape, n.Bits = Int, 64
-		n.Rules = append(n.Rules, bounds(s, "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")...)
-	case "number":
-		n.Shape, n.Bits = Float, 64
-		n.Rules = append(n.Rules, bounds(s, "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")...)
-	case "boolean":
-		n.Shape = Bool
-	case "array":
-		return b.array(n, s, at)
-	case "object":
-		return b.objectType(n, s, at)
-	default:
-		n.Shape = Any
-	}
-	return nil
-}
-
-func (b *schemaBuilder) array(n *Node, s *ordered, at string) error {
-	n.Shape = Slice
-	n.Rules = append(n.Rules, bounds(s, "minItems", "maxItems", "", "")...)
-	if u, _ := s.m["uniqueItems"].(bool); u {
-		n.Rules = append(n.Rules, Rule{Tag: "unique"})
-		b.partial = true // the rule cannot compare objects; the validator can
-	}
-	tuple, _ := s.m["prefixItems"].([]any)
-	kw := "prefixItems"
-	rest, restKw := s.m["items"], "items"
-	if arr, ok := s.m["items"].([]any); ok { // draft-07 tuple
-		tuple, kw = arr, "items"
-		rest, restKw = s.m["additionalItems"], "additionalItems"
-	}
-	if tuple != nil {
-		n.Shape = Array
-		for i, it := range tuple {
-			e, err := b.build(it, fmt.Sprintf("%s/%s/%d", at, kw, i))
-			if err != nil {
-				return err
-			}
-			n.Items = append(n.Items, e)
-		}
-		n.Length = len(tuple)
-		if rest == false {
-			return nil
-		}
-		n.Length = -1 // more items may follow
-	}
-	if rest == nil {
-		n.Elem = &Node{Shape: Any}
-		return nil
-	}
-	e, err := b.build(rest, at+"/"+restKw)
-	if err != nil {
-		return err
-	}
-	n.Elem = e
-	return nil
-}
-
-func (b *schemaBuilder) objectType(n *Node, s *ordered, at string) error {
-	props, hasProps := s.m["properties"].(*ordered)
-	addl, hasAddl := s.m["additionalProperties"]
-	if !hasProps && hasAddl && addl != false || !hasProps && at != "#" && !hasAddl {
-		// A record: {[key: string]: T}.
-		n.Shape = Map
-		n.Rules = append(n.Rules, bounds(s, "minProperties", "maxProperties", "", "")...)
-		if !hasAddl || addl == true {
-			n.Elem = &Node{Shape: Any}
-			return nil
-		}
-		e, err := b.build(addl, at+"/additionalProperties")
-		if err != nil {
-			return err
-		}
-		n.Elem = e
-		return nil
-	}
-	n.Shape = Struct
-	if _, ok := s.get("minProperties"); ok {
-		b.partial = true
-	}
-	if _, ok := s.get("maxProperties"); ok {
-		b.partial = true
-	}
-	n.Name = s.str("title")
-	n.ByName = map[string]int{}
-	req := map[string]bool{}
-	if list, ok := s.m["required"].([]any); ok {
-		for _, r := range list {
-			if name, ok := r.(string); ok {
-				req[name] = true
-			}
-		}
-	}
-	for name := range req {
-		if _, declared := props.get(name); !declared {
-			b.partial = true // required but not declared
-		}
-	}
-	if props != nil {
-		for _, name := range props.keys {
-			ps := props.m[name]
-			f, err := b.build(ps, at+"/properties/"+pointerEscape(name))
-			if err != nil {
-				return err
-			}
-			doc := f.Doc
-			if o, ok := ps.(*ordered); ok {
-				doc = o.str("description")
-			}
-			n.ByName[name] = len(n.Fields)
-			n.Fields = append(n.Fields, FieldNode{Name: name, Required: req[name], Node: f, Doc: doc})
-		}
-	}
-	if hasAddl && addl != false {
-		n.Open = true
-		n.Elem = &Node{Shape: Any}
-		if addl != true {
-			e, err := b.build(addl, at+"/additionalProperties")
-			if err != nil {
-				return err
-			}
-			n.Elem = e
 		}
 	}
 	return nil
@@ -517,7 +288,7 @@ func (b *schemaBuilder) resolve(ref string) (any, error) {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
 		case *ordered:
-			v, ok := c.m[tok]
+			v, ok := c.M[tok]
 			if !ok {
 				return nil, errors.New("it points nowhere")
 			}
@@ -537,82 +308,4 @@ func (b *schemaBuilder) resolve(ref string) (any, error) {
 
 func pointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// bounds turns the inclusive and exclusive bound keywords into rules.
-func bounds(s *ordered, minKw, maxKw, exMinKw, exMaxKw string) []Rule {
-	var out []Rule
-	add := func(kw, tag string) {
-		if kw == "" {
-			return
-		}
-		if v, ok := s.m[kw].(json.Number); ok {
-			out = append(out, Rule{Tag: tag, Param: numParam(v)})
-		}
-	}
-	add(minKw, "min")
-	add(maxKw, "max")
-	add(exMinKw, "gt")
-	add(exMaxKw, "lt")
-	return out
-}
-
-// numParam writes a number the way validate tags do: 10, not 10.0.
-func numParam(v json.Number) string {
-	if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return string(v)
-}
-
-// enum returns the values of enum or const when they are all scalars.
-func enum(s *ordered) ([]any, bool) {
-	var vals []any
-	if c, ok := s.get("const"); ok {
-		vals = []any{c}
-	} else if e, ok := s.m["enum"].([]any); ok {
-		vals = e
-	} else {
-		return nil, false
-	}
-	for _, v := range vals {
-		switch v.(type) {
-		case string, json.Number, bool, nil:
-		default:
-			return nil, false
-		}
-	}
-	return vals, true
-}
-
-// plain converts an ordered value back to encoding/json's types.
-func plain(v any) any {
-	switch v := v.(type) {
-	case *ordered:
-		m := make(map[string]any, len(v.m))
-		for k, e := range v.m {
-			m[k] = plain(e)
-		}
-		return m
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
-}
-
-// onlyAnnotations reports whether s has no keyword that constrains
-// values beside $ref (description, title, default, examples…).
-func onlyAnnotations(s *ordered) bool {
-	for _, k := range s.keys {
-		switch k {
-		case "$ref", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$schema", "$id", "$defs", "definitions":
-		default:
-			return false
-		}
-	}
-	return true
 }

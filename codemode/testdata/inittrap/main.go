@@ -19,7 +19,7 @@ func main() {
 	}
 	catalog.MustAdd(cat, catalog.Func[struct{}, bool]{Name: "configured", Tier: catalog.ReadOnly,
 		Handler: func(context.Context, struct{}) (bool, error) { return config.DatabaseURL != "", nil }})
-	srv, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, WorkerPath: os.Getenv("INITTRAP_WORKER")})
+	srv, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Sandbox: codemode.SandboxOptions{WorkerPath: os.Getenv("INITTRAP_WORKER")}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -24,17 +24,8 @@ import (
 // reach its user only through the approval page.
 func pageClient(t *testing.T, ctx context.Context, s *server, user string) *mcp.ClientSession {
 	t.Helper()
-	token := accessToken(t, s, user)
-	cl := mcp.NewClient(&mcp.Implementation{Name: "pit-wall", Title: "Pit Wall Assistant", Version: "1"}, nil)
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: s.MCPURL, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bearerTransport(token)},
-	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	impl := &mcp.Implementation{Name: "pit-wall", Title: "Pit Wall Assistant", Version: "1"}
+	return tokenClient(t, ctx, s.MCPURL, accessToken(t, s, user), impl, nil)
 }
 
 // pageOutcome is what a tool result says about an approval.

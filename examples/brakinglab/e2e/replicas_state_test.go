@@ -1,33 +1,25 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/codemode"
 )
 
 // lastUpstreams returns the upstream and status of the last n logged
 // requests with method and path, oldest first.
 func (p *proxy) lastUpstreams(t *testing.T, method, path string, n int) [][2]string {
 	t.Helper()
-	f, err := os.Open(p.accessLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var all [][2]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for _, fields := range logFields(t, p.accessLog) {
 		if len(fields) == 4 && fields[1] == method && fields[2] == path {
 			all = append(all, [2]string{fields[0], fields[3]})
 		}

@@ -148,20 +148,33 @@ http {
 // matched method and a path starting with prefix.
 func (p *proxy) upstreams(t *testing.T, method, prefix string) map[string]int {
 	t.Helper()
-	f, err := os.Open(p.accessLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]int{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for _, fields := range logFields(t, p.accessLog) {
 		if len(fields) == 4 && fields[1] == method && strings.HasPrefix(fields[2], prefix) {
 			out[fields[0]]++
 		}
 	}
 	return out
+}
+
+// logFields reads one of the proxy's logs and returns each line's
+// fields.
+func logFields(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, strings.Fields(sc.Text()))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines
 }
 
 // replicaSet is two BrakingLab processes on one PostgreSQL database behind
@@ -194,6 +207,18 @@ func startReplicas(t testing.TB, n int, extra ...string) *replicaSet {
 	rs.proxy = startNginx(t, port, rs.addrs...)
 	rs.front = &server{MCPURL: front + "/mcp", Base: front, Users: rs.replicas[0].Users}
 	return rs
+}
+
+// startApprovalReplicas starts two replicas behind nginx that share an
+// approval key (-approval-key-file), so that an approval sealed by one
+// is accepted by the other.
+func startApprovalReplicas(t testing.TB) *replicaSet {
+	t.Helper()
+	key := filepath.Join(t.TempDir(), "approval.key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startReplicas(t, 2, "-approval-key-file", key)
 }
 
 // tokenPair is a token endpoint answer.

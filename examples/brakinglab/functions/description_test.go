@@ -26,7 +26,7 @@ import (
 // tier rules, the dry-run overload and the scopes said once, and the
 // functions that wait for the user's approval tagged.
 func TestDescriptionStatesSharedRulesOnce(t *testing.T) {
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Discovery: codemode.DiscoveryFull, Principal: &catalog.Principal{Subject: "tester"}, Example: functions.Example})
+	cm, err := codemode.New(cat, &codemode.Options{Discovery: codemode.DiscoveryFull, Principal: &catalog.Principal{Subject: "tester"}, Example: functions.Example, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func walkFields(t *testing.T, typ reflect.Type, d string, types map[reflect.Type
 // answer (at most 600 tokens on average) and search quality on the
 // committed BrakingLab tasks (top-3 at least 90%), all from one execution.
 func TestDiscoveryFigures(t *testing.T) {
-	cm, err := codemode.New(cat, &codemode.Options{SandboxMode: sandbox.ModeInProcess, Principal: &catalog.Principal{Subject: "tester"}})
+	cm, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "tester"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestMistakesGetReplies(t *testing.T) {
 func connectAuto(t *testing.T, mode sandbox.Mode) *mcp.ClientSession {
 	t.Helper()
 	p := catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}}
-	srv, err := codemode.New(cat, &codemode.Options{SandboxMode: mode, Principal: &p, Audit: codemode.NoAudit})
+	srv, err := codemode.New(cat, &codemode.Options{Principal: &p, Sandbox: codemode.SandboxOptions{Mode: mode}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,130 @@
+package codemode
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// The in-process store of the approval page's approvals, and the waiters
+// an answer stored by this replica wakes.
+
+// pageWaiters wakes a call waiting on an approval as soon as this
+// replica's page stores the answer. An answer stored by another replica
+// reaches the call at its next read of the store (pagePoll).
+type pageWaiters struct {
+	mu sync.Mutex
+	m  map[string]*pageWaiter
+}
+
+type pageWaiter struct {
+	ch chan struct{} // closed by wake
+	n  int           // calls waiting
+}
+
+// wait returns a channel closed when id is answered here, and the release
+// to call once the caller stops waiting.
+func (w *pageWaiters) wait(id string) (<-chan struct{}, func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[string]*pageWaiter{}
+	}
+	e := w.m[id]
+	if e == nil {
+		e = &pageWaiter{ch: make(chan struct{})}
+		w.m[id] = e
+	}
+	e.n++
+	return e.ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if e.n--; e.n == 0 && w.m[id] == e {
+			delete(w.m, id)
+		}
+	}
+}
+
+// wake wakes the calls waiting on id.
+func (w *pageWaiters) wake(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e := w.m[id]; e != nil {
+		close(e.ch)
+		delete(w.m, id)
+	}
+}
+
+// pendingCache is the in-process PendingApprovals: right for one replica.
+type pendingCache struct {
+	mu     sync.Mutex
+	all    map[string]*PendingApproval
+	latest map[string]*PendingApproval // by Match: the newest
+	swept  time.Time
+}
+
+func newPendingCache() *pendingCache {
+	return &pendingCache{all: map[string]*PendingApproval{}, latest: map[string]*PendingApproval{}}
+}
+
+// Put implements PendingApprovals; about once a minute it sweeps
+// approvals past their retention.
+func (c *pendingCache) Put(_ context.Context, p PendingApproval) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.Created.Sub(c.swept) > time.Minute {
+		c.swept = p.Created
+		for id, q := range c.all {
+			if p.Created.After(q.Expires.Add(PendingApprovalRetention)) {
+				delete(c.all, id)
+				if c.latest[q.Match] == q {
+					delete(c.latest, q.Match)
+				}
+			}
+		}
+	}
+	if _, ok := c.all[p.ID]; ok {
+		return errors.New("codemode: approval id in use")
+	}
+	c.all[p.ID] = &p
+	if q := c.latest[p.Match]; q == nil || !p.Created.Before(q.Created) {
+		c.latest[p.Match] = &p
+	}
+	return nil
+}
+
+// Get implements PendingApprovals.
+func (c *pendingCache) Get(_ context.Context, id string) (*PendingApproval, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.all[id]; ok {
+		cp := *p
+		return &cp, nil
+	}
+	return nil, nil
+}
+
+// Latest implements PendingApprovals.
+func (c *pendingCache) Latest(_ context.Context, match string) (*PendingApproval, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.latest[match]
+	if p == nil {
+		return nil, nil
+	}
+	cp := *p
+	return &cp, nil
+}
+
+// Answer implements PendingApprovals.
+func (c *pendingCache) Answer(_ context.Context, id, answer string, now time.Time) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.all[id]
+	if !ok || p.Answer != "" || !now.Before(p.Expires) {
+		return false, nil
+	}
+	p.Answer = answer
+	return true, nil
+}
