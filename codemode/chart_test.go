@@ -47,9 +47,16 @@ func (r *stubRenderer) RenderPNG(s *chart.Spec) ([]byte, error) {
 	r.mu.Lock()
 	r.specs = append(r.specs, s)
 	r.mu.Unlock()
+	return stubPNG(), nil
+}
+
+// stubPNG is the image stubRenderer draws.
+func stubPNG() []byte {
 	var buf bytes.Buffer
-	err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 16, 9)))
-	return buf.Bytes(), err
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 16, 9))); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
 }
 
 func TestChartImageFallback(t *testing.T) {
