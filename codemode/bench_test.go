@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
@@ -41,33 +39,10 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 	b.Run("mode=worker/clients=1/auth=jwt", func(b *testing.B) {
 		benchCoaching(b, sandbox.ModeWorker, 1, true, nil)
 	})
-	// The same with the OpenTelemetry SDK installed: every span goes to a
-	// batching exporter, every instrument to a meter provider
-	// (mode=worker/clients=1 above is the same run with no provider).
-	b.Run("mode=worker/clients=1/telemetry=sdk-batch", func(b *testing.B) {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
-		defer tp.Shutdown(context.Background())
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-		defer mp.Shutdown(context.Background())
-		benchCoaching(b, sandbox.ModeWorker, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
-	})
-	// In process too, where the execution is cheaper and the share of
-	// telemetry larger, and where instruction counts (callgrind) see the
-	// whole execution in one process.
-	b.Run("mode=in-process/clients=1+telemetry=sdk-batch", func(b *testing.B) {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
-		defer tp.Shutdown(context.Background())
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-		defer mp.Shutdown(context.Background())
-		benchCoaching(b, sandbox.ModeInProcess, 1, false, &codemode.Telemetry{TracerProvider: tp, MeterProvider: mp})
-	})
+	// With the OpenTelemetry SDK installed, the same script runs in
+	// BenchmarkExecuteCoachingTelemetry (module internal/integration),
+	// which keeps the SDK out of this module's go.mod.
 }
-
-// discardSpans is a span exporter that drops what the batcher hands it.
-type discardSpans struct{}
-
-func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
-func (discardSpans) Shutdown(context.Context) error                             { return nil }
 
 func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *codemode.Telemetry) {
 	tc := newTestCatalog(b)

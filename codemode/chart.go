@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/chart"
+	"github.com/brakinglab/codemode-go/chart"
 	"github.com/brakinglab/codemode-go/internal/chartview"
 )
 
@@ -148,7 +148,7 @@ var renderSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 // withCharts adds an execution's charts to its result:
 // structuredContent.charts for the view, a line per chart in the text for
 // the model and, for a client without the Apps extension, each chart as a
-// PNG. Charts that no longer fit the output limit next to the value and
+// PNG when the server has a renderer (Options.ChartRenderer). Charts that no longer fit the output limit next to the value and
 // logs are left out, with a warning: the value comes first.
 func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, cs *charts, apps bool) {
 	list, specs := cs.taken()
@@ -171,8 +171,12 @@ func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, c
 			lines = append(lines, line+", shown to the user.")
 			continue
 		}
+		if s.opts.ChartRenderer == nil {
+			lines = append(lines, line+", not shown to the user: their client does not display charts and this server draws no images.")
+			continue
+		}
 		renderSlots <- struct{}{}
-		png, err := chart.Render(&specs[i])
+		png, err := s.opts.ChartRenderer.RenderPNG(&specs[i])
 		<-renderSlots
 		if err != nil {
 			s.logger.Error("codemode: chart rendering", "err", err)

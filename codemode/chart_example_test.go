@@ -13,10 +13,13 @@ import (
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// A script shows the user a chart with codemode.chart. A client without
-// the MCP Apps extension gets it as a PNG after the text; one that
-// declares the extension sees _meta.ui.resourceUri on the tool and gets the
-// specs in structuredContent.charts for the view at ChartViewURI.
+// A script shows the user a chart with codemode.chart. A client that
+// declares the MCP Apps extension sees _meta.ui.resourceUri on the tool
+// and draws the specs of structuredContent.charts in the view at
+// ChartViewURI. A client without it gets each chart as a PNG after the
+// text when the server has a renderer (Options.ChartRenderer, for example
+// chartpng.New() from the module github.com/brakinglab/codemode-go/chartpng);
+// this server has none, so the model is told the user did not see it.
 func Example_chart() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{Principal: &driver, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
@@ -42,9 +45,8 @@ return laps.length;`}})
 		log.Fatal(err)
 	}
 	fmt.Println(strings.SplitN(res.Content[0].(*mcp.TextContent).Text, "\n", 2)[0])
-	img := res.Content[1].(*mcp.ImageContent)
-	fmt.Println(img.MIMEType, len(img.Data) > 1000)
+	fmt.Println(len(res.Content), "content item")
 	// Output:
-	// Chart 1: "Lap times at Spa": bar chart, 1 series, 3 points, shown to the user as an image.
-	// image/png true
+	// Chart 1: "Lap times at Spa": bar chart, 1 series, 3 points, not shown to the user: their client does not display charts and this server draws no images.
+	// 1 content item
 }

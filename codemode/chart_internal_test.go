@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/internal/chart"
+	"github.com/brakinglab/codemode-go/chart"
 )
 
 // TestChartDeclaration checks the hand-written declaration of

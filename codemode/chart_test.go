@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"image"
 	"image/png"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/chart"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -32,10 +35,35 @@ await codemode.chart({ title: "Brake points", x: { categories: ["T1", "T2", "T3"
   series: [{ name: "best", kind: "bar", y: [110, 80, 95] }, { name: "mean", kind: "scatter", y: [104, 85, 90] }] });
 return note;`
 
+// stubRenderer draws every chart as a blank image of 16×9 pixels and
+// records the specs it was given. The gonum/plot renderer is a module of
+// its own (chartpng), whose tests draw these scripts for real.
+type stubRenderer struct {
+	mu    sync.Mutex
+	specs []*chart.Spec
+}
+
+func (r *stubRenderer) RenderPNG(s *chart.Spec) ([]byte, error) {
+	r.mu.Lock()
+	r.specs = append(r.specs, s)
+	r.mu.Unlock()
+	return stubPNG(), nil
+}
+
+// stubPNG is the image stubRenderer draws.
+func stubPNG() []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 16, 9))); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
 func TestChartImageFallback(t *testing.T) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		t.Run(mode.String(), func(t *testing.T) {
-			ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = mode })
+			r := &stubRenderer{}
+			ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = mode; o.ChartRenderer = r })
 			cs := ts.connect(t, ts.token("alice", allScopes...), nil)
 			tl, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
@@ -65,9 +93,12 @@ func TestChartImageFallback(t *testing.T) {
 				if err != nil {
 					t.Fatalf("PNG: %v", err)
 				}
-				if sz := img.Bounds().Size(); sz.X != 960 || sz.Y != 540 {
-					t.Errorf("image %v, want 960x540", sz)
+				if sz := img.Bounds().Size(); sz.X != 16 || sz.Y != 9 {
+					t.Errorf("image %v, want the renderer's 16x9", sz)
 				}
+			}
+			if len(r.specs) != 2 || r.specs[0].Title != "Speed trace" || len(r.specs[0].Series[2].Y) != 400 || r.specs[1].X.Categories[2] != "T3" {
+				t.Errorf("the renderer got %d specs: %+v", len(r.specs), r.specs)
 			}
 			txt := text(res)
 			for _, want := range []string{
@@ -92,6 +123,41 @@ func TestChartImageFallback(t *testing.T) {
 				t.Errorf("structuredContent.charts: %v %.300s", err, b)
 			}
 		})
+	}
+}
+
+// TestChartNoRenderer: without Options.ChartRenderer, a client without
+// MCP Apps gets no image, the specs in structuredContent.charts and a line
+// per chart that tells the model the user did not see it.
+func TestChartNoRenderer(t *testing.T) {
+	ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = sandbox.ModeInProcess })
+	cs := ts.connect(t, ts.token("alice", allScopes...), nil)
+	res := run(t, cs, speedTrace)
+	if res.IsError {
+		t.Fatalf("error: %s", text(res))
+	}
+	for _, c := range res.Content {
+		if _, ok := c.(*mcp.ImageContent); ok {
+			t.Error("an image without a renderer")
+		}
+	}
+	txt := text(res)
+	for _, want := range []string{
+		`Chart 1: "Speed trace": line chart, 3 series, 1200 points, not shown to the user: their client does not display charts and this server draws no images.`,
+		`Chart 2: "Brake points": mixed chart, 2 series, 6 points, not shown to the user`,
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q:\n%s", want, txt)
+		}
+	}
+	var st struct {
+		Charts []struct {
+			Title string `json:"title"`
+		} `json:"charts"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &st); err != nil || len(st.Charts) != 2 || st.Charts[1].Title != "Brake points" {
+		t.Errorf("structuredContent.charts: %v %.300s", err, b)
 	}
 }
 

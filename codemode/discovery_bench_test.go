@@ -14,7 +14,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 

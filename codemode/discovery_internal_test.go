@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 )
 
 // BenchmarkDiscoverySearch is codemode.search's own work on the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 

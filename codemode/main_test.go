@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 )
 
 // TestMain fails the run if any goroutine outlives the tests: every
@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 		// Keep-alive connections of the shared client transport are the
 		// client's, not the server's.
 		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-		if err := goleak.Find(); err != nil {
+		if err := leakcheck.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
 			code = 1
 		}

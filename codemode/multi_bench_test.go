@@ -6,7 +6,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 )
 
 // benchMulti serves the generated GitHub catalog (large) beside a small

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/chart"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -91,6 +92,17 @@ type Options struct {
 	// KeepNulls keeps null members in the script's return value. By default
 	// they are removed: they cost tokens and say nothing.
 	KeepNulls bool
+
+	// ChartRenderer draws the charts of codemode.chart as PNG images for
+	// a client that did not declare the MCP Apps extension (one that did
+	// draws them itself, in the view at [ChartViewURI]). Nil draws none:
+	// such a client gets the specs in structuredContent.charts and one
+	// line of text per chart. The renderer that uses gonum/plot is a
+	// module of its own, so that a service that draws no charts carries
+	// neither it nor its fonts:
+	//
+	//	opts.ChartRenderer = chartpng.New() // github.com/brakinglab/codemode-go/chartpng
+	ChartRenderer chart.Renderer
 
 	// ReadOnlyTool also registers execute_readonly_code, which binds only
 	// the READ-ONLY functions and carries readOnlyHint: true, so a client

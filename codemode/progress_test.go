@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
@@ -234,4 +236,55 @@ func TestTypeScriptClientProgressStdio(t *testing.T) {
 	if got.IsError || string(got.Result) != "1" || strings.Join(got.lines(), "|") != strings.Join(progressWant, "|") {
 		t.Fatalf("client saw %+v, progress %q, want %q", got, got.lines(), progressWant)
 	}
+}
+
+// opsCatalog has host functions that record what their context carries.
+// internal/integration's telemetry tests, which check the spans with the
+// OpenTelemetry SDK, have the same.
+type opsCatalog struct {
+	*catalog.Catalog
+	tracer trace.Tracer // the host's own instrumentation (a "SQL" span)
+
+	mu        sync.Mutex
+	deadlines []time.Duration // time left before the deadline, per call
+	spans     []trace.SpanContext
+}
+
+func newOpsCatalog(t *testing.T, tp trace.TracerProvider) *opsCatalog {
+	t.Helper()
+	cat, err := catalog.New("ops", &catalog.Options{AllowAnonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oc := &opsCatalog{Catalog: cat, tracer: tp.Tracer("test-db")}
+	type in struct {
+		Laps int `json:"laps"`
+	}
+	type out struct {
+		Laps int `json:"laps"`
+	}
+	catalog.MustAdd(cat, catalog.Func[in, out]{
+		Name: "readLaps", Description: "Reads laps.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, a in) (out, error) {
+			oc.mu.Lock()
+			if d, ok := ctx.Deadline(); ok {
+				oc.deadlines = append(oc.deadlines, time.Until(d))
+			} else {
+				oc.deadlines = append(oc.deadlines, -1)
+			}
+			oc.spans = append(oc.spans, trace.SpanContextFromContext(ctx))
+			oc.mu.Unlock()
+			_, q := oc.tracer.Start(ctx, "SELECT laps")
+			q.End()
+			codemode.ReportProgress(ctx, 1, 2, "laps read")
+			return out(a), nil
+		},
+	})
+	catalog.MustAdd(cat, catalog.Func[in, out]{
+		Name: "missing", Description: "Always fails.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, a in) (out, error) {
+			return out{}, catalog.NotFound("no lap %d", a.Laps)
+		},
+	})
+	return oc
 }

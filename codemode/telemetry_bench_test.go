@@ -7,24 +7,19 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// discard is a span exporter that drops what the batcher hands it.
-type discard struct{}
-
-func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
-func (discard) Shutdown(context.Context) error                             { return nil }
-
 // BenchmarkTelemetryPerExecution measures what the instrumentation adds to
 // one execution shaped like the coaching script (one tools/call, one
-// sandbox run, four host calls): with no provider installed (the
-// OpenTelemetry API's no-ops) and with the SDK, a batching exporter and a
-// meter provider. Compare ns/op with BenchmarkExecuteCoaching's p50.
+// sandbox run, four host calls) with no provider installed: the
+// OpenTelemetry API's no-ops, what every host pays. Compare ns/op with
+// BenchmarkExecuteCoaching's p50. What the SDK adds (a batching exporter
+// and a meter provider) is measured on whole executions by
+// BenchmarkExecuteCoachingTelemetry in the module internal/integration,
+// which keeps the SDK out of this module's go.mod.
 func BenchmarkTelemetryPerExecution(b *testing.B) {
 	sb, err := sandbox.New(&sandbox.Options{Mode: sandbox.ModeInProcess})
 	if err != nil {
@@ -38,19 +33,9 @@ func BenchmarkTelemetryPerExecution(b *testing.B) {
 	result := &mcp.CallToolResult{StructuredContent: structured{}}
 	callArgs := json.RawMessage(`{"trackName":"Spa","limit":3}`)
 
-	for _, c := range []struct {
-		name string
-		sdk  bool
-	}{{"provider=none", false}, {"provider=sdk-batch", true}} {
-		b.Run(c.name, func(b *testing.B) {
+	for _, name := range []string{"provider=none"} {
+		b.Run(name, func(b *testing.B) {
 			var o Telemetry // none: the global providers, no-ops
-			if c.sdk {
-				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
-				defer tp.Shutdown(context.Background())
-				mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-				defer mp.Shutdown(context.Background())
-				o = Telemetry{TracerProvider: tp, MeterProvider: mp}
-			}
 			t, err := newTelemetry(o, sb)
 			if err != nil {
 				b.Fatal(err)

@@ -78,7 +78,9 @@ func TestTypeScriptClientCancels(t *testing.T) {
 func TestTypeScriptClientCharts(t *testing.T) {
 	// Stateful: a 2025-11-25 client declares its capabilities once, at
 	// initialize, which a stateless endpoint does not keep.
-	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
+	// The stub renderer draws for the client without Apps (chartpng's
+	// tests draw real charts).
+	ts := startServer(t, func(o *codemode.Options) { o.HTTP.Stateful = true; o.ChartRenderer = &stubRenderer{} })
 	type result struct {
 		ResourceURI *string
 		Content     []string
@@ -102,7 +104,7 @@ func TestTypeScriptClientCharts(t *testing.T) {
 				t.Errorf("APPS=%s: %s", apps, out)
 			}
 			if apps == "0" {
-				if got.ResourceURI != nil || len(got.ImageBytes) != 1 || got.ImageBytes[0] < 1000 || !slicesContains(got.Content, "image:image/png") {
+				if got.ResourceURI != nil || len(got.ImageBytes) != 1 || got.ImageBytes[0] != len(stubPNG()) || !slicesContains(got.Content, "image:image/png") {
 					t.Errorf("without Apps: want one PNG and no view: %s", out)
 				}
 				return

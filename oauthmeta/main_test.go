@@ -3,7 +3,7 @@ package oauthmeta_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 )
 
 // No verifier, cache or middleware may leave goroutines behind. Idle
@@ -12,8 +12,8 @@ import (
 const testResource = "https://coach.example.com/mcp"
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+	leakcheck.VerifyTestMain(m,
+		leakcheck.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+		leakcheck.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 	)
 }

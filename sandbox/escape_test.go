@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 )
 
 // TestEscapes checks that the code-generation and host-reaching paths a
@@ -104,7 +104,7 @@ return { polluted: ({} as any).polluted ?? null, leak: typeof (globalThis as any
 // TestNoLeaks runs executions that end in every way and checks that no
 // goroutine (host call, timer, loop, worker reader) outlives the sandbox.
 func TestNoLeaks(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer leakcheck.VerifyNone(t, leakcheck.IgnoreCurrent())
 	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
 		"ns.block": func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
 			<-ctx.Done()

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 )
 
 // testHost is the host the worker tests bind as t.*.
@@ -296,7 +296,7 @@ func TestWorkerPath(t *testing.T) {
 // executions, closes the sandbox and checks that no goroutine and no worker
 // process is left.
 func TestWorkerNoLeaks(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer leakcheck.VerifyNone(t, leakcheck.IgnoreCurrent())
 	sb, err := New(&Options{Limits: Limits{Timeout: 500 * time.Millisecond}, PoolSize: 2})
 	if err != nil {
 		t.Fatal(err)

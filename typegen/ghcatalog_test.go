@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -44,5 +44,17 @@ func TestLargeCatalogCompiles(t *testing.T) {
 	}
 	if !strings.Contains(diags[1], `"maybe"`) {
 		t.Errorf("the wrong enum value was not rejected:\n%s", diags[1])
+	}
+}
+
+// TestGHCatalogOperations: the generated catalog registers every
+// operation it counts.
+func TestGHCatalogOperations(t *testing.T) {
+	c, err := ghcatalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.Functions()); n != ghcatalog.Operations || n < 300 {
+		t.Fatalf("%d functions, want %d (at least 300)", n, ghcatalog.Operations)
 	}
 }

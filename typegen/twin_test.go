@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/catalog"
-	"github.com/brakinglab/codemode-go/internal/ghcatalog"
 	"github.com/brakinglab/codemode-go/internal/jsontype"
+	"github.com/brakinglab/codemode-go/internal/testdata/ghcatalog"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 

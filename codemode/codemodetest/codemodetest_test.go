@@ -10,17 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/codemodetest"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // TestMain fails the run if a harness leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }
 
 // TestTenLines is the README's promise: a consumer tests a function of

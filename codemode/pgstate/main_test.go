@@ -6,8 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
@@ -18,7 +17,7 @@ func TestMain(m *testing.M) {
 	code := pgtest.Run(m)
 	if code == 0 {
 		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
-		if err := goleak.Find(); err != nil {
+		if err := leakcheck.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
 			code = 1
 		}

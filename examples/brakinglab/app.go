@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
@@ -213,6 +214,8 @@ func (a *app) codemodeOptions() *codemode.Options {
 		// during the call); behind several replicas the prefix lets the
 		// proxy route a session to the replica that holds it.
 		HTTP: codemode.HTTPOptions{SessionIDPrefix: a.cfg.SessionPre},
+		// Clients without the MCP Apps extension get the charts as PNGs.
+		ChartRenderer: chartpng.New(),
 	}
 }
 

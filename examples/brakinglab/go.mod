@@ -91,6 +91,9 @@ require (
 require (
 	github.com/XSAM/otelsql v0.44.0
 	github.com/brakinglab/codemode-go v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/chartpng v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/codemode/pgstate v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/internal/pgtest v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.24.1
@@ -104,4 +107,9 @@ require (
 
 // The example is developed with the library beside it (go.work at the
 // repository root uses both); this keeps GOWORK=off builds on the same code.
-replace github.com/brakinglab/codemode-go => ../..
+replace (
+	github.com/brakinglab/codemode-go => ../..
+	github.com/brakinglab/codemode-go/chartpng => ../../chartpng
+	github.com/brakinglab/codemode-go/codemode/pgstate => ../../codemode/pgstate
+	github.com/brakinglab/codemode-go/internal/pgtest => ../../internal/pgtest
+)

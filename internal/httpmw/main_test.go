@@ -3,8 +3,8 @@ package httpmw
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/brakinglab/codemode-go/internal/leakcheck"
 )
 
 // TestMain fails the run if a goroutine outlives the tests.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }

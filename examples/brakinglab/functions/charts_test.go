@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -64,8 +65,9 @@ return p.trend;`,
 func chartClient(t *testing.T, caps *mcp.ClientCapabilities) *mcp.ClientSession {
 	t.Helper()
 	cm, err := codemode.New(cat, &codemode.Options{Example: functions.Example,
-		Principal: &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}},
-		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Principal:     &catalog.Principal{Subject: demoU.ID, ClientID: "test", Scopes: []string{functions.ScopeRead, functions.ScopeWrite}},
+		Sandbox:       codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		ChartRenderer: chartpng.New(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,14 @@
-// Command apicheck records the module's public API in api/v0.txt, one
-// line per exported declaration in the style of Go's own api/ files, and
-// checks that the code still matches it:
+// Command apicheck records the public API of each published module of the
+// repository in its api/v0.txt, one line per exported declaration in the
+// style of Go's own api/ files, and checks that the code still matches:
 //
 //	go run ./internal/cmd/apicheck      # check: exit 1 and show the difference
 //	go run ./internal/cmd/apicheck -w   # regenerate after a deliberate change
+//
+// The modules are those go.work uses, except the examples and modules
+// whose path is internal (nothing outside the repository can import
+// them): today the root module (api/v0.txt), chartpng (chartpng/api/v0.txt)
+// and codemode/pgstate (codemode/pgstate/api/v0.txt).
 //
 // A line that disappears (a removed or changed declaration) breaks
 // consumers: the change must be deliberate and noted in CHANGELOG.md. A
@@ -25,37 +30,92 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 )
 
-// baseline is the recorded API, relative to the repository root.
+// baseline is the recorded API, relative to a module's directory.
 const baseline = "api/v0.txt"
 
 func main() {
-	write := flag.Bool("w", false, "write "+baseline+" instead of checking it")
+	write := flag.Bool("w", false, "write each module's "+baseline+" instead of checking it")
 	flag.Parse()
-	lines, err := publicAPI()
+	dirs, err := modules()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apicheck:", err)
 		os.Exit(2)
 	}
-	got := strings.Join(lines, "\n") + "\n"
-	if *write {
-		if err := os.WriteFile(baseline, []byte(got), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "apicheck:", err)
+	failed := false
+	for _, dir := range dirs {
+		ok, err := check(dir, *write)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "apicheck:", dir+":", err)
 			os.Exit(2)
 		}
-		return
+		failed = failed || !ok
 	}
-	old, err := os.ReadFile(baseline)
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// modules lists the directories of the published modules: those go.work
+// uses, except examples/... and modules whose path is internal.
+func modules() ([]string, error) {
+	out, err := exec.Command("go", "work", "edit", "-json").Output()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "apicheck:", err)
-		os.Exit(2)
+		return nil, fmt.Errorf("go work edit -json: %w", err)
+	}
+	var work struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &work); err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, u := range work.Use {
+		dir := filepath.ToSlash(filepath.Clean(u.DiskPath))
+		if dir == "examples" || strings.HasPrefix(dir, "examples/") {
+			continue
+		}
+		cmd := exec.Command("go", "mod", "edit", "-json")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, fmt.Errorf("go mod edit -json in %s: %w", dir, err)
+		}
+		var mod struct{ Module struct{ Path string } }
+		if err := json.Unmarshal(out, &mod); err != nil {
+			return nil, err
+		}
+		if !isInternal(mod.Module.Path) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, nil
+}
+
+// check compares the API of the module in dir with its baseline, printing
+// the difference, or writes the baseline.
+func check(dir string, write bool) (ok bool, err error) {
+	lines, err := publicAPI(dir)
+	if err != nil {
+		return false, err
+	}
+	file := filepath.Join(dir, baseline)
+	got := strings.Join(lines, "\n") + "\n"
+	if write {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return false, err
+		}
+		return true, os.WriteFile(file, []byte(got), 0o644)
+	}
+	old, err := os.ReadFile(file)
+	if err != nil {
+		return false, err
 	}
 	removed, added := diff(strings.Split(strings.TrimSpace(string(old)), "\n"), lines)
 	if len(removed) == 0 && len(added) == 0 {
-		return
+		return true, nil
 	}
 	for _, l := range removed {
 		fmt.Println("- " + l)
@@ -63,12 +123,12 @@ func main() {
 	for _, l := range added {
 		fmt.Println("+ " + l)
 	}
-	fmt.Printf("\nThe public API differs from %s:", baseline)
+	fmt.Printf("\nThe public API differs from %s:", file)
 	if len(removed) > 0 {
 		fmt.Printf(" %d lines removed or changed (incompatible: note it in CHANGELOG.md),", len(removed))
 	}
-	fmt.Printf(" %d added.\nIf the change is deliberate, run: go run ./internal/cmd/apicheck -w\n", len(added))
-	os.Exit(1)
+	fmt.Printf(" %d added.\nIf the change is deliberate, run: go run ./internal/cmd/apicheck -w\n\n", len(added))
+	return false, nil
 }
 
 // diff returns the lines of old missing from new, and of new missing from old.
@@ -91,13 +151,17 @@ type listed struct {
 	ImportPath, Name, Export string
 	Standard                 bool
 	DepOnly                  bool
-	Module                   *struct{ Main bool }
+	Module                   *struct {
+		Path string
+		Main bool
+	}
 }
 
-// publicAPI lists every exported declaration of the main module's
-// non-internal library packages, sorted.
-func publicAPI() ([]string, error) {
+// publicAPI lists every exported declaration of the non-internal library
+// packages of the module in dir, sorted.
+func publicAPI(dir string) ([]string, error) {
 	cmd := exec.Command("go", "list", "-deps", "-export", "-json=ImportPath,Name,Export,Standard,DepOnly,Module", "./...")
+	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

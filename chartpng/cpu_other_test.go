@@ -1,6 +1,6 @@
 //go:build !unix
 
-package chart
+package chartpng
 
 import "time"
 

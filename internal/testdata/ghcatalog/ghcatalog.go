@@ -6,12 +6,18 @@
 // handlers that return the zero result. It exercises nested objects,
 // enums, optional fields, arrays of objects and maps.
 //
+// It is test data, not part of the library: it lives under a testdata
+// directory, which the go command leaves out of ./... (so nothing builds
+// it but the tests of codemode and typegen, which import it by its path)
+// and which no non-test package imports. It imports catalog, which the
+// internal packages below catalog must not.
+//
 // catalog_gen.go is generated from the OpenAPI description in the npm
-// package @octokit/openapi by ./gen (go generate) and committed, so
-// nothing outside Go is needed to use it.
+// package @octokit/openapi by internal/cmd/ghcatalog (go generate) and
+// committed, so nothing outside Go is needed to use it.
 package ghcatalog
 
-//go:generate go run ./gen -o catalog_gen.go
+//go:generate go run ../../cmd/ghcatalog -o catalog_gen.go
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package codemode_test
+package integration_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // A host installs an OpenTelemetry SDK (here an in-memory recorder; in
 // production an exporter) and reads Stats without one.
-func ExampleTelemetry() {
+func Example_telemetry() {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	driver := catalog.Principal{Subject: "driver-1"}

@@ -1,4 +1,4 @@
-package chart
+package chartpng
 
 import (
 	"bytes"
@@ -11,21 +11,23 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/chart"
 )
 
 // lapSpec is a speed trace of n laps of points points each, the shape
 // BrakingLab draws most: lines over distance with corner annotations and
 // the time delta on a second axis.
-func lapSpec(n, points int) *Spec {
-	s := &Spec{
+func lapSpec(n, points int) *chart.Spec {
+	s := &chart.Spec{
 		Title:       "Speed trace: lap 3 vs lap 7",
-		X:           Axis{Title: "Distance", Unit: "m"},
-		Y:           Axis{Title: "Speed", Unit: "km/h"},
-		Y2:          &Axis{Title: "Delta", Unit: "s"},
-		Annotations: []Annotation{{X: 400, Label: "T1"}, {X: 1800, Label: "T2"}, {X: 3300, Label: "T3"}},
+		X:           chart.Axis{Title: "Distance", Unit: "m"},
+		Y:           chart.Axis{Title: "Speed", Unit: "km/h"},
+		Y2:          &chart.Axis{Title: "Delta", Unit: "s"},
+		Annotations: []chart.Annotation{{X: 400, Label: "T1"}, {X: 1800, Label: "T2"}, {X: 3300, Label: "T3"}},
 	}
 	for i := range n {
-		se := Series{Name: "lap " + string(rune('1'+i))}
+		se := chart.Series{Name: "lap " + string(rune('1'+i))}
 		if i == n-1 && n > 1 {
 			se.Name, se.Axis = "delta", "y2"
 		}
@@ -84,52 +86,52 @@ func decode(t *testing.T, b []byte, wantColors ...color.RGBA) image.Image {
 func near(a, b uint8) bool { return a >= b-6 && a <= b+6 || a <= b+6 && b < 6 }
 
 func TestRenderLines(t *testing.T) {
-	b, err := Render(lapSpec(3, 500))
+	b, err := New().RenderPNG(lapSpec(3, 500))
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode(t, b, Palette[0], Palette[1], Palette[2])
+	decode(t, b, palette[0], palette[1], palette[2])
 	if out := os.Getenv("CHART_PNG"); out != "" {
 		_ = os.WriteFile(out, b, 0o644)
 	}
 }
 
 func TestRenderKinds(t *testing.T) {
-	s := &Spec{
+	s := &chart.Spec{
 		Title: "Braking point by corner",
-		X:     Axis{Title: "Corner", Categories: []string{"T1", "T2", "T3", "T4"}},
-		Y:     Axis{Title: "Brake point", Unit: "m before apex"},
-		Series: []Series{
-			{Name: "best lap", Kind: Bar, Y: []float64{110, 80, 95, 60}},
-			{Name: "average", Kind: Bar, Y: []float64{104, 85, 90, 66}},
-			{Name: "spread", Kind: Scatter, Y: []float64{6, 9, 4, 12}},
+		X:     chart.Axis{Title: "Corner", Categories: []string{"T1", "T2", "T3", "T4"}},
+		Y:     chart.Axis{Title: "Brake point", Unit: "m before apex"},
+		Series: []chart.Series{
+			{Name: "best lap", Kind: chart.Bar, Y: []float64{110, 80, 95, 60}},
+			{Name: "average", Kind: chart.Bar, Y: []float64{104, 85, 90, 66}},
+			{Name: "spread", Kind: chart.Scatter, Y: []float64{6, 9, 4, 12}},
 		},
 	}
-	b, err := Render(s)
+	b, err := New().RenderPNG(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode(t, b, Palette[0], Palette[1], Palette[2])
-	a := &Spec{X: Axis{Title: "Session"}, Series: []Series{{Name: "lap time", Kind: Area, X: []float64{1, 2, 3, 4}, Y: []float64{92.1, 91.4, 90.8, 90.9}}}}
-	b, err = Render(a)
+	decode(t, b, palette[0], palette[1], palette[2])
+	a := &chart.Spec{X: chart.Axis{Title: "Session"}, Series: []chart.Series{{Name: "lap time", Kind: chart.Area, X: []float64{1, 2, 3, 4}, Y: []float64{92.1, 91.4, 90.8, 90.9}}}}
+	b, err = New().RenderPNG(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	decode(t, b, Palette[0])
+	decode(t, b, palette[0])
 }
 
 func TestRenderRefusesUnchecked(t *testing.T) {
-	for name, s := range map[string]*Spec{
+	for name, s := range map[string]*chart.Spec{
 		"no series":    {},
-		"nan":          {Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}}},
-		"x and y":      {Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1}}}},
-		"many points":  {Series: []Series{{Name: "a", X: make([]float64, MaxPoints+1), Y: make([]float64, MaxPoints+1)}}},
-		"missing y2":   {Series: []Series{{Name: "a", Axis: "y2", X: []float64{1}, Y: []float64{1}}}},
-		"cat x given":  {X: Axis{Categories: []string{"a"}}, Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{1}}}},
-		"cat y length": {X: Axis{Categories: []string{"a", "b"}}, Series: []Series{{Name: "a", Y: []float64{1}}}},
-		"empty y":      {Series: []Series{{Name: "a", Y: []float64{}}}},
+		"nan":          {Series: []chart.Series{{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}}},
+		"x and y":      {Series: []chart.Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1}}}},
+		"many points":  {Series: []chart.Series{{Name: "a", X: make([]float64, chart.MaxPoints+1), Y: make([]float64, chart.MaxPoints+1)}}},
+		"missing y2":   {Series: []chart.Series{{Name: "a", Axis: "y2", X: []float64{1}, Y: []float64{1}}}},
+		"cat x given":  {X: chart.Axis{Categories: []string{"a"}}, Series: []chart.Series{{Name: "a", X: []float64{1}, Y: []float64{1}}}},
+		"cat y length": {X: chart.Axis{Categories: []string{"a", "b"}}, Series: []chart.Series{{Name: "a", Y: []float64{1}}}},
+		"empty y":      {Series: []chart.Series{{Name: "a", Y: []float64{}}}},
 	} {
-		if _, err := Render(s); err == nil {
+		if _, err := New().RenderPNG(s); err == nil {
 			t.Errorf("%s: rendered", name)
 		}
 	}
@@ -146,7 +148,7 @@ func BenchmarkRender(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		start := time.Now()
-		if _, err := Render(s); err != nil {
+		if _, err := New().RenderPNG(s); err != nil {
 			b.Fatal(err)
 		}
 		times = append(times, time.Since(start))
@@ -161,17 +163,17 @@ func BenchmarkRender(b *testing.B) {
 // render (gonum's tick search must end on every range a checked spec
 // allows).
 func TestRenderDegenerate(t *testing.T) {
-	for name, s := range map[string]*Spec{
-		"tiny":       {Series: []Series{{Name: "a", X: []float64{0, 1e-300}, Y: []float64{1e-300, 2e-300}}}},
-		"huge":       {Series: []Series{{Name: "a", X: []float64{-1e15, 1e15}, Y: []float64{-1e15, 1e15}}}, Y2: &Axis{}},
-		"one point":  {Series: []Series{{Name: "a", X: []float64{5}, Y: []float64{5}}}},
-		"same x":     {Series: []Series{{Name: "a", Kind: Bar, X: []float64{1, 1, 1}, Y: []float64{1, 2, 3}}}},
-		"y2 only":    {Y2: &Axis{Title: "r"}, Series: []Series{{Name: "a", Axis: "y2", X: []float64{1, 2}, Y: []float64{3, 4}}}},
-		"near equal": {Series: []Series{{Name: "a", X: []float64{1, 1 + 1e-15}, Y: []float64{1e15, 1e15 - 1}}}},
+	for name, s := range map[string]*chart.Spec{
+		"tiny":       {Series: []chart.Series{{Name: "a", X: []float64{0, 1e-300}, Y: []float64{1e-300, 2e-300}}}},
+		"huge":       {Series: []chart.Series{{Name: "a", X: []float64{-1e15, 1e15}, Y: []float64{-1e15, 1e15}}}, Y2: &chart.Axis{}},
+		"one point":  {Series: []chart.Series{{Name: "a", X: []float64{5}, Y: []float64{5}}}},
+		"same x":     {Series: []chart.Series{{Name: "a", Kind: chart.Bar, X: []float64{1, 1, 1}, Y: []float64{1, 2, 3}}}},
+		"y2 only":    {Y2: &chart.Axis{Title: "r"}, Series: []chart.Series{{Name: "a", Axis: "y2", X: []float64{1, 2}, Y: []float64{3, 4}}}},
+		"near equal": {Series: []chart.Series{{Name: "a", X: []float64{1, 1 + 1e-15}, Y: []float64{1e15, 1e15 - 1}}}},
 	} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := Render(s)
+			_, err := New().RenderPNG(s)
 			done <- err
 		}()
 		select {
@@ -188,10 +190,10 @@ func TestRenderDegenerate(t *testing.T) {
 // TestRenderConcurrent: renderings share pooled images and compressors,
 // yet each gives the bytes a lone one gives.
 func TestRenderConcurrent(t *testing.T) {
-	specs := []*Spec{lapSpec(2, 300), lapSpec(3, 100), {Series: []Series{{Name: "a", Kind: Bar, X: []float64{1, 2}, Y: []float64{3, 4}}}}}
+	specs := []*chart.Spec{lapSpec(2, 300), lapSpec(3, 100), {Series: []chart.Series{{Name: "a", Kind: chart.Bar, X: []float64{1, 2}, Y: []float64{3, 4}}}}}
 	want := make([][]byte, len(specs))
 	for i, s := range specs {
-		b, err := Render(s)
+		b, err := New().RenderPNG(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +202,7 @@ func TestRenderConcurrent(t *testing.T) {
 	errs := make(chan error, 12)
 	for g := range 12 {
 		go func() {
-			b, err := Render(specs[g%len(specs)])
+			b, err := New().RenderPNG(specs[g%len(specs)])
 			if err == nil && !bytes.Equal(b, want[g%len(specs)]) {
 				err = fmt.Errorf("spec %d: concurrent rendering differs", g%len(specs))
 			}

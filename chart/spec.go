@@ -1,5 +1,6 @@
 // Package chart is the chart a script adds to its result with
-// codemode.chart(spec): the spec, its bounds and its PNG rendering.
+// codemode.chart(spec): the spec, its bounds, and the [Renderer] a server
+// may be given to draw it as an image.
 //
 // A spec is model-controlled input, so everything about it is bounded
 // before any work is done: series, points, categories, annotations and the
@@ -7,9 +8,20 @@
 // decodes and validates a spec with the catalog, as it does a host call's
 // arguments (the validate tags below give path-carrying issues), then
 // calls [Spec.Check] for what tags cannot state (lengths that must agree,
-// the total of points). Rendering ([Render]) trusts only checked specs; its
-// cost is bounded by the caps: at most [MaxPoints] points on an image of
-// fixed size.
+// the total of points). A [Renderer] is given only checked specs, so its
+// cost is bounded by the caps: at most [MaxPoints] points.
+//
+// This package draws nothing and imports no plotting library. A client
+// that declares the MCP Apps extension draws the charts itself, in the
+// view codemode serves; for other clients, a server draws them as PNG
+// images only when codemode.Options.ChartRenderer is set, for example to
+// the renderer of the module github.com/brakinglab/codemode-go/chartpng
+// (gonum/plot and its fonts, about 5 MiB of binary):
+//
+//	opts.ChartRenderer = chartpng.New()
+//
+// Without one, such a client gets the specs in the result's
+// structuredContent.charts and a line of text per chart.
 package chart
 
 import (
@@ -168,4 +180,16 @@ func kindOf(se Series) string {
 		return Line
 	}
 	return se.Kind
+}
+
+// A Renderer draws a chart as a PNG image, for a client that cannot show
+// the chart view (one that did not declare the MCP Apps extension). It is
+// given only specs that passed [Spec.Check]. It is called concurrently,
+// from the goroutine of the request whose result the chart joins; codemode
+// bounds how many charts are drawn at once in the process to GOMAXPROCS.
+// An error leaves that chart out of the images (the model is told it
+// could not be drawn, and the error is logged); a panic is the renderer's
+// to recover.
+type Renderer interface {
+	RenderPNG(s *Spec) (png []byte, err error)
 }

@@ -1,4 +1,18 @@
-package chart
+// Package chartpng draws the charts of codemode.chart as PNG images, with
+// gonum/plot, for clients that cannot show the chart view (those that did
+// not declare the MCP Apps extension). It is a module of its own,
+// github.com/brakinglab/codemode-go/chartpng, so that gonum/plot, its
+// fonts and its PDF, SVG and LaTeX back-ends stay out of the module graph
+// and the binary of a service that does not draw charts. A server draws
+// them when given the renderer, in one line:
+//
+//	opts.ChartRenderer = chartpng.New()
+//
+// Every image is [Width]×[Height] pixels, whatever the spec: the memory a
+// rendering takes does not depend on the model's input, and its time is
+// bounded by the spec's caps (chart.MaxPoints). A chart takes about 15 ms
+// and 2 MB.
+package chartpng
 
 import (
 	"errors"
@@ -14,6 +28,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/brakinglab/codemode-go/chart"
 )
 
 // Width and Height are the size of a rendered chart, in pixels. The size
@@ -24,17 +40,31 @@ const (
 	dpi    = 96
 )
 
-// Palette colours series in order; the view (view.html) uses the same.
-var Palette = []color.RGBA{
+// palette colours series in order; the view (internal/chartview's
+// view.html) uses the same.
+var palette = []color.RGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xff, 0x7f, 0x0e, 0xff},
 	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
 }
 
-// Render draws a checked spec as a PNG of [Width]×[Height] pixels. Its
-// cost is bounded by the spec's caps; a spec that fails [Spec.Check] is
-// refused.
-func Render(s *Spec) (png []byte, err error) {
-	if len(s.Series) == 0 || len(s.Series) > MaxSeries || s.Points() > MaxPoints {
+// Renderer draws charts as PNG images; it implements chart.Renderer. It
+// holds no state: one serves any number of servers and goroutines.
+type Renderer struct{}
+
+// New returns a renderer, for codemode.Options.ChartRenderer.
+func New() *Renderer { return &Renderer{} }
+
+// RenderPNG draws a checked spec as a PNG of [Width]×[Height] pixels. Its
+// cost is bounded by the spec's caps; a spec that fails chart.Spec.Check
+// is refused. A panic inside gonum/plot (it has some on degenerate input)
+// is returned as an error.
+func (*Renderer) RenderPNG(s *chart.Spec) ([]byte, error) { return render(s) }
+
+var _ chart.Renderer = (*Renderer)(nil)
+
+// render checks s and draws it, recovering a panic.
+func render(s *chart.Spec) (png []byte, err error) {
+	if len(s.Series) == 0 || len(s.Series) > chart.MaxSeries || s.Points() > chart.MaxPoints {
 		return nil, errors.New("chart: spec out of bounds")
 	}
 	if issues := s.Check(); len(issues) > 0 {
@@ -47,11 +77,11 @@ func Render(s *Spec) (png []byte, err error) {
 			png, err = nil, fmt.Errorf("chart: rendering failed: %v", r)
 		}
 	}()
-	return render(s)
+	return plotPNG(s)
 }
 
 // yRange is the extent of the series on one axis, padded by 5%.
-func yRange(s *Spec, axis string) (lo, hi float64, ok bool) {
+func yRange(s *chart.Spec, axis string) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, se := range s.Series {
 		if (se.Axis == "y2") != (axis == "y2") {
@@ -60,7 +90,7 @@ func yRange(s *Spec, axis string) (lo, hi float64, ok bool) {
 		for _, v := range se.Y {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		if k := kindOf(se); k == Bar || k == Area {
+		if k := kindOf(se); k == chart.Bar || k == chart.Area {
 			lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 		}
 	}
@@ -80,7 +110,7 @@ func yRange(s *Spec, axis string) (lo, hi float64, ok bool) {
 	return lo, hi, true
 }
 
-func axisLabel(a Axis) string {
+func axisLabel(a chart.Axis) string {
 	switch {
 	case a.Unit == "":
 		return a.Title
@@ -90,7 +120,7 @@ func axisLabel(a Axis) string {
 	return a.Title + " (" + a.Unit + ")"
 }
 
-func render(s *Spec) ([]byte, error) {
+func plotPNG(s *chart.Spec) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = s.Title
 	p.X.Label.Text = axisLabel(s.X)
@@ -114,7 +144,7 @@ func render(s *Spec) ([]byte, error) {
 	}
 	p.Y.Min, p.Y.Max = lo, hi
 	// A y2 value is drawn at the height its axis gives it, in y's units.
-	toY := func(se Series, v float64) float64 {
+	toY := func(se chart.Series, v float64) float64 {
 		if se.Axis != "y2" {
 			return v
 		}
@@ -124,13 +154,13 @@ func render(s *Spec) ([]byte, error) {
 	cat := len(s.X.Categories) > 0
 	bars := 0
 	for _, se := range s.Series {
-		if kindOf(se) == Bar {
+		if kindOf(se) == chart.Bar {
 			bars++
 		}
 	}
 	barIdx := 0
 	for i, se := range s.Series {
-		col := Palette[i%len(Palette)]
+		col := palette[i%len(palette)]
 		xys := make(plotter.XYs, len(se.Y))
 		for j, v := range se.Y {
 			x := float64(j)
@@ -144,7 +174,7 @@ func render(s *Spec) ([]byte, error) {
 			name += " (right axis)"
 		}
 		switch kindOf(se) {
-		case Scatter:
+		case chart.Scatter:
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
 				return nil, err
@@ -154,7 +184,7 @@ func render(s *Spec) ([]byte, error) {
 			sc.GlyphStyle.Radius = vg.Points(2)
 			p.Add(sc)
 			p.Legend.Add(name, sc)
-		case Bar:
+		case chart.Bar:
 			b := &barSeries{xys: xys, color: col, index: barIdx, of: bars, base: math.Max(lo, math.Min(0, hi))}
 			barIdx++
 			p.Add(b)
@@ -166,7 +196,7 @@ func render(s *Spec) ([]byte, error) {
 			}
 			l.LineStyle.Color = col
 			l.LineStyle.Width = vg.Points(1.5)
-			if kindOf(se) == Area {
+			if kindOf(se) == chart.Area {
 				l.FillColor = color.RGBA{col.R, col.G, col.B, 0x55}
 			}
 			p.Add(noGlyphs{l})
@@ -216,9 +246,9 @@ var imagePool = sync.Pool{New: func() any { return image.NewRGBA(image.Rect(0, 0
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func derefAxis(a *Axis) Axis {
+func derefAxis(a *chart.Axis) chart.Axis {
 	if a == nil {
-		return Axis{}
+		return chart.Axis{}
 	}
 	return *a
 }
@@ -340,7 +370,7 @@ func (b *barSeries) Thumbnail(c *draw.Canvas) {
 // annotations draws each annotation as a dashed vertical line with its
 // label at the top, on three staggered rows so that close labels do not
 // overlap.
-type annotations struct{ list []Annotation }
+type annotations struct{ list []chart.Annotation }
 
 func (a *annotations) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
@@ -358,4 +388,11 @@ func (a *annotations) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
 		c.FillText(sty, vg.Point{X: x, Y: c.Max.Y - vg.Length(i%3)*h}, an.Label)
 	}
+}
+
+func kindOf(se chart.Series) string {
+	if se.Kind == "" {
+		return chart.Line
+	}
+	return se.Kind
 }

@@ -1,4 +1,4 @@
-package codemode_test
+package integration_test
 
 import (
 	"context"
@@ -264,13 +264,6 @@ func TestSpanTreeFromMetaOverStdio(t *testing.T) {
 	if got := exec.Parent().TraceState().Get("vendor"); got != "1" {
 		t.Errorf("tracestate vendor=%q, want 1", got)
 	}
-}
-
-// serveStdio connects a go-sdk client to srv over a pair of pipes, as
-// stdio does.
-func serveStdio(t *testing.T, srv *codemode.Server) *mcp.ClientSession {
-	t.Helper()
-	return serveStdioWith(t, srv, nil)
 }
 
 // RecordContent puts code and arguments in spans.
