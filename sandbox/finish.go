@@ -66,7 +66,7 @@ func (e *execution) finish() {
 // for longer than hostGrace.
 func (e *execution) drain() {
 	// Answers held for their turn in a recorded order arrived: record them.
-	for _, r := range append(e.ready, e.order.heldResults()...) {
+	for _, r := range append(e.ready, e.order.release()...) {
 		e.record(r)
 	}
 	e.ready, e.order = nil, nil

@@ -129,8 +129,13 @@ func (o *orderReplay) stalled(inFlight int) bool {
 }
 
 // release drops the rest of the recorded order and returns the held
-// answers in the order recorded.
+// answers in the order recorded: when the run has left the record, or
+// ends before their turn (they are then recorded, never delivered). A nil
+// orderReplay holds nothing.
 func (o *orderReplay) release() []callResult {
+	if o == nil {
+		return nil
+	}
 	var out []callResult
 	for _, i := range o.want {
 		if h, ok := o.held[i]; ok {
@@ -139,13 +144,4 @@ func (o *orderReplay) release() []callResult {
 	}
 	o.want, o.left, o.held = nil, nil, nil
 	return out
-}
-
-// heldResults returns the answers held back, for an execution that ends
-// before their turn: they are recorded, never delivered.
-func (o *orderReplay) heldResults() []callResult {
-	if o == nil {
-		return nil
-	}
-	return o.release()
 }
