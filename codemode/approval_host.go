@@ -180,7 +180,6 @@ var runLive = decision{live: true}
 // saw an answer may depend on the refusal itself (a catch block), so it is
 // never shown to the user in the same question.
 func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition, hasPos bool, args json.RawMessage) decision {
-	index, hasIndex := pos.Index, hasPos
 	_, need := r.a.required[fn]
 	tier := h.tiers[fn]
 	// Canonical arguments cost a decode and an encode: a run with nothing
@@ -220,13 +219,13 @@ func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition
 		return runLive
 	}
 	got := approvedCall{Fn: fn, Args: canon}
-	if r.stop != nil && hasIndex && index <= r.stop.Index {
-		if index < r.stop.Index && harmless {
+	if r.stop != nil && hasPos && pos.Index <= r.stop.Index {
+		if pos.Index < r.stop.Index && harmless {
 			r.mu.Unlock()
 			return runLive
 		}
 		want := r.stop.approvedCall
-		if w, left := r.replay.firstLeft(); left && index < r.stop.Index {
+		if w, left := r.replay.firstLeft(); left && pos.Index < r.stop.Index {
 			want = w
 		}
 		return r.diverge(got, want)
