@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/stdioguard"
 )
 
 // ServeStdio serves one local MCP client over the process's stdin and
@@ -33,7 +34,7 @@ func (nopCloser) Close() error { return nil }
 // ServeIO is ServeStdio over r and w instead of stdin and stdout, e.g. the
 // ends of pipes in a test.
 func (s *Server) ServeIO(ctx context.Context, principal catalog.Principal, r io.ReadCloser, w io.WriteCloser) error {
-	return s.ServeTransport(ctx, principal, &mcp.IOTransport{Reader: newStdioGuard(r), Writer: w})
+	return s.ServeTransport(ctx, principal, &mcp.IOTransport{Reader: stdioguard.New(r), Writer: w})
 }
 
 // ServeTransport serves one MCP session over t, acting as principal.

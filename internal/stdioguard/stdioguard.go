@@ -1,4 +1,21 @@
-package codemode
+// Package stdioguard keeps one bad message of a stdio MCP client from
+// ending its session. go-sdk's stdio transport ends the whole session on
+// a line it cannot decode (JSON deeper than encoding/json's 10,000
+// levels, or over its 16 MiB line limit); [New] wraps the client's side
+// of the pipe and replaces a line over [MaxLine] bytes or nested over
+// [MaxDepth] levels before go-sdk reads it, with a line that fails only
+// the exchange it belonged to:
+//
+//   - an answer (a response to the server's request, such as an
+//     elicitation) becomes a JSON-RPC error response with the same id, so
+//     the server's request fails with a message saying why;
+//   - a request becomes a call of a method that does not exist
+//     (codemode/refused-message), which the client receives as an error;
+//   - a notification, or anything without a readable id, is dropped.
+//
+// It reads the id and whether the message is a request without decoding
+// the message, which may be too deep to decode.
+package stdioguard
 
 import (
 	"bufio"
@@ -10,35 +27,33 @@ import (
 	"github.com/brakinglab/codemode-go/internal/jsonscan"
 )
 
-// The limits on one message a stdio client sends. go-sdk's stdio
-// transport ends the whole session on a line it cannot decode (JSON
-// deeper than encoding/json's 10,000 levels, or over its 16 MiB line
-// limit); a line past these limits is replaced before it reaches it, so
-// only the request or answer it carried fails.
+// The limits on one message a stdio client sends: a line past either is
+// replaced before go-sdk reads it, so only the request or answer it
+// carried fails.
 const (
-	maxStdioLine  = 4 << 20
-	maxStdioDepth = 1000
+	// MaxLine is the longest line accepted, newline included: 4 MiB.
+	MaxLine = 4 << 20
+	// MaxDepth is the deepest nesting accepted: 1,000 levels.
+	MaxDepth = 1000
 )
 
-// stdioGuard reads a stdio client's messages line by line, replacing a
-// line too large or too deep with one that fails only its own exchange:
-// an answer (a response to the server's request, such as an elicitation)
-// becomes an error response with the same id, so the server's request
-// fails with a clear message; a request becomes a call of a method that
-// does not exist, which the client receives as an error; a notification
-// is dropped.
-type stdioGuard struct {
+// guard reads a stdio client's messages line by line, replacing a line
+// too large or too deep (see the package documentation).
+type guard struct {
 	r    *bufio.Reader
 	rc   io.Closer
 	rest []byte // of the current line, not yet returned
 }
 
-func newStdioGuard(r io.ReadCloser) *stdioGuard {
-	return &stdioGuard{r: bufio.NewReaderSize(r, 64<<10), rc: r}
+// New returns r with every line over MaxLine bytes or nested over
+// MaxDepth levels replaced as the package documentation says. Closing it
+// closes r.
+func New(r io.ReadCloser) io.ReadCloser {
+	return &guard{r: bufio.NewReaderSize(r, 64<<10), rc: r}
 }
 
 // Read implements io.Reader.
-func (g *stdioGuard) Read(p []byte) (int, error) {
+func (g *guard) Read(p []byte) (int, error) {
 	for len(g.rest) == 0 {
 		line, err := g.line()
 		if len(line) > 0 {
@@ -55,10 +70,10 @@ func (g *stdioGuard) Read(p []byte) (int, error) {
 }
 
 // Close implements io.Closer.
-func (g *stdioGuard) Close() error { return g.rc.Close() }
+func (g *guard) Close() error { return g.rc.Close() }
 
 // line reads one line, newline included, and checks it.
-func (g *stdioGuard) line() ([]byte, error) {
+func (g *guard) line() ([]byte, error) {
 	var buf []byte
 	over := false
 	size := 0
@@ -66,10 +81,10 @@ func (g *stdioGuard) line() ([]byte, error) {
 		chunk, err := g.r.ReadSlice('\n')
 		size += len(chunk)
 		if !over {
-			if len(buf)+len(chunk) > maxStdioLine {
+			if len(buf)+len(chunk) > MaxLine {
 				over = true
 				// Keep the start: the id is usually near it.
-				buf = append(buf, chunk[:maxStdioLine-len(buf)]...)
+				buf = append(buf, chunk[:MaxLine-len(buf)]...)
 			} else {
 				buf = append(buf, chunk...)
 			}
@@ -78,16 +93,16 @@ func (g *stdioGuard) line() ([]byte, error) {
 			continue
 		}
 		if over {
-			return refusedLine(buf, fmt.Sprintf("the message was %d bytes; the server accepts at most %d", size, maxStdioLine)), err
+			return refusedLine(buf, fmt.Sprintf("the message was %d bytes; the server accepts at most %d", size, MaxLine)), err
 		}
-		if d := jsonscan.Depth(buf); d > maxStdioDepth {
-			return refusedLine(buf, fmt.Sprintf("the message was nested %d levels deep; the server accepts at most %d", d, maxStdioDepth)), err
+		if d := jsonscan.Depth(buf); d > MaxDepth {
+			return refusedLine(buf, fmt.Sprintf("the message was nested %d levels deep; the server accepts at most %d", d, MaxDepth)), err
 		}
 		return buf, err
 	}
 }
 
-// refusedLine is what replaces a refused message: see stdioGuard.
+// refusedLine is what replaces a refused message: see the package documentation.
 func refusedLine(msg []byte, why string) []byte {
 	id, isRequest := topLevelID(msg)
 	if id == nil {
