@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -72,7 +73,7 @@ func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespac
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	if name == DiscoveryNamespace+".progress" {
-		return scriptProgress(ctx, args)
+		return progress.ScriptCall(ctx, args)
 	}
 	if name == DiscoveryNamespace+".chart" {
 		return h.scriptChart(ctx, args)

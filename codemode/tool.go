@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -87,8 +88,8 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		ctx = markUnwrapped(ctx, req)
 	}
 	if pr := s.newProgress(req); pr != nil {
-		host.progress = pr.call
-		ctx = withProgress(ctx, pr)
+		host.progress = pr.Call
+		ctx = progress.With(ctx, pr)
 	}
 
 	host.start = time.Now()
