@@ -17,6 +17,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/internal/sessions"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -54,7 +55,7 @@ type Server struct {
 	unwrappedOnce sync.Once
 	cancels       *httpmw.Cancels // the in-process registry, when Options.State.Cancellations is nil
 	routersMu     sync.Mutex
-	routers       []*sessionRouter // the endpoints built, whose sessions Close closes
+	routers       []*sessions.Router // the endpoints built, whose sessions Close closes
 
 	closeOnce sync.Once
 	closeErr  error
@@ -293,7 +294,7 @@ func (s *Server) Close() error {
 		routers := s.routers
 		s.routersMu.Unlock()
 		for _, rt := range routers {
-			rt.close()
+			rt.Close()
 		}
 		s.tel.close()
 		if s.ownSB && s.sb != nil {

@@ -7,9 +7,7 @@ func OpenSessions(s *Server) int {
 	defer s.routersMu.Unlock()
 	n := 0
 	for _, rt := range s.routers {
-		rt.mu.Lock()
-		n += len(rt.byID)
-		rt.mu.Unlock()
+		n += rt.Len()
 	}
 	return n
 }
