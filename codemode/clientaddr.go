@@ -1,12 +1,9 @@
 package codemode
 
 import (
-	"fmt"
-	"net"
 	"net/http"
-	"strings"
 
-	"github.com/realclientip/realclientip-go"
+	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
 // ForwardedFor returns an [HTTPOptions.ClientAddress] for a server behind
@@ -27,47 +24,5 @@ import (
 // With no trusted proxies it returns nil, which Options reads as the peer
 // address. It fails on an entry that is neither an address nor a range.
 func ForwardedFor(trusted ...string) (func(r *http.Request) string, error) {
-	var ranges []string
-	for _, t := range trusted {
-		if t = strings.TrimSpace(t); t != "" {
-			ranges = append(ranges, t)
-		}
-	}
-	if len(ranges) == 0 {
-		return nil, nil
-	}
-	var nets []net.IPNet
-	for _, rg := range ranges {
-		n, err := realclientip.AddressesAndRangesToIPNets(rg)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q is neither an IP address nor a CIDR range (without a zone)", rg)
-		}
-		nets = append(nets, n...)
-	}
-	forwarded, err := realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)
-	if err != nil {
-		return nil, err
-	}
-	return func(r *http.Request) string {
-		peer := realclientip.RemoteAddrStrategy{}.ClientIP(nil, r.RemoteAddr)
-		if peer == "" {
-			return r.RemoteAddr
-		}
-		host, _ := realclientip.SplitHostZone(peer)
-		if ip := net.ParseIP(host); ip != nil && inRanges(ip, nets) {
-			if c := forwarded.ClientIP(r.Header, r.RemoteAddr); c != "" {
-				return c
-			}
-		}
-		return peer
-	}, nil
-}
-
-func inRanges(ip net.IP, ranges []net.IPNet) bool {
-	for _, n := range ranges {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return httpmw.ForwardedFor(trusted...)
 }

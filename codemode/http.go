@@ -3,7 +3,6 @@ package codemode
 import (
 	"context"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,7 +158,7 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
 		})
 		if !o.InsecureRemotePrincipal {
-			endpoint = loopbackOnly(endpoint)
+			endpoint = httpmw.LoopbackOnly(endpoint)
 		}
 	}
 	return httpmw.BodyLimit(o.HTTP.MaxBodyBytes)(markStack(endpoint))
@@ -181,30 +180,12 @@ func (s *Server) codeToolNames() []string {
 const sessionIdleTimeout = 30 * time.Minute
 
 // clientAddr names the client behind r for the limits kept per client
-// address: Options.HTTP.ClientAddress, or the peer address, grouped by addrKey.
+// address: Options.HTTP.ClientAddress, or the peer address, grouped by httpmw.AddrKey.
 func (s *Server) clientAddr(r *http.Request) string {
 	if f := s.opts.HTTP.ClientAddress; f != nil {
-		return addrKey(f(r))
+		return httpmw.AddrKey(f(r))
 	}
-	return addrKey(httpmw.RemoteIP(r))
-}
-
-// addrKey groups a client address for a limit: an IPv4 address (also
-// written IPv4-mapped) as itself, an IPv6 address by its /64, which one
-// subscriber usually holds whole (else each of its 2^64 addresses would
-// have a budget of its own), without its zone. Anything that is not an
-// address is kept as it is.
-func addrKey(a string) string {
-	ip, err := netip.ParseAddr(a)
-	if err != nil {
-		return a
-	}
-	ip = ip.WithZone("").Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
+	return httpmw.AddrKey(httpmw.RemoteIP(r))
 }
 
 // principalKey keys the rate limits on the authenticated subject;

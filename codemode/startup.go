@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 
@@ -231,18 +229,4 @@ func checkWorker(sb *sandbox.Sandbox) error {
 		"Workers re-execute this binary with an empty environment, so its package initialisers run in them before the sandbox takes over. "+
 		"Either move the side effect (reading a required environment variable, opening a connection) from package-level variables and init functions into main, "+
 		"or build a separate worker binary that imports the sandbox package without it and set Options.Sandbox.WorkerPath", err)
-}
-
-// loopbackOnly answers 403 to requests from a non-loopback peer: without
-// Auth, every request acts as Options.Principal, which must not be
-// reachable from the network by accident.
-func loopbackOnly(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ip := net.ParseIP(httpmw.RemoteIP(r)); ip == nil || !ip.IsLoopback() {
-			http.Error(w, "forbidden: this server runs without authentication (codemode Options.Principal) and only accepts requests from loopback; "+
-				"its operator must configure Options.Auth to serve other machines", http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
