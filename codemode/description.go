@@ -7,6 +7,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) describeTool(v *view, readOnly bool, sibling string, example st
 		Sibling:      sibling,
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
-		Charts:       "declare namespace " + DiscoveryNamespace + " {\n" + chartDeclaration + "\n}",
+		Charts:       "declare namespace " + DiscoveryNamespace + " {\n" + chartrun.Declaration + "\n}",
 	}
 	lim := s.sb.Limits()
 	d.Timeout, d.Memory, d.MaxCalls = formatDuration(lim.Timeout), formatBytes(lim.MemoryBytes), lim.MaxCalls

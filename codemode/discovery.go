@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/typegen"
 )
@@ -175,7 +176,7 @@ func (sp *toolSpec) resolve(n string) (string, bool) {
 // discoveryDeclarations declares the discovery namespace for the model,
 // with chart among its free functions.
 func discoveryDeclarations(ns string) string {
-	return discover.Declarations(ns, chartDeclaration)
+	return discover.Declarations(ns, chartrun.Declaration)
 }
 
 // index lists fns for the index-mode description: one line per function

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -138,7 +139,7 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	// A run resumed after an approval draws its charts anew, and its
 	// discovery budget starts where the asking run's did: a budget spent
 	// by the runs before would make it take another branch.
-	host.charts = &charts{max: s.sb.Limits().MaxOutputBytes}
+	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
 	host.disc.mu.Lock()
 	host.disc.calls, host.disc.work = 0, 0
 	host.disc.mu.Unlock()

@@ -1,7 +1,10 @@
 // Package chartview is the MCP Apps view that draws the charts of an
 // execute_code result: one self-contained HTML file (view.html) holding
 // view.js bundled with the ext-apps App from npm. It loads nothing and
-// reaches no network; its CSP allows no origin.
+// reaches no network; its CSP allows no origin. It also serves the view
+// on an MCP server ([Serve]), says whether a client declared the MCP Apps
+// extension ([Client]), and points a client that did at the view from
+// the code tools' _meta ([ToolMeta]).
 //
 // view.html is generated and committed: after changing view.js or
 // view.tmpl.html, run `go run ./internal/cmd/chartview` (it needs the

@@ -1,4 +1,4 @@
-package codemode
+package chartrun
 
 import (
 	"reflect"
@@ -30,7 +30,7 @@ func TestChartDeclaration(t *testing.T) {
 			if optional {
 				want = name + "?: "
 			}
-			if !strings.Contains(chartDeclaration, want) {
+			if !strings.Contains(Declaration, want) {
 				t.Errorf("%s.%s: the declaration lacks %q", typ.Name(), f.Name, want)
 			}
 			walk(f.Type)
@@ -38,7 +38,7 @@ func TestChartDeclaration(t *testing.T) {
 	}
 	walk(reflect.TypeFor[chart.Spec]())
 	for _, kind := range []string{chart.Line, chart.Scatter, chart.Bar, chart.Area} {
-		if !strings.Contains(chartDeclaration, `"`+kind+`"`) {
+		if !strings.Contains(Declaration, `"`+kind+`"`) {
 			t.Errorf("the declaration lacks the kind %q", kind)
 		}
 	}
