@@ -3,10 +3,8 @@ package codemode
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,93 +82,37 @@ func newDiscovery(fns []boundFunc) *discovery {
 // tool: sp decides which functions exist. args is the JSON array of the
 // script's arguments.
 func (s *Server) discoveryCall(sp *toolSpec, fn string, args json.RawMessage) (json.RawMessage, error) {
-	list, err := discover.Args(fn, args)
-	if err != nil {
-		return nil, err
-	}
-	switch fn {
-	case "search":
-		return s.search(sp, list)
-	case "describe":
-		return s.describeCall(sp, list)
-	}
-	return nil, discover.NotAFunction(fn)
+	return sp.v.disc.ix.Call(discTool{s, sp}, fn, args)
 }
 
-func (s *Server) search(sp *toolSpec, args []json.RawMessage) (json.RawMessage, error) {
-	query, limit, err := discover.SearchArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	return sp.v.disc.ix.Search(query, limit, sp.tierOf, sp.v.display)
+// discTool is a code tool as internal/discover sees it: what it binds,
+// how names are shown, and declarations rendered by typegen.
+type discTool struct {
+	s  *Server
+	sp *toolSpec
 }
 
-// tierOf returns the tier of function id (qualified) and whether sp binds
-// it.
-func (sp *toolSpec) tierOf(id string) (string, bool) {
-	t, ok := sp.tiers[id]
+func (t discTool) Namespaces() []string { return t.sp.v.namespaces }
+func (t discTool) Bound() []string      { return t.sp.names }
+func (t discTool) Display(id string) string {
+	return t.sp.v.display(id)
+}
+func (t discTool) Withheld(id string) string { return withheld(t.sp, id) }
+
+func (t discTool) Tier(id string) (string, bool) {
+	tier, ok := t.sp.tiers[id]
 	if !ok {
 		return "", false
 	}
-	return t.String(), true
+	return tier.String(), true
 }
 
-// binds reports whether sp binds function id (qualified).
-func (sp *toolSpec) binds(id string) bool {
-	_, ok := sp.tiers[id]
-	return ok
-}
-
-func (s *Server) describeCall(sp *toolSpec, args []json.RawMessage) (json.RawMessage, error) {
-	names, err := discover.DescribeArgs(args)
-	if err != nil {
-		return nil, err
+func (t discTool) Declare(ids []string) (string, error) {
+	fns := make([]boundFunc, len(ids))
+	for i, id := range ids {
+		fns[i] = t.sp.v.disc.info[id]
 	}
-	text, err := s.describeFuncs(sp, names)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(text)
-}
-
-// describeFuncs returns the declarations of names as sp exposes them; a
-// name sp does not bind is an error (unknownDescribed): a write the
-// read-only tool leaves out is named as the full tool's, anything else
-// as if it did not exist. A name is namespace.function, or just the
-// function where that is unambiguous.
-func (s *Server) describeFuncs(sp *toolSpec, names []string) (string, error) {
-	var fns []boundFunc
-	seen := map[string]bool{}
-	for _, n := range names {
-		q, ok := sp.resolve(n)
-		if !ok {
-			return "", errors.New(s.unknownDescribed(sp, n))
-		}
-		if !seen[q] {
-			seen[q] = true
-			fns = append(fns, sp.v.disc.info[q])
-		}
-	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].qualified() < fns[j].qualified() })
-	return s.declarationsOf(sp.v, fns)
-}
-
-// resolve finds the qualified name sp binds for n: n itself, or the one
-// function of that name when n is unqualified.
-func (sp *toolSpec) resolve(n string) (string, bool) {
-	if _, ok := sp.tiers[n]; ok {
-		return n, true
-	}
-	found := ""
-	for _, ns := range sp.v.namespaces {
-		if _, ok := sp.tiers[ns+"."+n]; ok {
-			if found != "" {
-				return "", false // in two namespaces: say which
-			}
-			found = ns + "." + n
-		}
-	}
-	return found, found != ""
+	return t.s.declarationsOf(t.sp.v, fns)
 }
 
 // discoveryDeclarations declares the discovery namespace for the model,
@@ -214,7 +156,7 @@ func (s *Server) addFunctionResources(srv *mcp.Server, ns string) {
 		Description: "The declarations of one function " + ToolName + " can call: its signature, argument and result types, field docs and constraints. {name} is the function name.",
 		MIMEType:    "application/typescript",
 	}, s.functionResource(ns, ".d.ts", "application/typescript", func(sp *toolSpec, q string) (string, error) {
-		return s.describeFuncs(sp, []string{q})
+		return sp.v.disc.ix.Describe(discTool{s, sp}, []string{q})
 	}))
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "codemode://functions/" + ns + "/{name}.schema.json",

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/internal/discover"
-	"github.com/brakinglab/codemode-go/internal/suggest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -13,10 +12,6 @@ import (
 // arguments with what only codemode knows (sandbox.Explainer): the
 // functions codemode.search ranks closest to a name that does not exist,
 // and the argument object a function takes.
-
-// maxSuggested is the number of functions an unknown name is answered
-// with.
-const maxSuggested = 5
 
 // Suggest implements sandbox.Explainer: the functions of this tool that
 // codemode.search ranks first for an unknown name, qualified, each with
@@ -26,13 +21,7 @@ func (h *execHost) Suggest(name string) string {
 		return ""
 	}
 	_, fn, _ := strings.Cut(name, ".")
-	return h.s.closestFunctions(h.spec, fn)
-}
-
-// closestFunctions ranks sp's functions for fn, a name that does not exist,
-// with the search codemode.search offers, and says how to find the rest.
-func (s *Server) closestFunctions(sp *toolSpec, fn string) string {
-	return sp.v.disc.ix.Closest(fn, maxSuggested, strings.Join(sp.v.namespaces, " and "), len(sp.names), sp.binds)
+	return h.spec.v.disc.ix.Suggest(discTool{h.s, h.spec}, fn)
 }
 
 // Withheld implements sandbox.Withholder: a write function that the
@@ -61,15 +50,6 @@ func withheld(sp *toolSpec, name string) string {
 	return fmt.Sprintf("%s is not available in %s because it writes (tier %s); call it from %s.", name, sp.name, tier, all.name)
 }
 
-// qualifiedIn returns fn qualified by each of namespaces.
-func qualifiedIn(namespaces []string, fn string) []string {
-	out := make([]string, len(namespaces))
-	for i, ns := range namespaces {
-		out[i] = ns + "." + fn
-	}
-	return out
-}
-
 // Shape implements sandbox.Explainer: the argument object of name
 // (namespace.function), on one line.
 func (h *execHost) Shape(name string) string {
@@ -78,34 +58,6 @@ func (h *execHost) Shape(name string) string {
 	}
 	in, _ := h.spec.v.disc.info[name].Nodes()
 	return discover.Shape(in)
-}
-
-// unknownDescribed is describe's answer to a name the tool does not bind:
-// where it is, for a write the read-only tool leaves out; else the
-// spelling it most likely meant, else the closest functions by search.
-func (s *Server) unknownDescribed(sp *toolSpec, n string) string {
-	for _, q := range append([]string{n}, qualifiedIn(sp.v.namespaces, n)...) {
-		if w := withheld(sp, q); w != "" {
-			return "codemode.describe: " + w
-		}
-	}
-	msg := fmt.Sprintf("codemode.describe: %s has no function %q", strings.Join(sp.v.namespaces, ", "), sp.v.display(n))
-	shown := make([]string, len(sp.names))
-	for i, q := range sp.names {
-		shown[i] = sp.v.display(q)
-	}
-	if c := suggest.Closest(sp.v.display(n), shown); c != "" {
-		return msg + fmt.Sprintf(" (did you mean %q?)", c)
-	}
-	_, fn, found := strings.Cut(n, ".")
-	if !found {
-		fn = n
-	}
-	msg += ". " + s.closestFunctions(sp, fn)
-	if !sp.v.single() && !strings.Contains(n, ".") {
-		msg += " Name a function as namespace.function."
-	}
-	return msg
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -36,9 +37,9 @@ type execHost struct {
 	progressMu sync.Mutex
 	mu         sync.Mutex
 	calls      int
-	disc       discoveryUse  // this execution's discovery budget
-	charts     *chartrun.Run // what codemode.chart added in the current run
-	apps       bool          // the client declared the MCP Apps extension
+	disc       discover.Budget // this execution's discovery budget
+	charts     *chartrun.Run   // what codemode.chart added in the current run
+	apps       bool            // the client declared the MCP Apps extension
 }
 
 // count numbers a call and reports it as progress.

@@ -140,9 +140,7 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	// discovery budget starts where the asking run's did: a budget spent
 	// by the runs before would make it take another branch.
 	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
-	host.disc.mu.Lock()
-	host.disc.calls, host.disc.work = 0, 0
-	host.disc.mu.Unlock()
+	host.disc.Reset()
 	start := time.Now()
 	ctx, span := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/discover"
 )
 
 // spec computes one code tool of v: the functions fns it binds, their
@@ -33,7 +34,7 @@ func (s *Server) spec(v *view, name string, fns []boundFunc, readOnlyTool bool) 
 	example := s.opts.Example
 	if example == "" {
 		f := firstRead(fns)
-		example = defaultExample(f.ns, f.Name)
+		example = discover.Example(f.ns, f.Name)
 	}
 	sibling := ""
 	switch {
