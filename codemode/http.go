@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -84,53 +83,54 @@ func (s *Server) mountMetadata(mux *http.ServeMux) {
 	}
 }
 
-// protect puts the MCP endpoint's stack in front of endpoint: from the
-// inside out, cancellation (of requests outside a session), the
-// execution limit, the request limit, the JSON-RPC envelope, identity
-// (bearer authentication and its failure limit, or Principal) and the
-// body limit. Sessions and stateless requests pass through the same
-// stack: the routing to either is inside endpoint.
+// protect puts the MCP endpoint's stack (httpmw.Stack) in front of
+// endpoint: the body limit, identity (bearer authentication and its
+// failure limit, or Principal), the JSON-RPC envelope, the request limit,
+// the execution limit and cancellation of requests outside a session.
 func (s *Server) protect(endpoint http.Handler) http.Handler {
 	o := &s.opts
-	var limiter httpmw.Limiter
-	switch {
-	case o.State.RateLimiter != nil:
-		limiter = o.State.RateLimiter
-	case o.RateLimits.RatePerSecond > 0:
-		limiter = httpmw.NewRateLimiter(o.RateLimits.RatePerSecond, o.RateLimits.RateBurst)
+	keys := s.callerKeys()
+	st := httpmw.Stack{
+		MaxBodyBytes: o.HTTP.MaxBodyBytes,
+		Mark:         markStack,
+		Identity:     s.identity(),
+		Requests:     s.tel.limited(limiter(o.State.RequestLimiter, o.RateLimits.RequestsPerSecond, o.RateLimits.RequestBurst)),
+		Executions:   s.tel.limited(limiter(o.State.RateLimiter, o.RateLimits.RatePerSecond, o.RateLimits.RateBurst)),
+		Calls:        s.cancels,
+		Owner:        keys.Owner,
+		Principal:    keys.Principal,
+		Logger:       s.logger,
 	}
-	// A stateless tools/call is registered so that a notification in
-	// another POST can cancel it; a session cancels its own calls, and
-	// the registry passes its requests (an Mcp-Session-Id header) on.
-	var reg httpmw.CallRegistry = s.cancels
+	// Executions are what cost: each tools/call of a code tool takes a
+	// token, set-up traffic and plain tools take none, unless the host
+	// counts its plain tools too.
+	if !o.RateLimits.RateLimitPlainTools {
+		st.CodeTools = s.codeToolNames()
+	}
 	if o.State.Cancellations != nil {
-		reg = o.State.Cancellations
+		st.Calls = o.State.Cancellations
 	}
-	endpoint = httpmw.Cancellation(reg, s.cancelKey, s.logger)(endpoint)
-	// Executions are what cost: each tools/call of a code tool (also
-	// inside a batch) takes a token, set-up traffic and plain tools take
-	// none, unless the host counts its plain tools too.
-	var execCost func(*http.Request) int
-	if o.RateLimits.RateLimitPlainTools {
-		execCost = httpmw.ToolCallCost()
-	} else {
-		execCost = httpmw.ToolCallCost(s.codeToolNames()...)
-	}
-	endpoint = httpmw.RateLimitCost(s.tel.limited(limiter), s.principalKey, execCost, s.logger)(endpoint)
-	// Every message, whatever its method, takes a token of the larger
-	// request budget, so no method is free to flood.
-	var requests httpmw.Limiter
-	switch {
-	case o.State.RequestLimiter != nil:
-		requests = o.State.RequestLimiter
-	case o.RateLimits.RequestsPerSecond > 0:
-		requests = httpmw.NewRateLimiter(o.RateLimits.RequestsPerSecond, o.RateLimits.RequestBurst)
-	}
-	endpoint = httpmw.RateLimitCost(s.tel.limited(requests), s.principalKey, httpmw.RequestCost, s.logger)(endpoint)
-	// Read the JSON-RPC envelope once for both limits; batches are
-	// refused where the protocol removed them, and capped elsewhere.
-	endpoint = httpmw.JSONRPC(httpmw.DefaultMaxBatch)(endpoint)
+	return st.Wrap(endpoint)
+}
 
+// limiter is shared, when the host gave one, else an in-process limiter
+// at perSecond (none when it is negative).
+func limiter(shared httpmw.Limiter, perSecond float64, burst int) httpmw.Limiter {
+	switch {
+	case shared != nil:
+		return shared
+	case perSecond > 0:
+		return httpmw.NewRateLimiter(perSecond, burst)
+	}
+	return nil
+}
+
+// identity authenticates a request with Auth's bearer tokens behind the
+// failed-authentication limit, or gives it Options.Principal (from
+// loopback only, unless InsecureRemotePrincipal); nil when there is
+// neither (the catalog allows anonymous calls).
+func (s *Server) identity() func(http.Handler) http.Handler {
+	o := &s.opts
 	if a := o.Auth; a != nil {
 		prmURL, _ := oauthmeta.ResourceMetadataURL(a.Resource) // checked in New
 		bearer := bearer.RequireBearer(a.Verifier, &bearer.BearerOptions{
@@ -149,19 +149,22 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		case o.RateLimits.AuthFailuresPerSecond > 0:
 			failures = httpmw.NewRateLimiter(o.RateLimits.AuthFailuresPerSecond, o.RateLimits.AuthFailureBurst)
 		}
-		endpoint = httpmw.FailureLimit(failures, bearer, s.clientAddr, s.logger)(endpoint)
-	} else if o.Principal != nil {
-		p := *o.Principal
-		s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
-		next := endpoint
-		endpoint = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
-		})
-		if !o.InsecureRemotePrincipal {
-			endpoint = httpmw.LoopbackOnly(endpoint)
-		}
+		return httpmw.FailureLimit(failures, bearer, s.clientAddr, s.logger)
 	}
-	return httpmw.BodyLimit(o.HTTP.MaxBodyBytes)(markStack(endpoint))
+	if o.Principal == nil {
+		return nil
+	}
+	p := *o.Principal
+	s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
+	return func(next http.Handler) http.Handler {
+		h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
+		}))
+		if !o.InsecureRemotePrincipal {
+			h = httpmw.LoopbackOnly(h)
+		}
+		return h
+	}
 }
 
 // codeToolNames are the tools that run code: their calls are the
@@ -179,35 +182,13 @@ func (s *Server) codeToolNames() []string {
 // being served, so a call waiting for the user's answer keeps it).
 const sessionIdleTimeout = 30 * time.Minute
 
+// callerKeys names the caller of a request for the limits, the cancellation
+// registry and the sessions.
+func (s *Server) callerKeys() httpmw.Keys { return httpmw.Keys{ClientAddress: s.opts.HTTP.ClientAddress} }
+
 // clientAddr names the client behind r for the limits kept per client
-// address: Options.HTTP.ClientAddress, or the peer address, grouped by httpmw.AddrKey.
-func (s *Server) clientAddr(r *http.Request) string {
-	if f := s.opts.HTTP.ClientAddress; f != nil {
-		return httpmw.AddrKey(f(r))
-	}
-	return httpmw.AddrKey(httpmw.RemoteIP(r))
-}
-
-// principalKey keys the rate limits on the authenticated subject;
-// anonymous requests fall back to the client address.
-func (s *Server) principalKey(r *http.Request) string {
-	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
-		return "sub:" + p.Subject
-	}
-	return "ip:" + s.clientAddr(r)
-}
-
-// cancelKey is whose calls a notifications/cancelled POST may cancel, and
-// whose a session is: the same subject through the same client, or,
-// without a principal, the same client address (all anonymous callers are
-// one principal; the address at least keeps remote strangers apart).
-func (s *Server) cancelKey(r *http.Request) string {
-	if p, ok := catalog.PrincipalFrom(r.Context()); ok && p.Subject != "" {
-		// Quoted, so no subject and client pair can spell another's key.
-		return "sub:" + strconv.Quote(p.Subject) + " client:" + strconv.Quote(p.ClientID)
-	}
-	return "ip:" + s.clientAddr(r)
-}
+// address: Options.HTTP.ClientAddress, or the peer address.
+func (s *Server) clientAddr(r *http.Request) string { return s.callerKeys().Client(r) }
 
 // joinCancellation lets a notifications/cancelled POST, which a stateless
 // handler serves in a session of its own, cancel a tools/call in flight.

@@ -76,8 +76,8 @@ func (s *Server) endpoint(srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *ses
 		Prefix:          s.opts.HTTP.SessionIDPrefix,
 		MaxPerPrincipal: max,
 		Extensions:      []string{appsExtension},
-		Owner:           s.cancelKey,
-		Principal:       s.principalKey,
+		Owner:           s.callerKeys().Owner,
+		Principal:       s.callerKeys().Principal,
 		Logger:          s.logger,
 	})
 	s.routersMu.Lock()

@@ -1,4 +1,4 @@
-package codemode
+package httpmw
 
 import (
 	"net/http"
@@ -8,15 +8,15 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 )
 
-func TestCancelKey(t *testing.T) {
-	s := &Server{}
+func TestKeysOwner(t *testing.T) {
+	k := Keys{}
 	key := func(p *catalog.Principal, remote string) string {
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = remote
 		if p != nil {
 			r = r.WithContext(catalog.WithPrincipal(r.Context(), *p))
 		}
-		return s.cancelKey(r)
+		return k.Owner(r)
 	}
 	alice := key(&catalog.Principal{Subject: "alice", ClientID: "c1"}, "10.0.0.1:1000")
 	for _, tt := range []struct {
@@ -42,14 +42,14 @@ func TestCancelKey(t *testing.T) {
 	if anon1, anon2 := key(nil, "10.0.0.1:1000"), key(nil, "10.0.0.1:3000"); anon1 != anon2 {
 		t.Errorf("anonymous keys differ by port: %q %q", anon1, anon2)
 	}
-	// With Options.HTTP.ClientAddress, anonymous callers behind one proxy are
-	// told apart by the address it reports.
-	s.opts.HTTP.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
+	// With ClientAddress, anonymous callers behind one proxy are told apart
+	// by the address it reports.
+	k.ClientAddress = func(r *http.Request) string { return r.Header.Get("X-Test-Client") }
 	behind := func(client string) string {
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = "10.0.0.9:1000"
 		r.Header.Set("X-Test-Client", client)
-		return s.cancelKey(r)
+		return k.Owner(r)
 	}
 	if behind("198.51.100.1") == behind("198.51.100.2") {
 		t.Errorf("two anonymous clients behind one proxy share the key %q", behind("198.51.100.1"))
