@@ -21,40 +21,20 @@ import (
 // principal, reports progress and writes one audit event per call.
 type execHost struct {
 	s         *Server
-	bound     map[string][]string     // namespace → bound function names
-	tiers     map[string]catalog.Tier // qualified name → tier
-	principal *catalog.Principal      // nil: anonymous
-	spec      *toolSpec               // the tool: what discovery may show
-	base      AuditEvent              // trace id, principal, tool
-	progress  func(ctx context.Context, name string, n int)
+	bound     map[string][]string         // namespace → bound function names
+	tiers     map[string]catalog.Tier     // qualified name → tier
+	principal *catalog.Principal          // nil: anonymous
+	spec      *toolSpec                   // the tool: what discovery may show
+	base      AuditEvent                  // trace id, principal, tool
+	progress  *progress.Reporter          // nil: the client asked for no progress
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
 	chainOnce sync.Once
 	call      catalog.CallFunc // the links a call passes through (chain)
 	start     time.Time        // the execution's start, for its audit event
 
-	// progressMu keeps notifications in call order: progress must only
-	// grow, and concurrent calls (Promise.all) start on many goroutines.
-	progressMu sync.Mutex
-	mu         sync.Mutex
-	calls      int
-	disc       discover.Budget // this execution's discovery budget
-	charts     *chartrun.Run   // what codemode.chart added in the current run
-	apps       bool            // the client declared the MCP Apps extension
-}
-
-// count numbers a call and reports it as progress.
-func (h *execHost) count(ctx context.Context, name string) {
-	if h.progress != nil {
-		h.progressMu.Lock()
-		defer h.progressMu.Unlock()
-	}
-	h.mu.Lock()
-	h.calls++
-	n := h.calls
-	h.mu.Unlock()
-	if h.progress != nil {
-		h.progress(ctx, name, n)
-	}
+	disc   discover.Budget // this execution's discovery budget
+	charts *chartrun.Run   // what codemode.chart added in the current run
+	apps   bool            // the client declared the MCP Apps extension
 }
 
 // Functions implements sandbox.Host: the tool's functions, and the
@@ -113,7 +93,7 @@ func (h *execHost) chain() catalog.CallFunc {
 
 func (h *execHost) progressLink(next catalog.CallFunc) catalog.CallFunc {
 	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-		h.count(ctx, name)
+		h.progress.Call(ctx, name)
 		return next(ctx, name, args)
 	}
 }

@@ -89,7 +89,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 		ctx = markUnwrapped(ctx, req)
 	}
 	if pr := s.newProgress(req); pr != nil {
-		host.progress = pr.Call
+		host.progress = pr
 		ctx = progress.With(ctx, pr)
 	}
 

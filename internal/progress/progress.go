@@ -54,6 +54,11 @@ type Reporter struct {
 	maxCalls int
 	sent     func()
 
+	// order keeps notifications in call order: progress must only grow,
+	// and concurrent calls (Promise.all) start on many goroutines.
+	order sync.Mutex
+	calls int // host calls numbered so far; order is held
+
 	mu       sync.Mutex
 	lim      *rate.Limiter
 	lastDone float64
@@ -69,9 +74,22 @@ func New(send func(context.Context, *mcp.ProgressNotificationParams) error, toke
 	return &Reporter{send: send, token: token, maxCalls: maxCalls, sent: sent, lim: rate.NewLimiter(PerSecond, Burst)}
 }
 
-// Call reports the n-th host call, of function name, unless the script or
-// a host function reports its own progress.
-func (p *Reporter) Call(ctx context.Context, name string, n int) {
+// Call numbers a host call of function name and reports it as n of the
+// call limit, unless the script or a host function reports its own
+// progress. Calls are numbered and reported in the order they start. A
+// nil Reporter (no progressToken) does nothing.
+func (p *Reporter) Call(ctx context.Context, name string) {
+	if p == nil {
+		return
+	}
+	p.order.Lock()
+	defer p.order.Unlock()
+	p.calls++
+	p.call(ctx, name, p.calls)
+}
+
+// call reports the n-th host call.
+func (p *Reporter) call(ctx context.Context, name string, n int) {
 	p.mu.Lock()
 	if p.explicit || !p.due(false) {
 		p.mu.Unlock()
