@@ -1,16 +1,13 @@
 package codemode
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
-	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
+	"github.com/brakinglab/codemode-go/internal/declres"
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/typegen"
 )
@@ -142,69 +139,44 @@ func (s *Server) index(v *view, fns []boundFunc) string {
 	return discover.List(groups)
 }
 
-// addFunctionResources adds the resource templates that serve one
-// function of namespace ns per URI, for clients that browse resources: its
-// TypeScript declarations ({name}.d.ts) and the JSON Schemas of its
-// arguments and result ({name}.schema.json, from typegen, for clients and
-// tools that validate with JSON Schema). They serve what execute_code
-// binds in the view current when the resource is read.
-func (s *Server) addFunctionResources(srv *mcp.Server, ns string) {
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: "codemode://functions/" + ns + "/{name}.d.ts",
-		Name:        ns + "-function",
-		Title:       "TypeScript declarations of one " + ns + " function",
-		Description: "The declarations of one function " + ToolName + " can call: its signature, argument and result types, field docs and constraints. {name} is the function name.",
-		MIMEType:    "application/typescript",
-	}, s.functionResource(ns, ".d.ts", "application/typescript", func(sp *toolSpec, q string) (string, error) {
-		return sp.v.disc.ix.Describe(discTool{s, sp}, []string{q})
-	}))
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: "codemode://functions/" + ns + "/{name}.schema.json",
-		Name:        ns + "-function-schema",
-		Title:       "JSON Schemas of one " + ns + " function",
-		Description: "The JSON Schemas (draft 2020-12) of the arguments and the result of one function " + ToolName + " can call: {\"input\": …, \"output\": …}. {name} is the function name.",
-		MIMEType:    "application/schema+json",
-	}, s.functionResource(ns, ".schema.json", "application/schema+json", func(sp *toolSpec, q string) (string, error) {
-		f := sp.v.disc.info[q].FuncInfo
-		in, err := typegen.InputSchema(f)
-		if err != nil {
-			return "", err
+// namespaceResources is what the declaration resources of namespace ns
+// serve (internal/declres): decls, and each function execute_code binds
+// in the view current when a resource is read.
+func (s *Server) namespaceResources(ns, decls string) declres.Namespace {
+	bound := func(name string) (*toolSpec, string, error) {
+		sp, q := &s.current().all, ns+"."+name
+		if _, ok := sp.tiers[q]; !ok {
+			return nil, "", errors.New("not bound")
 		}
-		out, err := typegen.OutputSchema(f)
-		if err != nil {
-			return "", err
-		}
-		b, err := json.Marshal(struct {
-			Input  json.RawMessage `json:"input"`
-			Output json.RawMessage `json:"output"`
-		}{in, out})
-		return string(b), err
-	}))
-}
-
-// functionResource serves codemode://functions/<ns>/<name><suffix> with
-// render, for the functions execute_code binds.
-func (s *Server) functionResource(ns, suffix, mime string, render func(sp *toolSpec, qualified string) (string, error)) mcp.ResourceHandler {
-	prefix := "codemode://functions/" + ns + "/"
-	return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		uri := req.Params.URI
-		name, ok := strings.CutPrefix(uri, prefix)
-		name, ok2 := strings.CutSuffix(name, suffix)
-		if u, err := url.PathUnescape(name); err == nil {
-			name = u
-		}
-		if !ok || !ok2 {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
-		sp := &s.current().all
-		q := ns + "." + name
-		if _, bound := sp.tiers[q]; !bound {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
-		text, err := render(sp, q)
-		if err != nil {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+		return sp, q, nil
+	}
+	return declres.Namespace{Name: ns, Tool: ToolName, Declarations: decls,
+		Function: func(name string) (string, error) {
+			sp, q, err := bound(name)
+			if err != nil {
+				return "", err
+			}
+			return sp.v.disc.ix.Describe(discTool{s, sp}, []string{q})
+		},
+		Schemas: func(name string) (string, error) {
+			sp, q, err := bound(name)
+			if err != nil {
+				return "", err
+			}
+			f := sp.v.disc.info[q].FuncInfo
+			in, err := typegen.InputSchema(f)
+			if err != nil {
+				return "", err
+			}
+			out, err := typegen.OutputSchema(f)
+			if err != nil {
+				return "", err
+			}
+			b, err := json.Marshal(struct {
+				Input  json.RawMessage `json:"input"`
+				Output json.RawMessage `json:"output"`
+			}{in, out})
+			return string(b), err
+		},
 	}
 }

@@ -1,13 +1,10 @@
 package codemode
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
@@ -184,7 +181,9 @@ const sessionIdleTimeout = 30 * time.Minute
 
 // callerKeys names the caller of a request for the limits, the cancellation
 // registry and the sessions.
-func (s *Server) callerKeys() httpmw.Keys { return httpmw.Keys{ClientAddress: s.opts.HTTP.ClientAddress} }
+func (s *Server) callerKeys() httpmw.Keys {
+	return httpmw.Keys{ClientAddress: s.opts.HTTP.ClientAddress}
+}
 
 // clientAddr names the client behind r for the limits kept per client
 // address: Options.HTTP.ClientAddress, or the peer address.
@@ -192,16 +191,7 @@ func (s *Server) clientAddr(r *http.Request) string { return s.callerKeys().Clie
 
 // joinCancellation lets a notifications/cancelled POST, which a stateless
 // handler serves in a session of its own, cancel a tools/call in flight.
-func joinCancellation(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
-			return next(ctx, method, req)
-		}
-		ctx, stop := httpmw.Cancellable(ctx)
-		defer stop()
-		return next(ctx, method, req)
-	}
-}
+var joinCancellation = httpmw.JoinCancellation
 
 func (s *Server) scopesSupported() []string {
 	a := s.opts.Auth

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/declres"
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/internal/sessions"
@@ -258,18 +259,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 			s.logger.Error("codemode: declarations", "namespace", ns, "err", err)
 			continue
 		}
-		uri := "codemode://types/" + ns + ".d.ts"
-		srv.AddResource(&mcp.Resource{
-			URI:         uri,
-			Name:        ns + ".d.ts",
-			Title:       "TypeScript declarations of " + ns,
-			Description: "The functions " + ToolName + " can call in " + ns + ", as TypeScript declarations.",
-			MIMEType:    "application/typescript",
-			Size:        int64(len(decls)),
-		}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: decls}}}, nil
-		})
-		s.addFunctionResources(srv, ns)
+		declres.Add(srv, s.namespaceResources(ns, decls))
 	}
 	if old == nil {
 		return
@@ -277,8 +267,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 	for _, ns := range old.namespaces {
 		if !slices.Contains(v.namespaces, ns) {
 			// A catalog that lost every function: nothing to declare.
-			srv.RemoveResources("codemode://types/" + ns + ".d.ts")
-			srv.RemoveResourceTemplates("codemode://functions/"+ns+"/{name}.d.ts", "codemode://functions/"+ns+"/{name}.schema.json")
+			declres.Remove(srv, ns)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ErrCancelledByClient is the cause of a context cancelled by a
@@ -368,4 +370,19 @@ func normalizeID(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return "n:" + strconv.FormatInt(int64(f), 10), true
+}
+
+// JoinCancellation is the MCP server's half of Cancellation: it makes the
+// context of each tools/call Cancellable, so a notifications/cancelled
+// POST, which a stateless handler serves in a session of its own, can
+// cancel the call in flight.
+func JoinCancellation(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctx, stop := Cancellable(ctx)
+		defer stop()
+		return next(ctx, method, req)
+	}
 }
