@@ -4,9 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
@@ -91,8 +89,8 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		MaxBodyBytes: o.HTTP.MaxBodyBytes,
 		Mark:         markStack,
 		Identity:     s.identity(),
-		Requests:     s.tel.limited(limiter(o.State.RequestLimiter, o.RateLimits.RequestsPerSecond, o.RateLimits.RequestBurst)),
-		Executions:   s.tel.limited(limiter(o.State.RateLimiter, o.RateLimits.RatePerSecond, o.RateLimits.RateBurst)),
+		Requests:     s.tel.limited(httpmw.LimiterOr(o.State.RequestLimiter, o.RateLimits.RequestsPerSecond, o.RateLimits.RequestBurst)),
+		Executions:   s.tel.limited(httpmw.LimiterOr(o.State.RateLimiter, o.RateLimits.RatePerSecond, o.RateLimits.RateBurst)),
 		Calls:        s.cancels,
 		Owner:        keys.Owner,
 		Principal:    keys.Principal,
@@ -108,18 +106,6 @@ func (s *Server) protect(endpoint http.Handler) http.Handler {
 		st.Calls = o.State.Cancellations
 	}
 	return st.Wrap(endpoint)
-}
-
-// limiter is shared, when the host gave one, else an in-process limiter
-// at perSecond (none when it is negative).
-func limiter(shared httpmw.Limiter, perSecond float64, burst int) httpmw.Limiter {
-	switch {
-	case shared != nil:
-		return shared
-	case perSecond > 0:
-		return httpmw.NewRateLimiter(perSecond, burst)
-	}
-	return nil
 }
 
 // identity authenticates a request with Auth's bearer tokens behind the
@@ -139,13 +125,7 @@ func (s *Server) identity() func(http.Handler) http.Handler {
 		// Failures are limited before the token is checked: verifying can
 		// be costly (introspection, fetching keys for an unknown kid) and
 		// the per-principal limit only applies after it.
-		var failures httpmw.FailureCounter
-		switch {
-		case o.State.FailureLimiter != nil:
-			failures = o.State.FailureLimiter
-		case o.RateLimits.AuthFailuresPerSecond > 0:
-			failures = httpmw.NewRateLimiter(o.RateLimits.AuthFailuresPerSecond, o.RateLimits.AuthFailureBurst)
-		}
+		failures := httpmw.FailureCounterOr(o.State.FailureLimiter, o.RateLimits.AuthFailuresPerSecond, o.RateLimits.AuthFailureBurst)
 		return httpmw.FailureLimit(failures, bearer, s.clientAddr, s.logger)
 	}
 	if o.Principal == nil {
@@ -153,15 +133,7 @@ func (s *Server) identity() func(http.Handler) http.Handler {
 	}
 	p := *o.Principal
 	s.logger.Warn("codemode: HTTP authentication is off; every request acts as the configured principal", "subject", p.Subject, "remote", o.InsecureRemotePrincipal)
-	return func(next http.Handler) http.Handler {
-		h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
-		}))
-		if !o.InsecureRemotePrincipal {
-			h = httpmw.LoopbackOnly(h)
-		}
-		return h
-	}
+	return httpmw.AsPrincipal(p, o.InsecureRemotePrincipal)
 }
 
 // codeToolNames are the tools that run code: their calls are the
@@ -173,11 +145,6 @@ func (s *Server) codeToolNames() []string {
 	}
 	return names
 }
-
-// sessionIdleTimeout closes a session after this long without a
-// request (go-sdk's timer does not run while a POST of the session is
-// being served, so a call waiting for the user's answer keeps it).
-const sessionIdleTimeout = 30 * time.Minute
 
 // callerKeys names the caller of a request for the limits, the cancellation
 // registry and the sessions.

@@ -2,7 +2,6 @@ package codemode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -54,17 +53,6 @@ func (s *Server) endpoint(srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *ses
 	if o.Logger == nil {
 		o.Logger = sdkLogger(s.logger)
 	}
-	if o.SessionTimeout <= 0 {
-		// Sessions a client abandons must not pile up.
-		o.SessionTimeout = sessionIdleTimeout
-	}
-	mode := sessions.WhenNeeded
-	switch {
-	case s.opts.HTTP.Stateless:
-		mode = sessions.Never
-	case s.opts.HTTP.Stateful:
-		mode = sessions.Always
-	}
 	max := s.opts.HTTP.MaxSessionsPerPrincipal
 	if max == 0 {
 		max = DefaultMaxSessionsPerPrincipal
@@ -72,7 +60,7 @@ func (s *Server) endpoint(srv *mcp.Server, opts *mcp.StreamableHTTPOptions) *ses
 	rt := sessions.New(sessions.Config{
 		Server:          srv,
 		Options:         o,
-		Mode:            mode,
+		Mode:            sessions.ModeFor(s.opts.HTTP.Stateful, s.opts.HTTP.Stateless),
 		Prefix:          s.opts.HTTP.SessionIDPrefix,
 		MaxPerPrincipal: max,
 		Extensions:      []string{appsExtension},
@@ -94,15 +82,9 @@ func sessionlessReason(ctx context.Context, ip *mcp.InitializeParams) string {
 
 // checkSessions refuses contradictory session settings.
 func (s *Server) checkSessions() error {
-	o := &s.opts
-	if o.HTTP.Stateful && o.HTTP.Stateless {
-		return errors.New("codemode: Options.HTTP.Stateful and Options.HTTP.Stateless are both set: Stateful opens a session for every client before 2026-07-28, Stateless none; leave both off for sessions where clients need them")
-	}
-	if err := sessions.CheckPrefix(o.HTTP.SessionIDPrefix); err != nil {
-		return fmt.Errorf("codemode: Options.HTTP.SessionIDPrefix %w", err)
-	}
-	if o.HTTP.Stateless && o.HTTP.SessionIDPrefix != "" {
-		return errors.New("codemode: Options.HTTP.SessionIDPrefix is set but Options.HTTP.Stateless opens no session; remove one")
+	h := &s.opts.HTTP
+	if err := sessions.Check(h.Stateful, h.Stateless, h.SessionIDPrefix); err != nil {
+		return fmt.Errorf("codemode: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package httpmw
 import (
 	"net"
 	"net/http"
+
+	"github.com/brakinglab/codemode-go/catalog"
 )
 
 // LoopbackOnly answers 403 to requests from a non-loopback peer: a server
@@ -18,4 +20,19 @@ func LoopbackOnly(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// AsPrincipal gives every request p (catalog.WithPrincipal): a server
+// without authentication that acts for its configured principal. Unless
+// remote, it serves loopback peers only (LoopbackOnly).
+func AsPrincipal(p catalog.Principal, remote bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		h := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(catalog.WithPrincipal(r.Context(), p)))
+		}))
+		if !remote {
+			h = LoopbackOnly(h)
+		}
+		return h
+	}
 }

@@ -241,3 +241,27 @@ func RemoteIP(r *http.Request) string {
 	}
 	return host
 }
+
+// LimiterOr returns shared when it is not nil, else an in-process
+// RateLimiter of perSecond and burst, or nil (no limit) when perSecond is
+// not positive.
+func LimiterOr(shared Limiter, perSecond float64, burst int) Limiter {
+	switch {
+	case shared != nil:
+		return shared
+	case perSecond > 0:
+		return NewRateLimiter(perSecond, burst)
+	}
+	return nil
+}
+
+// FailureCounterOr is LimiterOr for a limit on failed authentication.
+func FailureCounterOr(shared FailureCounter, perSecond float64, burst int) FailureCounter {
+	switch {
+	case shared != nil:
+		return shared
+	case perSecond > 0:
+		return NewRateLimiter(perSecond, burst)
+	}
+	return nil
+}

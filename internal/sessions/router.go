@@ -23,6 +23,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -56,17 +57,35 @@ const (
 	Never
 )
 
+// ModeFor is the mode of a server that opens a session for every client
+// that may (stateful), for none (stateless), or where clients need one.
+func ModeFor(stateful, stateless bool) Mode {
+	switch {
+	case stateless:
+		return Never
+	case stateful:
+		return Always
+	}
+	return WhenNeeded
+}
+
+// IdleTimeout closes a session after this long without a request
+// (go-sdk's timer does not run while a POST of the session is being
+// served, so a call waiting for the user's answer keeps it).
+const IdleTimeout = 30 * time.Minute
+
 // Config is what a Router needs.
 type Config struct {
 	// Server is the MCP server both handlers serve.
 	Server *mcp.Server
 	// Options configures both go-sdk handlers; its Stateless field is
-	// ignored.
+	// ignored, and a zero SessionTimeout means IdleTimeout: sessions a
+	// client abandons must not pile up.
 	Options mcp.StreamableHTTPOptions
 	// Mode says which initialize requests open a session.
 	Mode Mode
 	// Prefix starts every session id handed out (at most 32 letters,
-	// digits, '.', '_' or '-'; see CheckPrefix).
+	// digits, '.', '_' or '-'; see Check).
 	Prefix string
 	// MaxPerPrincipal caps the sessions one principal holds; negative
 	// means no cap. It must not be zero.
@@ -102,6 +121,9 @@ func ModeOf(ctx context.Context) (m Mode, ok bool) {
 // New builds the endpoint cfg describes.
 func New(cfg Config) *Router {
 	get := func(*http.Request) *mcp.Server { return cfg.Server }
+	if cfg.Options.SessionTimeout <= 0 {
+		cfg.Options.SessionTimeout = IdleTimeout
+	}
 	stateless, stateful := cfg.Options, cfg.Options
 	stateless.Stateless, stateful.Stateless = true, false
 	rt := &Router{
@@ -370,13 +392,20 @@ func Reason(ctx context.Context, ip *mcp.InitializeParams) string {
 	return "this request came without a session: " + need + ", and the server opens one at initialize for a client that declares the elicitation capability; this client did not declare it there, or did not send back the Mcp-Session-Id it was given"
 }
 
-// CheckPrefix refuses a session id prefix other than at most 32 letters,
-// digits, '.', '_' or '-'.
-func CheckPrefix(p string) error {
-	if len(p) > 32 || strings.IndexFunc(p, func(r rune) bool {
+// Check refuses contradictory settings of codemode's Options.HTTP:
+// Stateful with Stateless, a SessionIDPrefix other than at most 32
+// letters, digits, '.', '_' or '-', and a prefix where no session opens.
+func Check(stateful, stateless bool, prefix string) error {
+	if stateful && stateless {
+		return errors.New("Options.HTTP.Stateful and Options.HTTP.Stateless are both set: Stateful opens a session for every client before 2026-07-28, Stateless none; leave both off for sessions where clients need them")
+	}
+	if len(prefix) > 32 || strings.IndexFunc(prefix, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
 	}) >= 0 {
-		return fmt.Errorf("%q: want at most 32 letters, digits, '.', '_' or '-'", p)
+		return fmt.Errorf("Options.HTTP.SessionIDPrefix %q: want at most 32 letters, digits, '.', '_' or '-'", prefix)
+	}
+	if stateless && prefix != "" {
+		return errors.New("Options.HTTP.SessionIDPrefix is set but Options.HTTP.Stateless opens no session; remove one")
 	}
 	return nil
 }
