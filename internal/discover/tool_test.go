@@ -32,7 +32,9 @@ func (readTool) Withheld(id string) string {
 	return ""
 }
 
-func (readTool) Declare(ids []string) (string, error) { return "declare " + strings.Join(ids, ", "), nil }
+func (readTool) Declare(ids []string) (string, error) {
+	return "declare " + strings.Join(ids, ", "), nil
+}
 
 func TestToolCalls(t *testing.T) {
 	x := testIndex(t)
