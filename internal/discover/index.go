@@ -1,16 +1,19 @@
-// Package discover is what the discovery functions of code mode know, on
-// their own: an index of functions ranked for a query in plain words
-// (codemode.search), how the search and describe calls read their
-// arguments and what their limits are, the texts of their errors and
-// declarations, the lines of the description's index, the brief shape of
-// an argument object, and a cache of answers.
+// Package discover is how the model finds the functions of code mode, on
+// its own: an index of functions ranked for a query in plain words
+// (codemode.search), search and describe for one code tool ([Index.Call],
+// [Index.Describe]) and the functions closest to an unknown name
+// ([Index.Suggest]), how their calls read their arguments and what their
+// limits are, the texts of their errors and declarations, the tool
+// description in full or index mode ([Description]) with the lines of its
+// index, the brief shape of an argument object, a cache of answers
+// ([Cache]) and each execution's budget of discovery calls ([Budget]).
 //
 // It reads a function's name, description and type model (jsontype.Node)
 // and nothing else: which functions a tool binds, how a name is shown to
-// the model and how declarations are rendered are its caller's (package
-// codemode), which passes them in as functions. Every answer is a pure
-// function of the functions indexed, so a caller may cache it per
-// catalogue version ([Cache]).
+// the model, which writes it withholds and how declarations are rendered
+// are its caller's (package codemode), which passes them in as a [Tool].
+// Every answer is a pure function of the functions indexed, so a caller
+// may cache it per catalogue version.
 package discover
 
 import (
