@@ -21,12 +21,12 @@ import (
 // principal, reports progress and writes one audit event per call.
 type execHost struct {
 	s         *Server
-	bound     map[string][]string         // namespace → bound function names
-	tiers     map[string]catalog.Tier     // qualified name → tier
-	principal *catalog.Principal          // nil: anonymous
-	spec      *toolSpec                   // the tool: what discovery may show
-	base      AuditEvent                  // trace id, principal, tool
-	progress  *progress.Reporter          // nil: the client asked for no progress
+	bound     map[string][]string     // namespace → bound function names
+	tiers     map[string]catalog.Tier // qualified name → tier
+	principal *catalog.Principal      // nil: anonymous
+	spec      *toolSpec               // the tool: what discovery may show
+	base      AuditEvent              // trace id, principal, tool
+	progress  *progress.Reporter
 	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
 	chainOnce sync.Once
 	call      catalog.CallFunc // the links a call passes through (chain)
