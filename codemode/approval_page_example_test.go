@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -36,7 +37,7 @@ func ExampleApprovalPage() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal: &driver,
-		Approvals: codemode.ApprovalOptions{Page: &codemode.ApprovalPage{
+		Approvals: approval.Options{Page: &approval.Page{
 			URL: "https://garage.example/approve/",
 			// The host's own sign-in: here a session cookie naming the user.
 			Authenticate: func(r *http.Request) (catalog.Principal, bool) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
@@ -36,7 +37,7 @@ func cookieAuth(r *http.Request) (catalog.Principal, bool) {
 func startPage(t *testing.T, configure func(*codemode.Options)) (*testServer, *raceBook) {
 	t.Helper()
 	return startApprovals(t, func(o *codemode.Options) {
-		o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}
+		o.Approvals.Page = &approval.Page{Authenticate: cookieAuth}
 		if configure != nil {
 			configure(o)
 		}
@@ -207,7 +208,7 @@ func TestApprovalPageExpired(t *testing.T) {
 	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
 	code := fmt.Sprintf(createThenDelete, id)
 	link := pendingLink(t, cs, code)
-	skew.Store(int64(codemode.DefaultApprovalTTL + time.Second))
+	skew.Store(int64(approval.DefaultTTL + time.Second))
 
 	alice := browser{"alice"}
 	status, page := alice.get(t, link)
@@ -379,8 +380,10 @@ func TestApprovalPageURLElicitation(t *testing.T) {
 // stores the answer: with the store read only once an hour, the call
 // still ends at once.
 func TestApprovalPageWakesWaitingCall(t *testing.T) {
-	defer codemode.SetPagePoll(time.Hour)()
-	ts, b := startPage(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
+	ts, b := startPage(t, func(o *codemode.Options) {
+		o.HTTP.Stateful = true
+		o.Approvals.Page.Poll = time.Hour
+	})
 	id := b.add("alice", "Monza", "cancelled")
 	answered := make(chan string, 1)
 	opts := &mcp.ClientOptions{
@@ -411,14 +414,14 @@ func TestApprovalPageWakesWaitingCall(t *testing.T) {
 
 func TestApprovalPageOptionsRefused(t *testing.T) {
 	cat := newRaceBook(t).cat
-	for name, p := range map[string]*codemode.ApprovalPage{
+	for name, p := range map[string]*approval.Page{
 		"relative":  {URL: "/approve/", Authenticate: cookieAuth},
 		"no-slash":  {URL: "https://lab.example/approve", Authenticate: cookieAuth},
 		"no-auth":   {URL: "https://lab.example/approve/"},
 		"has-query": {URL: "https://lab.example/approve/?x=1", Authenticate: cookieAuth},
 	} {
-		_, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "alice"}, Approvals: codemode.ApprovalOptions{Page: p}})
-		if err == nil || !strings.Contains(err.Error(), "ApprovalOptions.Page") {
+		_, err := codemode.New(cat, &codemode.Options{Principal: &catalog.Principal{Subject: "alice"}, Approvals: approval.Options{Page: p}})
+		if err == nil || !strings.Contains(err.Error(), "approval.Options.Page") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

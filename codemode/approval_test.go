@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
@@ -379,7 +380,7 @@ func TestApprovalWithoutElicitation(t *testing.T) {
 		}
 	})
 	t.Run("allow", func(t *testing.T) {
-		ts, b := startApprovals(t, func(o *codemode.Options) { o.Approvals.Fallback = codemode.ApprovalAllow })
+		ts, b := startApprovals(t, func(o *codemode.Options) { o.Approvals.Fallback = approval.Allow })
 		id := b.add("alice", "Monza", "cancelled")
 		cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
 		res := run(t, cs, deleteCancelled)
@@ -480,7 +481,7 @@ func TestApprovalStateRefused(t *testing.T) {
 	refused("other code", cs, code+"\n", tok)
 	bobCS := ts.connectAt(t, ts.token("bob"), "2026-07-28", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
 	refused("other user", bobCS, code, tok)
-	later := now.Add(codemode.DefaultApprovalTTL + time.Second)
+	later := now.Add(approval.DefaultTTL + time.Second)
 	clock.Store(&later)
 	refused("expired", cs, code, tok)
 
@@ -563,7 +564,7 @@ func TestApprovalConcurrentUsers(t *testing.T) {
 
 func TestApprovalOptionsRefused(t *testing.T) {
 	b := newRaceBook(t)
-	for name, o := range map[string]codemode.ApprovalOptions{
+	for name, o := range map[string]approval.Options{
 		"read-only tier": {Tiers: []catalog.Tier{catalog.ReadOnly}},
 		"short key":      {Tiers: []catalog.Tier{catalog.Mutating}, Key: []byte("short")},
 		"fallback":       {Tiers: []catalog.Tier{catalog.Mutating}, Fallback: 7},

@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"crypto/hmac"
@@ -11,17 +11,16 @@ import (
 	"path"
 	"strconv"
 	"time"
+
+	"github.com/brakinglab/codemode-go/codemode/state"
 )
 
-// ApprovalHandler serves the approval page ([ApprovalPage]) at
-// ApprovalOptions.Page.URL: GET shows an approval, POST answers it. The
-// host mounts it at the path of that URL, for example
-//
-//	mux.Handle("/approve/", srv.ApprovalHandler())
-//
-// Without ApprovalOptions.Page it answers 404 to every request.
-func (s *Server) ApprovalHandler() http.Handler {
-	return http.HandlerFunc(s.servePage)
+// Handler serves the approval page ([Page]) at Options.Page.URL: GET
+// shows an approval, POST answers it. current returns the policy of the
+// functions served now, for the tiers the page shows; it may return nil.
+// Without Options.Page it answers 404 to every request.
+func (s *Service) Handler(current func() *Policy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.servePage(w, r, current) })
 }
 
 // maxPageForm bounds the body of an answer: two short fields.
@@ -30,7 +29,7 @@ const maxPageForm = 4 << 10
 // idLen is the length of an approval id: 16 bytes, base64url.
 const idLen = 22
 
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+func (s *Service) servePage(w http.ResponseWriter, r *http.Request, current func() *Policy) {
 	h := w.Header()
 	// The page must never be framed (clickjacking the Accept button),
 	// cached, or leak its id in a Referer.
@@ -42,7 +41,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	// still never leaks to another site.
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	pk := s.keys.page
+	pk := s.page
 	if pk == nil {
 		pageNotFound(w)
 		return
@@ -97,7 +96,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := pk.token(id, who.Subject)
-	now := s.keys.now()
+	now := s.now()
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
 		action := r.PostFormValue("action")
@@ -114,7 +113,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 		if done {
 			pk.waiters.wake(id)
 			p.Answer = action
-			s.renderPage(w, http.StatusOK, p, &st, "", now, true)
+			s.renderPage(w, http.StatusOK, p, &st, "", now, true, current)
 			return
 		}
 		if p, err = pk.store.Get(r.Context(), id); err != nil || p == nil {
@@ -126,7 +125,7 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	if p.Answer == "" && !now.Before(p.Expires) {
 		status = http.StatusGone
 	}
-	s.renderPage(w, status, p, &st, token, now, false)
+	s.renderPage(w, status, p, &st, token, now, false, current)
 }
 
 // crossSite reports whether a POST came from a page of another origin.
@@ -165,8 +164,8 @@ type pageCall struct {
 	Args     []string
 }
 
-func (s *Server) renderPage(w http.ResponseWriter, status int, p *PendingApproval, st *approvalState, token string, now time.Time, just bool) {
-	v := pageView{Client: st.ClientName, Expires: p.Expires.UTC().Format("15:04:05 MST, 2 Jan 2006"), Token: token, Just: just, PerCall: s.keys.perCall, Many: len(st.Calls) > 1}
+func (s *Service) renderPage(w http.ResponseWriter, status int, p *state.PendingApproval, st *approvalState, token string, now time.Time, just bool, current func() *Policy) {
+	v := pageView{Client: st.ClientName, Expires: p.Expires.UTC().Format("15:04:05 MST, 2 Jan 2006"), Token: token, Just: just, PerCall: s.perCall, Many: len(st.Calls) > 1}
 	if v.Client == "" {
 		v.Client = "The AI client"
 	}
@@ -180,8 +179,8 @@ func (s *Server) renderPage(w http.ResponseWriter, status int, p *PendingApprova
 		v.Left = p.Expires.Sub(now).Round(time.Second).String()
 	}
 	tiers := map[string]string{}
-	if vw := s.current(); vw != nil && vw.approvals != nil {
-		for fn, t := range vw.approvals.required {
+	if pol := current(); pol != nil {
+		for fn, t := range pol.required {
 			tiers[fn] = t.String()
 		}
 	}

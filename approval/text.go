@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"encoding/json"
@@ -15,20 +15,20 @@ import (
 
 // elicitParams is the form the user answers: a message naming who asks
 // and every call with its validated arguments, and no fields to fill in.
-func (s *Server) elicitParams(req *mcp.CallToolRequest, host *execHost, pending []pendingCall, made []write) *mcp.ElicitParams {
+func (e *execution) elicitParams(pending []pendingCall, made []Write) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         approvalMessage(clientName(req, host), pendingNamespaces(pending), pending, made, !s.keys.perCall),
+		Message:         approvalMessage(clientName(e.c), pendingNamespaces(pending), pending, made, !e.s.perCall),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 	}
 }
 
 // clientName is who asks: the client's title or name from its
 // implementation info, and the OAuth client id when there is one.
-func clientName(req *mcp.CallToolRequest, host *execHost) string {
+func clientName(c *Call) string {
 	name := ""
-	if req.Session != nil {
-		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+	if ss := c.Request.Session; ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 			name = ip.ClientInfo.Title
 			if name == "" {
 				name = ip.ClientInfo.Name
@@ -36,8 +36,8 @@ func clientName(req *mcp.CallToolRequest, host *execHost) string {
 		}
 	}
 	var id string
-	if host.principal != nil {
-		id = host.principal.ClientID
+	if c.Principal != nil {
+		id = c.Principal.ClientID
 	}
 	switch {
 	case name == "" && id == "":
@@ -77,7 +77,7 @@ func quoteShort(s string) string {
 // Without writes made, "Nothing has been changed yet." takes the place of
 // the list; with perFunction false, accepting covers exactly the calls
 // listed.
-func approvalMessage(who, ns string, pending []pendingCall, made []write, perFunction bool) string {
+func approvalMessage(who, ns string, pending []pendingCall, made []Write, perFunction bool) string {
 	var b strings.Builder
 	if len(pending) == 1 {
 		fmt.Fprintf(&b, "%s asks to make 1 change in %s:\n\n", who, ns)
