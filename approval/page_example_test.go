@@ -1,4 +1,4 @@
-package codemode_test
+package approval_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // execution stops with APPROVAL_PENDING and a link to the approval page.
 // The user signs in to the host, opens the link and accepts; the model
 // runs the same code again and the approved call runs, once.
-func ExampleApprovalPage() {
+func ExamplePage() {
 	cat, err := catalog.New("garage", nil)
 	if err != nil {
 		log.Fatal(err)
