@@ -226,7 +226,7 @@ type HTTPOptions struct {
 	// on every revision. Clients on revisions before 2026-07-28 then
 	// cannot be asked during a call: a call needing the user's approval
 	// answers APPROVAL_UNAVAILABLE saying so, or the approval page's link
-	// (ApprovalOptions.Page), and New logs this once when a function
+	// (approval.Options.Page), and New logs this once when a function
 	// needs approval. Clients on 2026-07-28 are asked with input-required
 	// results, which need no session.
 	Stateless bool
@@ -253,7 +253,7 @@ type HTTPOptions struct {
 	// ClientAddress names the client behind a request for the limits kept
 	// per client address: failed bearer authentication
 	// (AuthFailuresPerSecond, FailureLimiter), the approval page
-	// (ApprovalPage.Limiter, unless its SourceOf is set), and for anonymous
+	// (approval.Page.Limiter, unless its SourceOf is set), and for anonymous
 	// requests (catalog.Options.AllowAnonymous) the rate limits and the
 	// calls a notifications/cancelled may cancel. Nil means the peer
 	// address; forwarding headers are ignored, since clients can set them.

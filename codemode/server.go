@@ -135,7 +135,7 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	s.audit = s.tel.observe(s.audit)
 	if pg := s.opts.Approvals.Page; pg != nil && pg.SourceOf == nil {
 		// The page's limit is per client address like the others: a
-		// copy, so the caller's ApprovalPage is left as it was.
+		// copy, so the caller's approval.Page is left as it was.
 		cp := *pg
 		cp.SourceOf = s.clientAddr
 		s.opts.Approvals.Page = &cp
