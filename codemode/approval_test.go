@@ -21,7 +21,7 @@ import (
 )
 
 // raceBook is a catalog of races per user with a deletion that needs the
-// user's approval (MUTATING is in ApprovalOptions.Tiers) and a rename
+// user's approval (MUTATING is in approval.Options.Tiers) and a rename
 // that does not (catalog.ApprovalNotRequired).
 type raceBook struct {
 	cat     *catalog.Catalog
