@@ -7,13 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/sandbox"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -409,40 +407,7 @@ func (e *execution) tier(fn string) catalog.Tier {
 	return t
 }
 
-// approvalNotRun starts the error of a call that an approval outcome
-// stopped (withoutApprovalStops).
-const approvalNotRun = "not run: "
-
-// withoutApprovalStops returns res with the calls that the approval
-// stopped described by the execution's outcome, kind. Their own errors
-// say the execution resumes once the user answers, and the warnings about
-// them say to fix the error and run again: advice the model cannot follow
-// once the outcome is final (a client that cannot ask never answers).
-func withoutApprovalStops(res *sandbox.Result, kind sandbox.Kind) *sandbox.Result {
-	if res == nil {
-		return nil
-	}
-	stopped := func(msg string) bool {
-		return strings.Contains(msg, errApprovalPendingText) || strings.Contains(msg, errApprovalStopped{}.Error())
-	}
-	note := approvalNotRun + "the execution ended with " + string(kind)
-	if kind == KindPending {
-		note = approvalNotRun + "it waits for the user's answer on the approval page"
-	}
-	out := *res
-	out.Calls = slices.Clone(res.Calls)
-	for i, c := range out.Calls {
-		if stopped(c.Error) {
-			out.Calls[i].Error = note
-		}
-	}
-	out.Warnings = slices.DeleteFunc(slices.Clone(res.Warnings), func(w sandbox.Warning) bool {
-		return w.Kind == sandbox.WarningUnawaited && stopped(w.Message)
-	})
-	return &out
-}
-
-// auditApproval writes one approval event for call p.
+// audit writes one approval event for call p.
 func (e *execution) audit(ctx context.Context, kind EventKind, p pendingCall, why string) {
 	e.c.Exec.Audit(ctx, Event{Kind: kind, Function: p.Fn, Tier: p.Tier, Args: p.Args, Why: why})
 }
@@ -461,29 +426,4 @@ func callsOf(pending []pendingCall) []approvedCall {
 		out[i] = p.approvedCall
 	}
 	return out
-}
-
-// elicitFailure says briefly why asking failed, for the model.
-func elicitFailure(err error) string {
-	var je *jsonrpc.Error
-	if errors.As(err, &je) {
-		return "the answer was an error: " + clip(je.Message, 300)
-	}
-	return clip(err.Error(), 300)
-}
-
-// clip keeps a message to one line of at most n runes.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	return s
-}
-
-// StoppedCall reports whether a call of fn failed with the error message
-// err only because its execution stopped for an approval: the result
-// says so once, in the approval outcome, rather than for each such call.
-func StoppedCall(fn, err string) bool {
-	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error() || strings.HasPrefix(err, approvalNotRun)
 }

@@ -88,7 +88,8 @@ func New(o Options, cfg Config) (*Service, error) {
 }
 
 // SetClock replaces the clock approvals expire by (time.Now by
-// default), for tests that let an approval expire without waiting.
+// default), for tests that let an approval expire without waiting. Call
+// it before the Service serves; now must be safe for concurrent use.
 func (s *Service) SetClock(now func() time.Time) { s.now = now }
 
 // Func is a function a server serves, as [Service.Policy] reads it.
