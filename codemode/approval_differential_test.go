@@ -3,7 +3,8 @@ package codemode_test
 import (
 	"testing"
 
-	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/approval"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/testdata/approvaldiff"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -30,9 +31,9 @@ func TestApprovalDifferential(t *testing.T) {
 		{Name: "in-process-2025-11-25-stdio", Mode: sandbox.ModeInProcess, Version: "2025-11-25", Stdio: true, Seeds: 200000},
 		{Name: "worker-2026-07-28", Mode: sandbox.ModeWorker, Version: "2026-07-28", Seeds: 300000},
 		{Name: "worker-2025-11-25-http", Mode: sandbox.ModeWorker, Version: "2025-11-25", Seeds: 400000},
-		{Name: "replicas-2026-07-28", Mode: sandbox.ModeInProcess, Version: "2026-07-28", Seeds: 500000, Replicas: func(*testing.T) []codemode.SpentApprovals {
-			shared := codemode.NewSpentApprovals()
-			return []codemode.SpentApprovals{shared, shared}
+		{Name: "replicas-2026-07-28", Mode: sandbox.ModeInProcess, Version: "2026-07-28", Seeds: 500000, Replicas: func(*testing.T) []state.SpentApprovals {
+			shared := approval.NewSpentMemory()
+			return []state.SpentApprovals{shared, shared}
 		}},
 	}, approvaldiff.Options{N: 100, Short: 12, Regressions: "testdata/approval_differential"})
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -53,7 +54,7 @@ func TestApprovalMarks(t *testing.T) {
 			b := newRaceBook(t)
 			var some bool
 			for _, m := range []codemode.Discovery{codemode.DiscoveryFull, codemode.DiscoveryIndex} {
-				s, err := codemode.New(b.cat, &codemode.Options{Discovery: m, Approvals: codemode.ApprovalOptions{Tiers: tc.tiers}, Principal: &catalog.Principal{Subject: "dev"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
+				s, err := codemode.New(b.cat, &codemode.Options{Discovery: m, Approvals: approval.Options{Tiers: tc.tiers}, Principal: &catalog.Principal{Subject: "dev"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}})
 				if err != nil {
 					t.Fatal(err)
 				}

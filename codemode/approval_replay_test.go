@@ -2,6 +2,13 @@ package codemode_test
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 )
@@ -225,11 +233,12 @@ func TestApprovalSpentOnce(t *testing.T) {
 // A resumed run whose call differs from the record ends in
 // APPROVAL_DIVERGED naming both calls, and runs neither.
 func TestApprovalDiverged(t *testing.T) {
-	ts, b := startApprovals(t, nil)
+	key := []byte(strings.Repeat("k", 32))
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.Approvals.Key = key })
 	old := b.add("alice", "Monza", "entered")
 	code := fmt.Sprintf(createThenDelete, old)
 	cs, pend := pendingApproval(t, ts, ts.token("alice"), code)
-	forged := codemode.ReplaceRecordedArgs(ts.Server, pend.RequestState, `{"name":"Other","status":"entered"}`)
+	forged := replaceRecordedArgs(t, key, pend.RequestState, `{"name":"Other","status":"entered"}`)
 	res := retry(t, cs, code, forged)
 	st := structuredOf(t, res)
 	if st.Error == nil || st.Error.Kind != "APPROVAL_DIVERGED" {
@@ -293,7 +302,7 @@ func TestApprovalWaitCancelled(t *testing.T) {
 				o.HTTP.Stateful = true
 				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if page {
-					o.Approvals.Page = &codemode.ApprovalPage{Authenticate: cookieAuth}
+					o.Approvals.Page = &approval.Page{Authenticate: cookieAuth}
 				}
 			})
 			old := b.add("alice", "Monza", "entered")
@@ -348,4 +357,53 @@ func TestApprovalWaitCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replaceRecordedArgs opens a request state sealed with key, replaces the
+// arguments of its first recorded call and seals it again, as a replica
+// sharing the key whose host data changed under the record would see it.
+// It follows package approval's sealing: AES-GCM under an HMAC-SHA256 of
+// key, with fixed additional data.
+func replaceRecordedArgs(t *testing.T, key []byte, token, args string) string {
+	t.Helper()
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("codemode approval sealing v1"))
+	block, err := aes.NewCipher(mac.Sum(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := []byte("codemode approval state v2")
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := aead.NonceSize()
+	plain, err := aead.Open(nil, raw[:n], raw[n:], ad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]json.RawMessage
+	if err := json.Unmarshal(plain, &st); err != nil {
+		t.Fatal(err)
+	}
+	var rec []map[string]json.RawMessage
+	if err := json.Unmarshal(st["record"], &rec); err != nil || len(rec) == 0 {
+		t.Fatalf("record %s: %v", st["record"], err)
+	}
+	rec[0]["args"] = json.RawMessage(args)
+	if st["record"], err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if plain, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	nonce := make([]byte, n)
+	if _, err := rand.Read(nonce); err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plain, ad))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -178,7 +179,7 @@ func TestApprovalUnavailableAdvice(t *testing.T) {
 	cs := ts.connectRev(t, false, "2025-11-25", nil)
 	res := run(t, cs, fmt.Sprintf(`await Promise.all([%d, %d, %d].map(id => races.deleteRace({id})));`, ids[0], ids[1], ids[2]))
 	st := structuredOf(t, res)
-	if st.Error == nil || st.Error.Kind != string(codemode.KindApprovalUnavailable) {
+	if st.Error == nil || st.Error.Kind != string(approval.KindUnavailable) {
 		t.Fatalf("got %s", text(res))
 	}
 	for _, id := range ids {

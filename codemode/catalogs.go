@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -59,7 +60,7 @@ type view struct {
 	fns           []boundFunc // by namespace, then name
 	all, readOnly toolSpec
 	disc          *discovery
-	approvals     *approver // nil: no function needs approval
+	approvals     *approval.Policy // nil: no function needs approval
 }
 
 // single reports whether one catalogue is served: names are then shown
@@ -76,11 +77,7 @@ func (v *view) display(q string) string {
 
 // needsApproval reports whether calls of f wait for the user's approval.
 func (v *view) needsApproval(f boundFunc) bool {
-	if v.approvals == nil {
-		return false
-	}
-	_, ok := v.approvals.required[f.qualified()]
-	return ok
+	return v.approvals.Required(f.qualified())
 }
 
 // byNamespace groups fns by namespace, in the view's namespace order.
@@ -174,7 +171,7 @@ func (s *Server) buildView(strict bool) (*view, error) {
 	if len(v.fns) == 0 {
 		return nil, ErrNoFunctions
 	}
-	v.approvals = s.keys.forFunctions(v.fns, s.opts.Approvals)
+	v.approvals = s.approvals.Policy(approvalFuncs(v.fns))
 	v.disc = newDiscovery(v.fns)
 	var ro []boundFunc
 	for _, f := range v.fns {

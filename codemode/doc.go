@@ -122,7 +122,8 @@
 // token; see [RateLimitOptions.RatePerSecond]); go-sdk's DNS-rebinding
 // guard stays on unless [HTTPOptions.DisableLocalhostProtection] is set for a
 // tunnel. The limiters and the cancellation registry are interfaces
-// ([RateLimiter], [FailureLimiter], [Cancellations]) so that replicas can
+// (RateLimiter, FailureLimiter and Cancellations of package
+// [github.com/brakinglab/codemode-go/codemode/state]) so that replicas can
 // share them.
 //
 // # Approvals
@@ -141,14 +142,18 @@
 // resumes: the code runs again with its earlier host calls answered from
 // their record and its clock and Math.random replayed, so no write runs
 // twice; the approved function's further calls in the execution run too
-// (ApprovalOptions.PerCall asks for each). A resumed run that differs from
+// (approval.Options.PerCall asks for each). A resumed run that differs from
 // its record ends in APPROVAL_DIVERGED. Declined, cancelled, unavailable
 // and invalid approvals reach the model as APPROVAL_DECLINED,
 // APPROVAL_CANCELLED, APPROVAL_UNAVAILABLE and APPROVAL_INVALID; every
 // outcome lists the writes the execution made. A sealed state is spent
-// once (ApprovalOptions.Spent). The model knows beforehand: the
+// once (approval.Options.Spent). The model knows beforehand: the
 // declarations, the index and codemode.describe tag exactly these
 // functions @approval, and the rule is stated once.
+//
+// Package [github.com/brakinglab/codemode-go/approval] holds all of this:
+// the policy, the questions and outcome texts, the record and replay, the
+// sealed states and the approval page; this package only wires it in.
 //
 // # Audit
 //

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/discover"
@@ -27,7 +27,7 @@ type execHost struct {
 	spec      *toolSpec               // the tool: what discovery may show
 	base      AuditEvent              // trace id, principal, tool
 	progress  *progress.Reporter
-	ap        atomic.Pointer[approvalRun] // nil: no call needs approval in this run
+	gate      approval.Gate // decides and records calls while a run may need approval
 	chainOnce sync.Once
 	call      catalog.CallFunc // the links a call passes through (chain)
 	start     time.Time        // the execution's start, for its audit event
@@ -72,11 +72,12 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 //
 //  1. progress: numbers the call and reports progress;
 //  2. approval: decides the call in the order the script made it when a
-//     function may need approval (approvalRun.intercept): it may answer
+//     function may need approval (approval.Gate.Decide): it may answer
 //     from the record, stop or diverge, or wait for the user's approval;
 //  3. bound: refuses a name the tool does not bind (defence in depth: the
 //     sandbox binds only what Functions lists);
-//  4. record: records what a live call returned, for a resumed run;
+//  4. record: records what a live call returned, for a resumed run
+//     (approval.Gate.Record);
 //  5. principal: the execution's principal in the context;
 //  6. telemetry: the call's span and metrics;
 //  7. audit: one function.called event;
@@ -86,7 +87,7 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 // then the catalog.
 func (h *execHost) chain() catalog.CallFunc {
 	h.chainOnce.Do(func() {
-		h.call = catalog.Chain(h.s.callCatalog, h.progressLink, h.approvalLink, h.boundLink, h.recordLink, h.principalLink, h.telemetryLink, h.auditLink, outcomeLink)
+		h.call = catalog.Chain(h.s.callCatalog, h.progressLink, h.gate.Decide, h.boundLink, h.gate.Record, h.principalLink, h.telemetryLink, h.auditLink, outcomeLink)
 	})
 	return h.call
 }
@@ -98,61 +99,12 @@ func (h *execHost) progressLink(next catalog.CallFunc) catalog.CallFunc {
 	}
 }
 
-// approvalRunKey carries the approval run that decided a live call to
-// the record link: a run ends, and the next starts, while calls of the
-// previous one may still return.
-type approvalRunKey struct{}
-
-func (h *execHost) approvalLink(next catalog.CallFunc) catalog.CallFunc {
-	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-		ap := h.ap.Load()
-		if ap == nil {
-			return next(ctx, name, args)
-		}
-		defer ap.exit()
-		// Decide calls in the order the script made them (approvalRun).
-		pos, hasPos := sandbox.PositionOf(ctx)
-		if hasPos {
-			ap.awaitTurn(ctx, pos.Index)
-		}
-		d := runLive
-		if _, bound := h.tiers[name]; bound {
-			d = ap.intercept(h, name, pos, hasPos, args)
-		}
-		if hasPos {
-			ap.pass(pos.Index)
-		}
-		if !d.live {
-			return d.out, d.err
-		}
-		return next(context.WithValue(ctx, approvalRunKey{}, ap), name, args)
-	}
-}
-
 func (h *execHost) boundLink(next catalog.CallFunc) catalog.CallFunc {
 	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 		if _, bound := h.tiers[name]; !bound {
 			return nil, fmt.Errorf("%s is not available in this tool", name)
 		}
 		return next(ctx, name, args)
-	}
-}
-
-func (h *execHost) recordLink(next catalog.CallFunc) catalog.CallFunc {
-	return func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-		out, err := next(ctx, name, args)
-		ap, _ := ctx.Value(approvalRunKey{}).(*approvalRun)
-		if ap == nil {
-			return out, err
-		}
-		if err != nil && ctx.Err() != nil && catalog.CodeOf(err) != catalog.CodeOutcomeUnknown {
-			// Cut off by the run's end, and the host says without effect:
-			// the script never read this error, so the next run makes the
-			// call again rather than replaying it.
-			return out, err
-		}
-		ap.ran(name, h.tiers[name], args, out, err)
-		return out, err
 	}
 }
 

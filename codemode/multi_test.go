@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
@@ -357,7 +358,7 @@ func TestAddToHonoursPrincipal(t *testing.T) {
 	nt := newNotesAndTasks(t)
 	srv := newMulti(t, []*catalog.Catalog{nt.tasks}, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "local-user"},
-		Approvals: codemode.ApprovalOptions{Fallback: codemode.ApprovalAllow},
+		Approvals: approval.Options{Fallback: approval.Allow},
 	})
 	host := mcp.NewServer(&mcp.Implementation{Name: "host", Version: "1"}, nil)
 	srv.AddTo(host)

@@ -6,8 +6,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/chart"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -112,7 +114,7 @@ type Options struct {
 	// Approvals says which calls wait for the user's approval (through
 	// MCP elicitation) before they run, and seals the approvals. The zero
 	// value asks for none, unless a catalog.Func requires it.
-	Approvals ApprovalOptions
+	Approvals approval.Options
 
 	// OpenWorld marks the tools with openWorldHint: true. Set it when the
 	// catalog's functions reach systems outside the host's own data (the
@@ -224,7 +226,7 @@ type HTTPOptions struct {
 	// on every revision. Clients on revisions before 2026-07-28 then
 	// cannot be asked during a call: a call needing the user's approval
 	// answers APPROVAL_UNAVAILABLE saying so, or the approval page's link
-	// (ApprovalOptions.Page), and New logs this once when a function
+	// (approval.Options.Page), and New logs this once when a function
 	// needs approval. Clients on 2026-07-28 are asked with input-required
 	// results, which need no session.
 	Stateless bool
@@ -251,7 +253,7 @@ type HTTPOptions struct {
 	// ClientAddress names the client behind a request for the limits kept
 	// per client address: failed bearer authentication
 	// (AuthFailuresPerSecond, FailureLimiter), the approval page
-	// (ApprovalPage.Limiter, unless its SourceOf is set), and for anonymous
+	// (approval.Page.Limiter, unless its SourceOf is set), and for anonymous
 	// requests (catalog.Options.AllowAnonymous) the rate limits and the
 	// calls a notifications/cancelled may cancel. Nil means the peer
 	// address; forwarding headers are ignored, since clients can set them.
@@ -338,22 +340,22 @@ type SharedState struct {
 	// RequestsPerSecond and RequestBurst configure, so that replicas
 	// share it (see package codemode/pgstate; use a limiter name of its
 	// own). Setting it with a negative RequestsPerSecond is an error.
-	RequestLimiter RateLimiter
+	RequestLimiter state.RateLimiter
 	// RateLimiter, if set, replaces the in-process limit that
 	// RatePerSecond and RateBurst configure (which are then ignored), so
 	// that replicas share one budget per principal: see package
 	// codemode/pgstate. Setting it with a negative RatePerSecond is an
 	// error.
-	RateLimiter RateLimiter
+	RateLimiter state.RateLimiter
 	// FailureLimiter, if set, replaces the in-process failed-authentication
 	// limit that AuthFailuresPerSecond and AuthFailureBurst configure, so
 	// that replicas share it. Setting it with a negative
 	// AuthFailuresPerSecond is an error.
-	FailureLimiter FailureLimiter
+	FailureLimiter state.FailureLimiter
 	// Cancellations, if set, replaces the in-process registry that lets a
 	// notifications/cancelled POST reach the stateless tools/call it names,
 	// so that the notification may land on another replica than the call.
 	// Requests of a session (an Mcp-Session-Id header) do not use it: a
 	// session cancels its own calls.
-	Cancellations Cancellations
+	Cancellations state.Cancellations
 }

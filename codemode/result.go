@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/jsonnull"
 	"github.com/brakinglab/codemode-go/internal/jsonscan"
@@ -55,7 +56,7 @@ type structured struct {
 	Error     *execError      `json:"error,omitempty"`
 	// Writes lists the writes of an execution that asked for approval,
 	// across all its runs.
-	Writes []write `json:"writes,omitempty"`
+	Writes []approval.Write `json:"writes,omitempty"`
 	// Charts are the specs codemode.chart added, for the MCP Apps view.
 	Charts []json.RawMessage `json:"charts,omitempty"`
 	// ApprovalURL is the approval page link of an APPROVAL_PENDING or
@@ -202,7 +203,7 @@ func failedGroups(calls []callSummary, xe *execError) (groups []failedGroup, mor
 		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
 			continue
 		}
-		if approvalStop(c.Function, c.Error) {
+		if approval.StoppedCall(c.Function, c.Error) {
 			continue // the approval's outcome, written in its place, says it
 		}
 		key := callSummary{Function: c.Function, Error: c.Error, Line: c.Line, Column: c.Column}
@@ -410,10 +411,4 @@ func writeFrames(b *strings.Builder, xe *execError) {
 		b.WriteString(f)
 		b.WriteString("\n")
 	}
-}
-
-// approvalStop reports whether a call of fn failed with err only because
-// the execution stopped for an approval (approval_host.go).
-func approvalStop(fn, err string) bool {
-	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error() || strings.HasPrefix(err, approvalNotRun)
 }

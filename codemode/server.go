@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/declres"
 	"github.com/brakinglab/codemode-go/internal/discover"
@@ -29,18 +30,18 @@ var ErrNoFunctions = errors.New("codemode: the catalog has no functions")
 // Server exposes one or more catalogs to MCP clients through the
 // execute_code tool. It is safe for concurrent use.
 type Server struct {
-	cats    []*catalog.Catalog          // in the order given
-	byNS    map[string]*catalog.Catalog // namespace → catalog
-	opts    Options                     // defaults applied
-	sb      *sandbox.Sandbox
-	ownSB   bool
-	logger  *slog.Logger
-	audit   AuditSink
-	tel     *telemetry
-	origins []string
-	mcp     *mcp.Server
-	prm     *oauthex.ProtectedResourceMetadata // nil without Auth
-	keys    *approvalKeys
+	cats      []*catalog.Catalog          // in the order given
+	byNS      map[string]*catalog.Catalog // namespace → catalog
+	opts      Options                     // defaults applied
+	sb        *sandbox.Sandbox
+	ownSB     bool
+	logger    *slog.Logger
+	audit     AuditSink
+	tel       *telemetry
+	origins   []string
+	mcp       *mcp.Server
+	prm       *oauthex.ProtectedResourceMetadata // nil without Auth
+	approvals *approval.Service
 
 	// What the tools expose, rebuilt when a catalog changes (see Refresh).
 	view      atomic.Pointer[view]
@@ -136,12 +137,12 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	s.audit = s.tel.observe(s.audit)
 	if pg := s.opts.Approvals.Page; pg != nil && pg.SourceOf == nil {
 		// The page's limit is per client address like the others: a
-		// copy, so the caller's ApprovalPage is left as it was.
+		// copy, so the caller's approval.Page is left as it was.
 		cp := *pg
 		cp.SourceOf = s.clientAddr
 		s.opts.Approvals.Page = &cp
 	}
-	if s.keys, err = newApprovalKeys(s.opts.Approvals); err != nil {
+	if s.approvals, err = approval.New(s.opts.Approvals, approval.Config{Logger: s.logger}); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("codemode: %w", err)
 	}

@@ -106,5 +106,5 @@ func (s *Server) warnCannotAsk(v *view) {
 		what = "fail with APPROVAL_UNAVAILABLE"
 	}
 	s.logger.Warn("codemode: functions need the user's approval, but Options.HTTP.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before "+protocolMRTR+" (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval "+what+". Clients on "+protocolMRTR+" and over stdio are asked. Leave Stateless off to open sessions for clients that declare elicitation.",
-		"functions", len(v.approvals.required))
+		"functions", v.approvals.Len())
 }

@@ -3,10 +3,11 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
-	goldenfile "github.com/brakinglab/codemode-go/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/brakinglab/codemode-go/internal/golden"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

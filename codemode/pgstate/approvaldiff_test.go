@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/internal/testdata/approvaldiff"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -26,9 +26,9 @@ import (
 func TestApprovalDifferentialReplicas(t *testing.T) {
 	approvaldiff.Run(t, []approvaldiff.Config{{
 		Name: "replicas-pg-2026-07-28", Mode: sandbox.ModeInProcess, Version: "2026-07-28", Seeds: 500000,
-		Replicas: func(t *testing.T) []codemode.SpentApprovals {
+		Replicas: func(t *testing.T) []state.SpentApprovals {
 			db := pgtest.NewDatabase(t)
-			spent := []codemode.SpentApprovals{openState(t, db).SpentApprovals(), openState(t, db).SpentApprovals()}
+			spent := []state.SpentApprovals{openState(t, db).SpentApprovals(), openState(t, db).SpentApprovals()}
 			t.Cleanup(func() { logSpent(t, db) }) // after the servers stop, before the pools close
 			return spent
 		},

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/jackc/pgx/v5"
-
-	"github.com/brakinglab/codemode-go/codemode"
 )
 
 // The approvals kept in the database: spent request states and the
 // approval page's pending approvals.
 
 // SpentApprovals returns the shared replay cache that spends each approval
-// once across replicas, a [codemode.SpentApprovals] for
-// [codemode.ApprovalOptions.Spent].
+// once across replicas, a [state.SpentApprovals] for
+// [approval.Options.Spent].
 func (s *State) SpentApprovals() *SpentApprovals { return &SpentApprovals{s} }
 
 // SpentApprovals keeps one row per approval used (table
@@ -27,9 +26,9 @@ func (s *State) SpentApprovals() *SpentApprovals { return &SpentApprovals{s} }
 // approval is refused rather than possibly spent twice.
 type SpentApprovals struct{ s *State }
 
-var _ codemode.SpentApprovals = (*SpentApprovals)(nil)
+var _ state.SpentApprovals = (*SpentApprovals)(nil)
 
-// Spend implements [codemode.SpentApprovals].
+// Spend implements [state.SpentApprovals].
 func (a *SpentApprovals) Spend(ctx context.Context, id, request string, expires time.Time) (bool, []byte, error) {
 	// An expired row may still be there (the sweep runs every minute):
 	// the insert takes it over.
@@ -53,7 +52,7 @@ func (a *SpentApprovals) Spend(ctx context.Context, id, request string, expires 
 	return false, outcome, nil
 }
 
-// Settle implements [codemode.SpentApprovals].
+// Settle implements [state.SpentApprovals].
 func (a *SpentApprovals) Settle(ctx context.Context, id string, outcome []byte) error {
 	// The request may be over: store with a context of its own.
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -65,7 +64,7 @@ func (a *SpentApprovals) Settle(ctx context.Context, id string, outcome []byte) 
 }
 
 // PendingApprovals returns the shared store of the approval page, a
-// [codemode.PendingApprovals] for [codemode.ApprovalPage.Store].
+// [state.PendingApprovals] for [approval.Page.Store].
 func (s *State) PendingApprovals() *PendingApprovals { return &PendingApprovals{s} }
 
 // PendingApprovals keeps the approvals of the approval page, one row each
@@ -74,10 +73,10 @@ func (s *State) PendingApprovals() *PendingApprovals { return &PendingApprovals{
 // SpentApprovals it has no in-process fallback.
 type PendingApprovals struct{ s *State }
 
-var _ codemode.PendingApprovals = (*PendingApprovals)(nil)
+var _ state.PendingApprovals = (*PendingApprovals)(nil)
 
-// Put implements [codemode.PendingApprovals].
-func (a *PendingApprovals) Put(ctx context.Context, p codemode.PendingApproval) error {
+// Put implements [state.PendingApprovals].
+func (a *PendingApprovals) Put(ctx context.Context, p state.PendingApproval) error {
 	if _, err := a.s.pool.Exec(ctx, `INSERT INTO codemode_pending (id, match, subject, created, expires, answer, state)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.ID, p.Match, p.Subject, p.Created, p.Expires, p.Answer, p.State); err != nil {
 		return fmt.Errorf("pgstate: storing a pending approval: %w", err)
@@ -87,8 +86,8 @@ func (a *PendingApprovals) Put(ctx context.Context, p codemode.PendingApproval) 
 
 const pendingColumns = `id, match, subject, created, expires, answer, state`
 
-func scanPending(row pgx.Row) (*codemode.PendingApproval, error) {
-	var p codemode.PendingApproval
+func scanPending(row pgx.Row) (*state.PendingApproval, error) {
+	var p state.PendingApproval
 	err := row.Scan(&p.ID, &p.Match, &p.Subject, &p.Created, &p.Expires, &p.Answer, &p.State)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -99,17 +98,17 @@ func scanPending(row pgx.Row) (*codemode.PendingApproval, error) {
 	return &p, nil
 }
 
-// Get implements [codemode.PendingApprovals].
-func (a *PendingApprovals) Get(ctx context.Context, id string) (*codemode.PendingApproval, error) {
+// Get implements [state.PendingApprovals].
+func (a *PendingApprovals) Get(ctx context.Context, id string) (*state.PendingApproval, error) {
 	return scanPending(a.s.pool.QueryRow(ctx, `SELECT `+pendingColumns+` FROM codemode_pending WHERE id = $1`, id))
 }
 
-// Latest implements [codemode.PendingApprovals].
-func (a *PendingApprovals) Latest(ctx context.Context, match string) (*codemode.PendingApproval, error) {
+// Latest implements [state.PendingApprovals].
+func (a *PendingApprovals) Latest(ctx context.Context, match string) (*state.PendingApproval, error) {
 	return scanPending(a.s.pool.QueryRow(ctx, `SELECT `+pendingColumns+` FROM codemode_pending WHERE match = $1 ORDER BY created DESC LIMIT 1`, match))
 }
 
-// Answer implements [codemode.PendingApprovals]: the first answer wins,
+// Answer implements [state.PendingApprovals]: the first answer wins,
 // whichever replica it reaches.
 func (a *PendingApprovals) Answer(ctx context.Context, id, answer string, now time.Time) (bool, error) {
 	tag, err := a.s.pool.Exec(ctx, `UPDATE codemode_pending SET answer = $2 WHERE id = $1 AND answer = '' AND expires > $3`, id, answer, now)

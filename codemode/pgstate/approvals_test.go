@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
@@ -33,7 +34,7 @@ func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int
 	})
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
-		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals()},
+		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals()},
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:     codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	})

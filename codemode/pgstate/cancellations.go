@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
@@ -15,7 +15,7 @@ import (
 // that reach the replica running the call.
 
 // Cancellations returns the shared cancellation registry, a
-// [codemode.Cancellations] for [codemode.SharedState.Cancellations].
+// [state.Cancellations] for [codemode.SharedState.Cancellations].
 func (s *State) Cancellations() *Cancellations { return &Cancellations{s} }
 
 // Cancellations delivers a notifications/cancelled POST to the replica
@@ -26,7 +26,7 @@ func (s *State) Cancellations() *Cancellations { return &Cancellations{s} }
 // shortly after the notification's POST is answered.
 type Cancellations struct{ s *State }
 
-var _ codemode.Cancellations = (*Cancellations)(nil)
+var _ state.Cancellations = (*Cancellations)(nil)
 
 // Register records the call in the database and here; release deletes it.
 func (c *Cancellations) Register(ctx context.Context, key, id string, cancel func()) (func(), error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
@@ -41,7 +42,7 @@ func Example() {
 		},
 		// The same approval key on every replica, and approvals spent once
 		// whichever replica a retry reaches.
-		Approvals: codemode.ApprovalOptions{Key: []byte(os.Getenv("APPROVAL_KEY")), Spent: st.SpentApprovals()},
+		Approvals: approval.Options{Key: []byte(os.Getenv("APPROVAL_KEY")), Spent: st.SpentApprovals()},
 	})
 	if err != nil {
 		log.Fatal(err)

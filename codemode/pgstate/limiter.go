@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
@@ -18,7 +18,7 @@ import (
 // Limiter returns the token-bucket limiter called name (one set of
 // buckets per name, shared by every replica using that name): each key
 // gets perSecond tokens per second up to burst. It implements both
-// [codemode.RateLimiter] and [codemode.FailureLimiter]. Use one name per
+// [state.RateLimiter] and [state.FailureLimiter]. Use one name per
 // purpose, with the same settings on every replica.
 func (s *State) Limiter(name string, perSecond float64, burst int) *Limiter {
 	burst = max(burst, 1)
@@ -46,8 +46,8 @@ type Limiter struct {
 }
 
 var (
-	_ codemode.RateLimiter    = (*Limiter)(nil)
-	_ codemode.FailureLimiter = (*Limiter)(nil)
+	_ state.RateLimiter    = (*Limiter)(nil)
+	_ state.FailureLimiter = (*Limiter)(nil)
 )
 
 // available is the tokens in bucket b now, refilled since its update.

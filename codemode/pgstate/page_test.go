@@ -14,8 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -45,7 +47,7 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 	base := "http://" + hs.Listener.Addr().String()
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
-		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals(), Page: &codemode.ApprovalPage{
+		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(), Page: &approval.Page{
 			URL:   base + "/approve/",
 			Store: st.PendingApprovals(),
 			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
@@ -160,11 +162,11 @@ func TestPendingApprovalsStore(t *testing.T) {
 	s := st.PendingApprovals()
 	now := time.Now().Truncate(time.Microsecond)
 	for i, id := range []string{"old", "new"} {
-		if err := s.Put(ctx, codemode.PendingApproval{ID: id, Match: "m", Subject: "alice", Created: now.Add(time.Duration(i) * time.Second), Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
+		if err := s.Put(ctx, state.PendingApproval{ID: id, Match: "m", Subject: "alice", Created: now.Add(time.Duration(i) * time.Second), Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Put(ctx, codemode.PendingApproval{ID: "new", Match: "m", Created: now, Expires: now, State: []byte("{}")}); err == nil {
+	if err := s.Put(ctx, state.PendingApproval{ID: "new", Match: "m", Created: now, Expires: now, State: []byte("{}")}); err == nil {
 		t.Fatal("an id stored twice")
 	}
 	if p, err := s.Latest(ctx, "m"); err != nil || p == nil || p.ID != "new" || p.Subject != "alice" || !p.Expires.Equal(now.Add(time.Minute)) {

@@ -13,8 +13,8 @@
 //		RateLimiter:    st.Limiter("executions", codemode.DefaultRatePerSec, codemode.DefaultRateBurst),
 //		FailureLimiter: st.Limiter("auth-failures", codemode.DefaultAuthFailuresPerSec, codemode.DefaultAuthFailureBurst),
 //		Cancellations:  st.Cancellations(),
-//		Approvals: codemode.ApprovalOptions{Key: key, Spent: st.SpentApprovals(),
-//			Page: &codemode.ApprovalPage{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
+//		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(),
+//			Page: &approval.Page{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
 //	}
 //
 // New creates four tables in the pool's default schema if they do not
@@ -44,9 +44,9 @@
 // registration happens after its answer, never before it.
 //
 // Start at package codemode; this package only supplies its
-// [codemode.RateLimiter], [codemode.FailureLimiter],
-// [codemode.Cancellations], [codemode.SpentApprovals] and
-// [codemode.PendingApprovals].
+// [state.RateLimiter], [state.FailureLimiter],
+// [state.Cancellations], [state.SpentApprovals] and
+// [state.PendingApprovals].
 package pgstate
 
 import (
@@ -57,10 +57,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/brakinglab/codemode-go/codemode"
 )
 
 // DefaultCallTTL is how long a registered call counts as in flight when
@@ -340,7 +339,7 @@ func (s *State) sweep(ctx context.Context) {
 	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_approvals WHERE expires < now()"); err != nil && ctx.Err() == nil {
 		s.logger.Warn("pgstate: sweeping spent approvals", "err", err)
 	}
-	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_pending WHERE expires < now() - make_interval(secs => $1)", codemode.PendingApprovalRetention.Seconds()); err != nil && ctx.Err() == nil {
+	if _, err := s.pool.Exec(ctx, "DELETE FROM codemode_pending WHERE expires < now() - make_interval(secs => $1)", state.PendingApprovalRetention.Seconds()); err != nil && ctx.Err() == nil {
 		s.logger.Warn("pgstate: sweeping pending approvals", "err", err)
 	}
 	s.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -49,7 +50,7 @@ func openState(t *testing.T, dbURL string) *pgstate.State {
 	return st
 }
 
-func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(*pgstate.State) codemode.RateLimiter) *replica {
+func startReplica(t *testing.T, dbURL string, release chan struct{}, limit func(*pgstate.State) state.RateLimiter) *replica {
 	t.Helper()
 	st := openState(t, dbURL)
 	r := &replica{state: st, running: make(chan context.Context, 4)}
@@ -304,7 +305,7 @@ func TestRateLimitAcrossReplicas(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	release := make(chan struct{})
 	close(release)
-	limit := func(st *pgstate.State) codemode.RateLimiter { return st.Limiter("executions", 0.001, 3) }
+	limit := func(st *pgstate.State) state.RateLimiter { return st.Limiter("executions", 0.001, 3) }
 	a, b := startReplica(t, db, release, limit), startReplica(t, db, release, limit)
 	for i, r := range []*replica{a, b, a, b, a} {
 		code, body := post(t, r.URL, callBody("1", "return 1"))
@@ -385,7 +386,7 @@ func TestSlowDatabaseHoldsNoRequest(t *testing.T) {
 	release := make(chan struct{})
 	close(release)
 	var lim *pgstate.Limiter
-	r := startReplica(t, db, release, func(st *pgstate.State) codemode.RateLimiter {
+	r := startReplica(t, db, release, func(st *pgstate.State) state.RateLimiter {
 		lim = st.Limiter("executions", 0.001, 3)
 		return lim
 	})

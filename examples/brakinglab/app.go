@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
@@ -143,7 +144,7 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	opts.Approvals.Spent = a.shared.SpentApprovals()
 	if pg := opts.Approvals.Page; pg != nil {
 		pg.Store = a.shared.PendingApprovals()
-		pg.Limiter = a.shared.Limiter("approval-page", codemode.DefaultPageRatePerSec, codemode.DefaultPageBurst)
+		pg.Limiter = a.shared.Limiter("approval-page", approval.DefaultPageRatePerSec, approval.DefaultPageBurst)
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (a *app) codemodeOptions() *codemode.Options {
 		Logger:       a.log,
 		Example:      functions.Example,
 		Limits:       sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
-		Approvals:    codemode.ApprovalOptions{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		Approvals:    approval.Options{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
 		RateLimits: codemode.RateLimitOptions{
 			RatePerSecond: a.cfg.RatePerSecond,
 			// -rate-limit -1 (test suites) turns the request limit off too.

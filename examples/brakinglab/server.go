@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
@@ -146,7 +147,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		// The approval page, for clients that cannot ask the user: under
 		// /authorize, where the sign-in session cookie is sent.
 		page := strings.TrimSuffix(as.Issuer(), "/") + approvalPagePath
-		opts.Approvals.Page = &codemode.ApprovalPage{
+		opts.Approvals.Page = &approval.Page{
 			URL: page,
 			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
 				sub, ok := as.SignedIn(r)

@@ -40,6 +40,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -70,7 +71,7 @@ type Config struct {
 	// a sealing key, and sends each 2026-07-28 retry to the next one.
 	// Unset, one server runs with approvals, with the in-process spent
 	// approvals codemode.New gives it.
-	Replicas func(t *testing.T) []codemode.SpentApprovals
+	Replicas func(t *testing.T) []state.SpentApprovals
 }
 
 // Options are what a test using [Run] chooses besides its configurations.
@@ -170,7 +171,7 @@ func startDiffDeployment(t *testing.T, cfg Config) *diffDeployment {
 		o.Limits.MaxCalls = 100
 	}
 	d.off = startServer(t, newDiffCatalog(t, d.offStore, false), limits)
-	spent := []codemode.SpentApprovals{nil}
+	spent := []state.SpentApprovals{nil}
 	var key []byte
 	if cfg.Replicas != nil {
 		spent, key = cfg.Replicas(t), []byte(strings.Repeat("r", 32))

@@ -1,12 +1,15 @@
-package codemode
+package approval
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,20 +18,20 @@ import (
 
 // elicitParams is the form the user answers: a message naming who asks
 // and every call with its validated arguments, and no fields to fill in.
-func (s *Server) elicitParams(req *mcp.CallToolRequest, host *execHost, pending []pendingCall, made []write) *mcp.ElicitParams {
+func (e *execution) elicitParams(pending []pendingCall, made []Write) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:            "form",
-		Message:         approvalMessage(clientName(req, host), pendingNamespaces(pending), pending, made, !s.keys.perCall),
+		Message:         approvalMessage(clientName(e.c), pendingNamespaces(pending), pending, made, !e.s.perCall),
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 	}
 }
 
 // clientName is who asks: the client's title or name from its
 // implementation info, and the OAuth client id when there is one.
-func clientName(req *mcp.CallToolRequest, host *execHost) string {
+func clientName(c *Call) string {
 	name := ""
-	if req.Session != nil {
-		if ip := req.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+	if ss := c.Request.Session; ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 			name = ip.ClientInfo.Title
 			if name == "" {
 				name = ip.ClientInfo.Name
@@ -36,8 +39,8 @@ func clientName(req *mcp.CallToolRequest, host *execHost) string {
 		}
 	}
 	var id string
-	if host.principal != nil {
-		id = host.principal.ClientID
+	if c.Principal != nil {
+		id = c.Principal.ClientID
 	}
 	switch {
 	case name == "" && id == "":
@@ -77,7 +80,7 @@ func quoteShort(s string) string {
 // Without writes made, "Nothing has been changed yet." takes the place of
 // the list; with perFunction false, accepting covers exactly the calls
 // listed.
-func approvalMessage(who, ns string, pending []pendingCall, made []write, perFunction bool) string {
+func approvalMessage(who, ns string, pending []pendingCall, made []Write, perFunction bool) string {
 	var b strings.Builder
 	if len(pending) == 1 {
 		fmt.Fprintf(&b, "%s asks to make 1 change in %s:\n\n", who, ns)
@@ -190,4 +193,62 @@ func itThem(pending []pendingCall) string {
 		return "this call"
 	}
 	return "these calls"
+}
+
+// approvalNotRun starts the error of a call that an approval outcome
+// stopped (withoutApprovalStops).
+const approvalNotRun = "not run: "
+
+// withoutApprovalStops returns res with the calls that the approval
+// stopped described by the execution's outcome, kind. Their own errors
+// say the execution resumes once the user answers, and the warnings about
+// them say to fix the error and run again: advice the model cannot follow
+// once the outcome is final (a client that cannot ask never answers).
+func withoutApprovalStops(res *sandbox.Result, kind sandbox.Kind) *sandbox.Result {
+	if res == nil {
+		return nil
+	}
+	stopped := func(msg string) bool {
+		return strings.Contains(msg, errApprovalPendingText) || strings.Contains(msg, errApprovalStopped{}.Error())
+	}
+	note := approvalNotRun + "the execution ended with " + string(kind)
+	if kind == KindPending {
+		note = approvalNotRun + "it waits for the user's answer on the approval page"
+	}
+	out := *res
+	out.Calls = slices.Clone(res.Calls)
+	for i, c := range out.Calls {
+		if stopped(c.Error) {
+			out.Calls[i].Error = note
+		}
+	}
+	out.Warnings = slices.DeleteFunc(slices.Clone(res.Warnings), func(w sandbox.Warning) bool {
+		return w.Kind == sandbox.WarningUnawaited && stopped(w.Message)
+	})
+	return &out
+}
+
+// elicitFailure says briefly why asking failed, for the model.
+func elicitFailure(err error) string {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return "the answer was an error: " + clip(je.Message, 300)
+	}
+	return clip(err.Error(), 300)
+}
+
+// clip keeps a message to one line of at most n runes.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+// StoppedCall reports whether a call of fn failed with the error message
+// err only because its execution stopped for an approval: the result
+// says so once, in the approval outcome, rather than for each such call.
+func StoppedCall(fn, err string) bool {
+	return err == (errApprovalPending{name: fn}).Error() || err == (errApprovalStopped{}).Error() || strings.HasPrefix(err, approvalNotRun)
 }

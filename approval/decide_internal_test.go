@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 // with reads that the asking run did not see answered run again. No call
 // here reaches a catalog: a dry run would, and none is expected.
 func TestApprovalDecisions(t *testing.T) {
-	a := &approver{required: map[string]catalog.Tier{"ns.del": catalog.Mutating}, approvalKeys: &approvalKeys{}}
-	h := &execHost{tiers: map[string]catalog.Tier{"ns.del": catalog.Mutating, "ns.get": catalog.ReadOnly, "ns.add": catalog.Creative}}
+	a := &Policy{required: map[string]catalog.Tier{"ns.del": catalog.Mutating}, Service: &Service{}}
+	h := tiersOnly{"ns.del": catalog.Mutating, "ns.get": catalog.ReadOnly, "ns.add": catalog.Creative}
 	rec := []recordedCall{
 		{Fn: "ns.get", Args: json.RawMessage(`{"id":1}`), Out: json.RawMessage(`"one"`)},
 		{Fn: "ns.add", Args: json.RawMessage(`{"n":"x"}`), Out: json.RawMessage(`{"id":9}`), Write: true},
@@ -25,7 +25,7 @@ func TestApprovalDecisions(t *testing.T) {
 	resumed := func(perCall bool) *approvalRun {
 		ex := &approvalExec{Record: rec, Stop: stop}
 		ex.grant([]pendingCall{{approvedCall: stop.approvedCall, Tier: catalog.Mutating, Index: 2}}, perCall)
-		return newApprovalRun(a, context.Background(), ex)
+		return newApprovalRun(a, context.Background(), ex, h)
 	}
 	type call struct {
 		fn, args string
@@ -71,7 +71,7 @@ func TestApprovalDecisions(t *testing.T) {
 					}
 					continue
 				}
-				d := r.intercept(h, cl.fn, sandbox.CallPosition{Index: cl.index}, true, json.RawMessage(cl.args))
+				d := r.intercept(cl.fn, sandbox.CallPosition{Index: cl.index}, true, json.RawMessage(cl.args))
 				switch {
 				case d.live:
 					got = "live"
@@ -90,4 +90,17 @@ func TestApprovalDecisions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tiersOnly is a Caller of the functions it lists whose dry runs fail:
+// the tests that use it expect none.
+type tiersOnly map[string]catalog.Tier
+
+func (t tiersOnly) Tier(fn string) (catalog.Tier, bool) {
+	tier, ok := t[fn]
+	return tier, ok
+}
+
+func (tiersOnly) DryRun(context.Context, string, json.RawMessage, json.RawMessage) error {
+	return errors.New("unexpected dry run")
 }

@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package codemode_test
+package approval_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -21,7 +22,7 @@ import (
 // execution stops with APPROVAL_PENDING and a link to the approval page.
 // The user signs in to the host, opens the link and accepts; the model
 // runs the same code again and the approved call runs, once.
-func ExampleApprovalPage() {
+func ExamplePage() {
 	cat, err := catalog.New("garage", nil)
 	if err != nil {
 		log.Fatal(err)
@@ -36,7 +37,7 @@ func ExampleApprovalPage() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal: &driver,
-		Approvals: codemode.ApprovalOptions{Page: &codemode.ApprovalPage{
+		Approvals: approval.Options{Page: &approval.Page{
 			URL: "https://garage.example/approve/",
 			// The host's own sign-in: here a session cookie naming the user.
 			Authenticate: func(r *http.Request) (catalog.Principal, bool) {

@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"crypto/hmac"
@@ -11,17 +11,16 @@ import (
 	"path"
 	"strconv"
 	"time"
+
+	"github.com/brakinglab/codemode-go/codemode/state"
 )
 
-// ApprovalHandler serves the approval page ([ApprovalPage]) at
-// ApprovalOptions.Page.URL: GET shows an approval, POST answers it. The
-// host mounts it at the path of that URL, for example
-//
-//	mux.Handle("/approve/", srv.ApprovalHandler())
-//
-// Without ApprovalOptions.Page it answers 404 to every request.
-func (s *Server) ApprovalHandler() http.Handler {
-	return http.HandlerFunc(s.servePage)
+// Handler serves the approval page ([Page]) at Options.Page.URL: GET
+// shows an approval, POST answers it. current returns the policy of the
+// functions served now, for the tiers the page shows; it may return nil.
+// Without Options.Page it answers 404 to every request.
+func (s *Service) Handler(current func() *Policy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.servePage(w, r, current) })
 }
 
 // maxPageForm bounds the body of an answer: two short fields.
@@ -30,7 +29,10 @@ const maxPageForm = 4 << 10
 // idLen is the length of an approval id: 16 bytes, base64url.
 const idLen = 22
 
-func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+// refusedAnswer is what an answer that did not come from the page reads.
+const refusedAnswer = "This answer did not come from the approval page itself, so it was refused. Open the approval link and answer there."
+
+func (s *Service) servePage(w http.ResponseWriter, r *http.Request, current func() *Policy) {
 	h := w.Header()
 	// The page must never be framed (clickjacking the Accept button),
 	// cached, or leak its id in a Referer.
@@ -42,83 +44,18 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	// still never leaks to another site.
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	pk := s.keys.page
-	if pk == nil {
-		pageNotFound(w)
+	who, ok := s.admit(w, r)
+	if !ok {
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
-		h.Set("Allow", "GET, HEAD, POST")
-		pageMessage(w, http.StatusMethodNotAllowed, "Method not allowed", "Open the approval link in your browser.")
+	id, p, st, ok := s.lookup(w, r, who)
+	if !ok {
 		return
 	}
-	if wait, err := pk.limiter.Take(r.Context(), "approval-page:"+pk.sourceOf(r), 1); err != nil || wait > 0 {
-		if err != nil {
-			s.logger.Error("codemode: approval page rate limit failed", "err", err)
-			pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server cannot serve this page right now. Try again in a moment.")
-			return
-		}
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		pageMessage(w, http.StatusTooManyRequests, "Too many requests", "Too many requests from your address. Try again in a minute.")
-		return
-	}
-	if r.Method == http.MethodPost && crossSite(r, pk.origin) {
-		pageMessage(w, http.StatusForbidden, "Refused", "This answer did not come from the approval page itself, so it was refused. Open the approval link and answer there.")
-		return
-	}
-	who, ok := pk.auth(r)
-	if !ok || who.Subject == "" {
-		if pk.signIn != nil {
-			pk.signIn(w, r)
-			return
-		}
-		pageMessage(w, http.StatusUnauthorized, "Sign in", "Sign in, then open the approval link again.")
-		return
-	}
-	id := path.Base(r.URL.Path)
-	if len(id) != idLen {
-		pageNotFound(w)
-		return
-	}
-	p, err := pk.store.Get(r.Context(), id)
-	if err != nil {
-		s.logger.Error("codemode: reading a pending approval failed", "err", err)
-		pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server cannot read this approval right now. Try again in a moment.")
-		return
-	}
-	// Another principal's approval and a missing one look the same.
-	if p == nil || !hmac.Equal([]byte(p.Subject), []byte(who.Subject)) {
-		pageNotFound(w)
-		return
-	}
-	var st approvalState
-	if err := json.Unmarshal(p.State, &st); err != nil {
-		pageNotFound(w)
-		return
-	}
-	token := pk.token(id, who.Subject)
-	now := s.keys.now()
+	token := s.page.token(id, who)
+	now := s.now()
 	if r.Method == http.MethodPost {
-		r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
-		action := r.PostFormValue("action")
-		if !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(token)) || (action != "accept" && action != "decline") {
-			pageMessage(w, http.StatusForbidden, "Refused", "This answer did not come from the approval page itself, so it was refused. Open the approval link and answer there.")
-			return
-		}
-		done, err := pk.store.Answer(r.Context(), id, action, now)
-		if err != nil {
-			s.logger.Error("codemode: storing an approval's answer failed", "err", err)
-			pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server could not store your answer. Try again in a moment.")
-			return
-		}
-		if done {
-			pk.waiters.wake(id)
-			p.Answer = action
-			s.renderPage(w, http.StatusOK, p, &st, "", now, true)
-			return
-		}
-		if p, err = pk.store.Get(r.Context(), id); err != nil || p == nil {
-			pageNotFound(w)
+		if p, ok = s.answerPage(w, r, id, p, st, token, now, current); !ok {
 			return
 		}
 	}
@@ -126,7 +63,104 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
 	if p.Answer == "" && !now.Before(p.Expires) {
 		status = http.StatusGone
 	}
-	s.renderPage(w, status, p, &st, token, now, false)
+	s.renderPage(w, status, p, st, token, now, false, current)
+}
+
+// admit answers a request the page does not serve (no page, another
+// method, over the rate limit, a cross-site answer, not signed in) and
+// returns false; else it returns the subject the browser is signed in as.
+func (s *Service) admit(w http.ResponseWriter, r *http.Request) (subject string, ok bool) {
+	pk := s.page
+	if pk == nil {
+		pageNotFound(w)
+		return "", false
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		pageMessage(w, http.StatusMethodNotAllowed, "Method not allowed", "Open the approval link in your browser.")
+		return "", false
+	}
+	wait, err := pk.limiter.Take(r.Context(), "approval-page:"+pk.sourceOf(r), 1)
+	switch {
+	case err != nil:
+		s.logger.Error("codemode: approval page rate limit failed", "err", err)
+		pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server cannot serve this page right now. Try again in a moment.")
+		return "", false
+	case wait > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		pageMessage(w, http.StatusTooManyRequests, "Too many requests", "Too many requests from your address. Try again in a minute.")
+		return "", false
+	case r.Method == http.MethodPost && crossSite(r, pk.origin):
+		pageMessage(w, http.StatusForbidden, "Refused", refusedAnswer)
+		return "", false
+	}
+	who, ok := pk.auth(r)
+	if !ok || who.Subject == "" {
+		if pk.signIn != nil {
+			pk.signIn(w, r)
+			return "", false
+		}
+		pageMessage(w, http.StatusUnauthorized, "Sign in", "Sign in, then open the approval link again.")
+		return "", false
+	}
+	return who.Subject, true
+}
+
+// lookup returns the approval the request names, if it is subject's;
+// else it answers the request and returns false. Another principal's
+// approval, a missing one and a malformed id get the same 404.
+func (s *Service) lookup(w http.ResponseWriter, r *http.Request, subject string) (string, *state.PendingApproval, *approvalState, bool) {
+	id := path.Base(r.URL.Path)
+	if len(id) != idLen {
+		pageNotFound(w)
+		return "", nil, nil, false
+	}
+	p, err := s.page.store.Get(r.Context(), id)
+	if err != nil {
+		s.logger.Error("codemode: reading a pending approval failed", "err", err)
+		pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server cannot read this approval right now. Try again in a moment.")
+		return "", nil, nil, false
+	}
+	if p == nil || !hmac.Equal([]byte(p.Subject), []byte(subject)) {
+		pageNotFound(w)
+		return "", nil, nil, false
+	}
+	var st approvalState
+	if err := json.Unmarshal(p.State, &st); err != nil {
+		pageNotFound(w)
+		return "", nil, nil, false
+	}
+	return id, p, &st, true
+}
+
+// answerPage stores the answer a POST carries, once, and wakes the call
+// waiting on it. It returns false when it has answered the request; else
+// the approval as it now stands (answered before, or expired), to show.
+func (s *Service) answerPage(w http.ResponseWriter, r *http.Request, id string, p *state.PendingApproval, st *approvalState, token string, now time.Time, current func() *Policy) (*state.PendingApproval, bool) {
+	pk := s.page
+	r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
+	action := r.PostFormValue("action")
+	if !hmac.Equal([]byte(r.PostFormValue("csrf")), []byte(token)) || (action != "accept" && action != "decline") {
+		pageMessage(w, http.StatusForbidden, "Refused", refusedAnswer)
+		return nil, false
+	}
+	done, err := pk.store.Answer(r.Context(), id, action, now)
+	if err != nil {
+		s.logger.Error("codemode: storing an approval's answer failed", "err", err)
+		pageMessage(w, http.StatusServiceUnavailable, "Try again", "The server could not store your answer. Try again in a moment.")
+		return nil, false
+	}
+	if done {
+		pk.waiters.wake(id)
+		p.Answer = action
+		s.renderPage(w, http.StatusOK, p, st, "", now, true, current)
+		return nil, false
+	}
+	if p, err = pk.store.Get(r.Context(), id); err != nil || p == nil {
+		pageNotFound(w)
+		return nil, false
+	}
+	return p, true
 }
 
 // crossSite reports whether a POST came from a page of another origin.
@@ -165,8 +199,8 @@ type pageCall struct {
 	Args     []string
 }
 
-func (s *Server) renderPage(w http.ResponseWriter, status int, p *PendingApproval, st *approvalState, token string, now time.Time, just bool) {
-	v := pageView{Client: st.ClientName, Expires: p.Expires.UTC().Format("15:04:05 MST, 2 Jan 2006"), Token: token, Just: just, PerCall: s.keys.perCall, Many: len(st.Calls) > 1}
+func (s *Service) renderPage(w http.ResponseWriter, status int, p *state.PendingApproval, st *approvalState, token string, now time.Time, just bool, current func() *Policy) {
+	v := pageView{Client: st.ClientName, Expires: p.Expires.UTC().Format("15:04:05 MST, 2 Jan 2006"), Token: token, Just: just, PerCall: s.perCall, Many: len(st.Calls) > 1}
 	if v.Client == "" {
 		v.Client = "The AI client"
 	}
@@ -180,8 +214,8 @@ func (s *Server) renderPage(w http.ResponseWriter, status int, p *PendingApprova
 		v.Left = p.Expires.Sub(now).Round(time.Second).String()
 	}
 	tiers := map[string]string{}
-	if vw := s.current(); vw != nil && vw.approvals != nil {
-		for fn, t := range vw.approvals.required {
+	if pol := current(); pol != nil {
+		for fn, t := range pol.required {
 			tiers[fn] = t.String()
 		}
 	}

@@ -1,4 +1,20 @@
-package codemode
+// Package state holds the interfaces of the state a codemode Server
+// keeps between requests, so that replicas behind a load balancer can
+// share it: [RateLimiter], [FailureLimiter], [Cancellations],
+// [SpentApprovals] and [PendingApprovals]. Package codemode uses the first
+// three, package approval the last two; package
+// [github.com/brakinglab/codemode-go/codemode/pgstate] implements all five
+// on PostgreSQL. The defaults live in the process, which is right for one
+// replica.
+//
+// Each method's documentation says what its errors mean: an
+// implementation chooses between failing closed (an error) and failing
+// open where the method allows it.
+//
+// This package imports nothing of the module but the in-process
+// defaults it checks against, so that codemode, approval and the stores
+// can all import it.
+package state
 
 import (
 	"context"
@@ -7,15 +23,8 @@ import (
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-// The five pieces of state a Server keeps between requests are
-// interfaces, so that replicas behind a load balancer can share them:
-// RateLimiter, FailureLimiter, Cancellations, SpentApprovals and
-// PendingApprovals. The defaults live in the process, which is right for
-// one replica; package [github.com/brakinglab/codemode-go/codemode/pgstate]
-// implements all five on PostgreSQL for more than one.
-
 // RateLimiter is the per-principal limit on executions (see
-// [RateLimitOptions.RatePerSecond]). Set [SharedState.RateLimiter] to share one budget
+// codemode.RateLimitOptions.RatePerSecond). Set codemode.SharedState.RateLimiter to share one budget
 // between replicas.
 type RateLimiter interface {
 	// Take takes n tokens (one per tools/call) from key's bucket, or none.
@@ -28,8 +37,8 @@ type RateLimiter interface {
 }
 
 // FailureLimiter is the per-address limit on failed bearer
-// authentication (see [RateLimitOptions.AuthFailuresPerSecond]). Set
-// [SharedState.FailureLimiter] to share it between replicas.
+// authentication (see codemode.RateLimitOptions.AuthFailuresPerSecond). Set
+// codemode.SharedState.FailureLimiter to share it between replicas.
 type FailureLimiter interface {
 	// Blocked returns 0 when key may try to authenticate, or how long it
 	// must wait: the request is then refused with 429 before its token is
@@ -43,7 +52,7 @@ type FailureLimiter interface {
 // Cancellations is the registry that lets a client of a protocol revision
 // that cancels by notification (2025-06-18, 2025-11-25) cancel a stateless
 // tools/call: the notification arrives in a POST of its own, possibly on
-// another replica. Set [SharedState.Cancellations] to deliver it across
+// another replica. Set codemode.SharedState.Cancellations to deliver it across
 // replicas. Keys are opaque strings naming a principal and its client.
 type Cancellations interface {
 	// Register records that the call id of key runs in this process until
@@ -71,7 +80,7 @@ var (
 // SpentApprovals is the replay cache that spends each approval once: the
 // sealed request state of an input-required result (2026-07-28) is
 // consumed by the first tools/call that carries it back. Set
-// [ApprovalOptions.Spent] to share it between replicas. Ids are random
+// approval.Options.Spent to share it between replicas. Ids are random
 // and opaque; request is a digest of the whole request (state and answer).
 type SpentApprovals interface {
 	// Spend marks id used by request until expires and reports whether
@@ -109,8 +118,8 @@ type PendingApproval struct {
 	State []byte
 }
 
-// PendingApprovals keeps the approvals of [ApprovalPage]. Set
-// [ApprovalPage.Store] to share them between replicas.
+// PendingApprovals keeps the approvals of the approval page
+// (approval.Page). Set approval.Page.Store to share them between replicas.
 type PendingApprovals interface {
 	// Put stores a new approval; its ID is not in the store.
 	Put(ctx context.Context, p PendingApproval) error

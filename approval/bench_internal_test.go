@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -16,17 +17,17 @@ import (
 // bookkeeping and the record of 30 host calls of a read-only function
 // (the coaching script makes about that many).
 func BenchmarkApprovalRecordOverhead(b *testing.B) {
-	a := &approver{required: map[string]catalog.Tier{"deleteLap": catalog.Mutating}}
+	a := &Policy{required: map[string]catalog.Tier{"deleteLap": catalog.Mutating}}
 	args := json.RawMessage(`{"sessionId":"s_1","lap":12,"corners":[1,2,3]}`)
 	out := json.RawMessage(`{"lap":12,"timeMs":93123,"corners":[{"i":1,"brakeM":112.5}]}`)
 	ex := &approvalExec{}
-	h := &execHost{tiers: map[string]catalog.Tier{"getLap": catalog.ReadOnly}}
+	h := tiersOnly{"getLap": catalog.ReadOnly}
 	b.ReportAllocs()
 	for b.Loop() {
-		r := newApprovalRun(a, context.Background(), ex)
+		r := newApprovalRun(a, context.Background(), ex, h)
 		for i := range 30 {
 			r.awaitTurn(context.Background(), i)
-			d := r.intercept(h, "getLap", sandbox.CallPosition{Index: i}, true, args)
+			d := r.intercept("getLap", sandbox.CallPosition{Index: i}, true, args)
 			r.pass(i)
 			if !d.live {
 				b.Fatal("a read was intercepted")
@@ -47,7 +48,7 @@ func BenchmarkApprovalPageLookup(b *testing.B) {
 	now := time.Now()
 	for i := range 1000 {
 		st := &approvalState{Subject: fmt.Sprint("user-", i), Tool: "execute_code", Code: "abc"}
-		if err := c.Put(ctx, PendingApproval{ID: fmt.Sprint(i), Match: pageMatch(st), Subject: st.Subject, Created: now, Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
+		if err := c.Put(ctx, state.PendingApproval{ID: fmt.Sprint(i), Match: pageMatch(st), Subject: st.Subject, Created: now, Expires: now.Add(time.Minute), State: []byte("{}")}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,12 +1,14 @@
-package codemode
+package approval
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/brakinglab/codemode-go/codemode/state"
 )
 
-// spentCache is the in-process SpentApprovals: right for one replica.
+// spentCache is the in-process state.SpentApprovals: right for one replica.
 type spentCache struct {
 	now  func() time.Time
 	mu   sync.Mutex
@@ -23,7 +25,7 @@ func newSpentCache(now func() time.Time) *spentCache {
 	return &spentCache{now: now, uses: map[string]*spentUse{}}
 }
 
-// Spend implements SpentApprovals. Expired ids are swept as new ones
+// Spend implements state.SpentApprovals. Expired ids are swept as new ones
 // arrive: an expired state is refused before it is spent, so the map
 // holds at most the approvals of one TTL.
 func (c *spentCache) Spend(_ context.Context, id, request string, expires time.Time) (bool, []byte, error) {
@@ -45,7 +47,7 @@ func (c *spentCache) Spend(_ context.Context, id, request string, expires time.T
 	return true, nil, nil
 }
 
-// Settle implements SpentApprovals.
+// Settle implements state.SpentApprovals.
 func (c *spentCache) Settle(_ context.Context, id string, outcome []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -54,3 +56,8 @@ func (c *spentCache) Settle(_ context.Context, id string, outcome []byte) error 
 	}
 	return nil
 }
+
+// NewSpentMemory returns the in-process [state.SpentApprovals] that [New]
+// uses when Options.Spent is nil: right for one replica, or for several
+// servers in one process that share it.
+func NewSpentMemory() state.SpentApprovals { return newSpentCache(time.Now) }

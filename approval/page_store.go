@@ -1,10 +1,12 @@
-package codemode
+package approval
 
 import (
 	"context"
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/brakinglab/codemode-go/codemode/state"
 )
 
 // The in-process store of the approval page's approvals, and the waiters
@@ -56,27 +58,27 @@ func (w *pageWaiters) wake(id string) {
 	}
 }
 
-// pendingCache is the in-process PendingApprovals: right for one replica.
+// pendingCache is the in-process state.PendingApprovals: right for one replica.
 type pendingCache struct {
 	mu     sync.Mutex
-	all    map[string]*PendingApproval
-	latest map[string]*PendingApproval // by Match: the newest
+	all    map[string]*state.PendingApproval
+	latest map[string]*state.PendingApproval // by Match: the newest
 	swept  time.Time
 }
 
 func newPendingCache() *pendingCache {
-	return &pendingCache{all: map[string]*PendingApproval{}, latest: map[string]*PendingApproval{}}
+	return &pendingCache{all: map[string]*state.PendingApproval{}, latest: map[string]*state.PendingApproval{}}
 }
 
-// Put implements PendingApprovals; about once a minute it sweeps
+// Put implements state.PendingApprovals; about once a minute it sweeps
 // approvals past their retention.
-func (c *pendingCache) Put(_ context.Context, p PendingApproval) error {
+func (c *pendingCache) Put(_ context.Context, p state.PendingApproval) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p.Created.Sub(c.swept) > time.Minute {
 		c.swept = p.Created
 		for id, q := range c.all {
-			if p.Created.After(q.Expires.Add(PendingApprovalRetention)) {
+			if p.Created.After(q.Expires.Add(state.PendingApprovalRetention)) {
 				delete(c.all, id)
 				if c.latest[q.Match] == q {
 					delete(c.latest, q.Match)
@@ -94,8 +96,8 @@ func (c *pendingCache) Put(_ context.Context, p PendingApproval) error {
 	return nil
 }
 
-// Get implements PendingApprovals.
-func (c *pendingCache) Get(_ context.Context, id string) (*PendingApproval, error) {
+// Get implements state.PendingApprovals.
+func (c *pendingCache) Get(_ context.Context, id string) (*state.PendingApproval, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.all[id]; ok {
@@ -105,8 +107,8 @@ func (c *pendingCache) Get(_ context.Context, id string) (*PendingApproval, erro
 	return nil, nil
 }
 
-// Latest implements PendingApprovals.
-func (c *pendingCache) Latest(_ context.Context, match string) (*PendingApproval, error) {
+// Latest implements state.PendingApprovals.
+func (c *pendingCache) Latest(_ context.Context, match string) (*state.PendingApproval, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.latest[match]
@@ -117,7 +119,7 @@ func (c *pendingCache) Latest(_ context.Context, match string) (*PendingApproval
 	return &cp, nil
 }
 
-// Answer implements PendingApprovals.
+// Answer implements state.PendingApprovals.
 func (c *pendingCache) Answer(_ context.Context, id, answer string, now time.Time) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"crypto/sha256"
@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
-// ApprovalPage is a web page on which the user approves or declines the
+// Page is a web page on which the user approves or declines the
 // calls of an execution whose client cannot ask the user: one that
 // declares no elicitation, or only URL-mode elicitation, or whose request
 // before protocol revision 2026-07-28 came outside a session (see
@@ -40,7 +42,7 @@ import (
 // resumes the execution as after an elicitation: the earlier calls are
 // answered from the execution's record (no write runs twice), then the
 // approved calls run, once; an approval is spent by the first re-run
-// (ApprovalOptions.Spent). A re-run before the user answered gets
+// (Options.Spent). A re-run before the user answered gets
 // APPROVAL_PENDING again and runs nothing; after a decline,
 // APPROVAL_DECLINED; after the link expired unanswered, APPROVAL_EXPIRED
 // with a new link. An approval that was accepted stays usable for one TTL
@@ -49,13 +51,13 @@ import (
 // Only the principal the execution ran as can see or answer the page: a
 // request signed in as anyone else gets the same 404 as an id that does
 // not exist. Ids are 128 random bits, answered once, and expire after
-// ApprovalOptions.TTL. Answers must carry a token bound to the id and
+// Options.TTL. Answers must carry a token bound to the id and
 // the principal, and cross-site requests (Origin, Sec-Fetch-Site) are
 // refused; every response forbids framing and caching. Requests are
 // rate-limited per source.
-type ApprovalPage struct {
-	// URL is the absolute URL where the host serves
-	// [Server.ApprovalHandler], ending in "/": a link is URL followed by
+type Page struct {
+	// URL is the absolute URL where the host serves the page
+	// (codemode's Server.ApprovalHandler, [Service.Handler]), ending in "/": a link is URL followed by
 	// the approval's id. Required.
 	URL string
 	// Authenticate returns the principal a browser request is signed in
@@ -70,17 +72,22 @@ type ApprovalPage struct {
 	// Store keeps the pending approvals. Nil means in-process, right for
 	// one replica; replicas must share one
 	// ([github.com/brakinglab/codemode-go/codemode/pgstate]), along
-	// with ApprovalOptions.Key and ApprovalOptions.Spent.
-	Store PendingApprovals
+	// with Options.Key and Options.Spent.
+	Store state.PendingApprovals
 	// Limiter limits the page's requests per source (SourceOf). Nil means
 	// an in-process limit of DefaultPageRatePerSec, bursts of
 	// DefaultPageBurst.
-	Limiter RateLimiter
+	Limiter state.RateLimiter
 	// SourceOf names the source of a request for Limiter, for example the
 	// client address a trusted reverse proxy reports. Nil means the client
 	// address as the other limits see it (Options.HTTP.ClientAddress, or else
 	// the peer address; an IPv6 address counts by its /64).
 	SourceOf func(r *http.Request) string
+	// Poll is how often a call waiting on the page (URL-mode
+	// elicitation) reads Store, for an answer given on another replica;
+	// an answer given on this replica's page wakes the call at once.
+	// Zero means DefaultPagePoll.
+	Poll time.Duration
 }
 
 // The default limit of approval page requests per source.
@@ -95,26 +102,33 @@ type pageKeys struct {
 	origin   string // scheme://host of url
 	auth     func(*http.Request) (catalog.Principal, bool)
 	signIn   http.HandlerFunc
-	store    PendingApprovals
-	limiter  RateLimiter
+	store    state.PendingApprovals
+	limiter  state.RateLimiter
 	sourceOf func(*http.Request) string
 	csrf     []byte // HMAC key of the answer tokens
 	waiters  pageWaiters
+	poll     time.Duration
 }
 
 // newPageKeys checks p.
-func newPageKeys(p *ApprovalPage, fallback ApprovalFallback) (*pageKeys, error) {
+func newPageKeys(p *Page, fallback Fallback) (*pageKeys, error) {
 	u, err := url.Parse(p.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !strings.HasSuffix(u.Path, "/") || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("ApprovalOptions.Page.URL: %q is not an absolute http(s) URL ending in \"/\" without query", p.URL)
+		return nil, fmt.Errorf("approval.Options.Page.URL: %q is not an absolute http(s) URL ending in \"/\" without query", p.URL)
 	}
 	if p.Authenticate == nil {
-		return nil, errors.New("ApprovalOptions.Page.Authenticate: required: the page must know who the browser is signed in as")
+		return nil, errors.New("approval.Options.Page.Authenticate: required: the page must know who the browser is signed in as")
 	}
-	if fallback == ApprovalAllow {
-		return nil, errors.New("ApprovalOptions: Page and Fallback ApprovalAllow contradict each other: with a page every client can ask the user")
+	if fallback == Allow {
+		return nil, errors.New("approval.Options: Page and Fallback Allow contradict each other: with a page every client can ask the user")
 	}
 	k := &pageKeys{url: p.URL, origin: u.Scheme + "://" + u.Host, auth: p.Authenticate, signIn: p.SignIn, store: p.Store, limiter: p.Limiter, sourceOf: p.SourceOf}
+	if k.poll = p.Poll; k.poll == 0 {
+		k.poll = DefaultPagePoll
+	}
+	if p.Poll < 0 {
+		return nil, errors.New("approval.Options.Page.Poll: negative")
+	}
 	if k.store == nil {
 		k.store = newPendingCache()
 	}
@@ -140,6 +154,6 @@ func pageMatch(st *approvalState) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// pageSpendKey is the SpentApprovals id of a page approval: kept apart
+// pageSpendKey is the state.SpentApprovals id of a page approval: kept apart
 // from the ids of sealed states.
 func pageSpendKey(id string) string { return "page:" + id }

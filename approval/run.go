@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"bytes"
@@ -27,7 +27,8 @@ import (
 // were scheduled, and a resumed run that follows the record decides its
 // calls exactly as the asking run did.
 type approvalRun struct {
-	a      *approver
+	a      *Policy
+	x      Caller          // the execution: tiers and dry runs
 	reqCtx context.Context // the tools/call context: dry runs outlive the script's calls
 
 	mu       sync.Mutex
@@ -62,8 +63,8 @@ type stopCall struct {
 	approvedCall
 }
 
-func newApprovalRun(a *approver, reqCtx context.Context, ex *approvalExec) *approvalRun {
-	r := &approvalRun{a: a, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), stop: ex.Stop,
+func newApprovalRun(a *Policy, reqCtx context.Context, ex *approvalExec, x Caller) *approvalRun {
+	r := &approvalRun{a: a, x: x, reqCtx: reqCtx, grants: maps.Clone(ex.Grants), approved: slices.Clone(ex.Approved), stop: ex.Stop,
 		changed: make(chan struct{})}
 	if len(ex.Record) > 0 {
 		r.replay = newReplay(ex.Record)
@@ -179,9 +180,9 @@ var runLive = decision{live: true}
 // question; every other call is stopped. A call made after the script
 // saw an answer may depend on the refusal itself (a catch block), so it is
 // never shown to the user in the same question.
-func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition, hasPos bool, args json.RawMessage) decision {
+func (r *approvalRun) intercept(fn string, pos sandbox.CallPosition, hasPos bool, args json.RawMessage) decision {
 	_, need := r.a.required[fn]
-	tier := h.tiers[fn]
+	tier, _ := r.x.Tier(fn)
 	// Canonical arguments cost a decode and an encode: a run with nothing
 	// to replay, approve or stop at makes none for its reads.
 	var (
@@ -205,7 +206,7 @@ func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition
 		if !need || !together {
 			return decision{err: errApprovalStopped{}}
 		}
-		return r.ask(h, fn, tier, pos, hasPos, args, canon, ok, false)
+		return r.ask(fn, tier, pos, hasPos, args, canon, ok, false)
 	}
 	if ok && r.replay != nil {
 		if c := r.replay.take(fn, canon); c != nil {
@@ -238,7 +239,7 @@ func (r *approvalRun) intercept(h *execHost, fn string, pos sandbox.CallPosition
 		return runLive
 	}
 	r.mu.Unlock()
-	return r.ask(h, fn, tier, pos, hasPos, args, canon, ok, true)
+	return r.ask(fn, tier, pos, hasPos, args, canon, ok, true)
 }
 
 // diverge stops the run at a call that differs from the run the user
@@ -265,23 +266,11 @@ func (r *approvalRun) takeApproved(fn string, args json.RawMessage) bool {
 // it is valid, adds it to the calls that wait. An invalid call is not
 // worth asking about: the script reads why, and when no call waits yet
 // (record) its failure is recorded for the runs that resume.
-func (r *approvalRun) ask(h *execHost, fn string, tier catalog.Tier, pos sandbox.CallPosition, hasPos bool, args, canon json.RawMessage, ok, record bool) decision {
+func (r *approvalRun) ask(fn string, tier catalog.Tier, pos sandbox.CallPosition, hasPos bool, args, canon json.RawMessage, ok, record bool) decision {
 	// The tools/call context, not the script's: a call issued with others
 	// (Promise.all) may reach here after the script has already stopped
 	// on the first.
-	ctx := r.reqCtx
-	if h.principal != nil {
-		ctx = catalog.WithPrincipal(ctx, *h.principal)
-	}
-	start := time.Now()
-	_, derr := h.s.callCatalog(ctx, fn, withValidateOnly(args))
-	if derr != nil {
-		ev := h.base
-		ev.Kind, ev.Time, ev.Function, ev.Tier = FunctionCalled, start, fn, tier.String()
-		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
-		ev.Duration = time.Since(start)
-		ev.ErrorKind = catalog.CodeOf(derr)
-		h.s.audit.Audit(ctx, ev)
+	if derr := r.x.DryRun(r.reqCtx, fn, args, withValidateOnly(args)); derr != nil {
 		if record {
 			r.ran(fn, tier, args, nil, derr)
 		}

@@ -1,4 +1,4 @@
-package codemode_test
+package approval_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -19,7 +20,7 @@ type deleteLapIn struct {
 // A function that requires approval runs only after the user accepts the
 // exact call. The client's elicitation handler shows the user the message
 // and answers; the code then runs again and makes the approved calls.
-func ExampleApprovalOptions() {
+func ExampleOptions() {
 	cat, err := catalog.New("garage", nil)
 	if err != nil {
 		log.Fatal(err)
@@ -38,6 +39,8 @@ func ExampleApprovalOptions() {
 		Principal: &catalog.Principal{Subject: "driver-1"},
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
+		// MUTATING functions need approval; deleteLap would without it.
+		Approvals: approval.Options{Tiers: []catalog.Tier{catalog.Mutating}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-package codemode
+package approval
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -114,19 +112,20 @@ func recordError(err error) *recordedError {
 	return re
 }
 
-// write is one write an execution made, as the model and the user read it.
-type write struct {
+// Write is one write an execution made, as the model and the user read
+// it: a result lists them in structuredContent.writes.
+type Write struct {
 	Function string          `json:"function"`
 	Args     json.RawMessage `json:"args"`
 	ID       json.RawMessage `json:"id,omitempty"` // the result's id, when it has one
 }
 
 // writesOf lists the writes in a record, in the order they were made.
-func writesOf(rec []recordedCall) []write {
-	var out []write
+func writesOf(rec []recordedCall) []Write {
+	var out []Write
 	for _, c := range rec {
 		if c.Write {
-			out = append(out, write{Function: c.Fn, Args: c.Args, ID: resultID(c.Out)})
+			out = append(out, Write{Function: c.Fn, Args: c.Args, ID: resultID(c.Out)})
 		}
 	}
 	return out
@@ -159,7 +158,7 @@ func resultID(out json.RawMessage) json.RawMessage {
 
 // writesText renders writes for the model and the user, one a line:
 // ns.fn({"args"}) → id 12.
-func writesText(ws []write, indent string) string {
+func writesText(ws []Write, indent string) string {
 	var b strings.Builder
 	for _, w := range ws {
 		b.WriteString(indent + w.Function + "(" + string(w.Args) + ")")
@@ -173,7 +172,7 @@ func writesText(ws []write, indent string) string {
 
 // writtenNote is the sentence of an approval outcome about writes:
 // never "nothing was written" when something was.
-func writtenNote(ws []write) string {
+func writtenNote(ws []Write) string {
 	switch len(ws) {
 	case 0:
 		return "Nothing was written."
@@ -181,26 +180,6 @@ func writtenNote(ws []write) string {
 		return "This execution already made 1 write, which stays: " + strings.TrimSuffix(writesText(ws, ""), "\n") + "."
 	}
 	return fmt.Sprintf("This execution already made %d writes, which stay: %s.", len(ws), strings.Join(strings.Split(strings.TrimSuffix(writesText(ws, ""), "\n"), "\n"), "; "))
-}
-
-// withWrites lists the execution's writes in a result: in
-// structuredContent.writes and as a section of the text.
-func withWrites(out *mcp.CallToolResult, ws []write) {
-	st, ok := out.StructuredContent.(structured)
-	if !ok {
-		return
-	}
-	st.Writes = ws
-	if st.Writes == nil {
-		st.Writes = []write{}
-	}
-	out.StructuredContent = st
-	if len(ws) == 0 || len(out.Content) == 0 {
-		return
-	}
-	if tc, ok := out.Content[0].(*mcp.TextContent); ok {
-		tc.Text = "Writes made by this execution:\n" + writesText(ws, "- ") + "\n" + tc.Text
-	}
 }
 
 // replay answers the calls of a run from the record of the runs before
