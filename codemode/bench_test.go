@@ -31,20 +31,20 @@ func BenchmarkExecuteCoaching(b *testing.B) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
 		for _, clients := range []int{1, 4} {
 			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
-				benchCoaching(b, mode, clients, false, nil)
+				benchCoaching(b, mode, clients, false)
 			})
 		}
 	}
 	// The same with a JWT verified on every request, as in production.
 	b.Run("mode=worker/clients=1/auth=jwt", func(b *testing.B) {
-		benchCoaching(b, sandbox.ModeWorker, 1, true, nil)
+		benchCoaching(b, sandbox.ModeWorker, 1, true)
 	})
-	// With the OpenTelemetry SDK installed, the same script runs in
-	// BenchmarkExecuteCoachingTelemetry (module internal/integration),
-	// which keeps the SDK out of this module's go.mod.
+	// With otelcodemode and the OpenTelemetry SDK installed, the same
+	// script runs in BenchmarkExecuteCoachingTelemetry (module
+	// internal/integration), which keeps both out of this module's go.mod.
 }
 
-func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *codemode.Telemetry) {
+func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 	tc := newTestCatalog(b)
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
@@ -53,9 +53,6 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool, tel *
 		Sandbox:    codemode.SandboxOptions{Mode: mode},
 		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
 		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
-	}
-	if tel != nil {
-		opts.Telemetry = *tel
 	}
 	var token string
 	if jwt {

@@ -94,6 +94,7 @@ require (
 	github.com/brakinglab/codemode-go/chartpng v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/codemode/pgstate v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/internal/pgtest v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/otelcodemode v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.24.1
@@ -113,3 +114,5 @@ replace (
 	github.com/brakinglab/codemode-go/codemode/pgstate => ../../codemode/pgstate
 	github.com/brakinglab/codemode-go/internal/pgtest => ../../internal/pgtest
 )
+
+replace github.com/brakinglab/codemode-go/otelcodemode => ../../otelcodemode

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/otelcodemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -41,13 +42,13 @@ func BenchmarkExecuteCoachingTelemetry(b *testing.B) {
 				name = "sdk-batch"
 			}
 			b.Run(fmt.Sprintf("mode=%s/clients=1/telemetry=%s", mode, name), func(b *testing.B) {
-				var tel codemode.Telemetry
+				var tel *otelcodemode.Options
 				if sdk {
 					tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 					defer tp.Shutdown(context.Background())
 					mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 					defer mp.Shutdown(context.Background())
-					tel = codemode.Telemetry{TracerProvider: tp, MeterProvider: mp}
+					tel = &otelcodemode.Options{TracerProvider: tp, MeterProvider: mp}
 				}
 				benchCoaching(b, mode, tel)
 			})
@@ -98,7 +99,7 @@ var fixtureInputs = map[string]string{
 	"saveCoachingReport": `{"type":"object","properties":{"sessionId":{"type":"string"},"overview":{"type":"object"},"pace":{"type":"object"},"corners":{"type":"array"},"actionItems":{"type":"array"}}}`,
 }
 
-func benchCoaching(b *testing.B, mode sandbox.Mode, tel codemode.Telemetry) {
+func benchCoaching(b *testing.B, mode sandbox.Mode, tel *otelcodemode.Options) {
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
 	code, err := os.ReadFile(benchDir + "coaching.ts")
@@ -112,7 +113,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, tel codemode.Telemetry) {
 		Logger:     slog.New(slog.DiscardHandler),
 		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 		Principal:  &p,
-		Telemetry:  tel,
+		Observer:   otelcodemode.New(tel),
 	})
 	if err != nil {
 		b.Fatal(err)

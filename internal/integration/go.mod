@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	github.com/brakinglab/codemode-go/otelcodemode v0.0.0-00010101000000-000000000000
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
