@@ -23,7 +23,7 @@ func Example_telemetry() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
 		Principal: &driver,
-		Observer: otelcodemode.New(&otelcodemode.Options{TracerProvider: tp}),
+		Observer:  otelcodemode.New(&otelcodemode.Options{TracerProvider: tp}),
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})
