@@ -16,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -57,10 +56,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, clients int, jwt bool) {
 	var token string
 	if jwt {
 		iss := oauthmetatest.NewIssuer(b, nil)
-		v, err := bearer.NewJWTVerifier(iss.URL, endpoint, &bearer.JWTOptions{JWKSURL: iss.JWKSURL})
-		if err != nil {
-			b.Fatal(err)
-		}
+		v := iss.Verifier(endpoint)
 		opts.Auth = &codemode.Auth{Verifier: v, Resource: endpoint, AuthorizationServers: []string{iss.URL}}
 		token = iss.Mint(endpoint, oauthmetatest.WithClaim("sub", "bench"), oauthmetatest.WithScope(strings.Join(allScopes, " ")))
 	} else {

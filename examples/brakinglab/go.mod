@@ -8,7 +8,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b // indirect
 	github.com/evanw/esbuild v0.28.2
-	github.com/go-jose/go-jose/v4 v4.1.8
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/go-playground/validator/v10 v10.30.6 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
@@ -94,6 +94,7 @@ require (
 	github.com/brakinglab/codemode-go/chartpng v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/codemode/pgstate v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/internal/pgtest v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/oauthmeta/jwtverify v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/otelcodemode v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
@@ -116,3 +117,5 @@ replace (
 )
 
 replace github.com/brakinglab/codemode-go/otelcodemode => ../../otelcodemode
+
+replace github.com/brakinglab/codemode-go/oauthmeta/jwtverify => ../../oauthmeta/jwtverify

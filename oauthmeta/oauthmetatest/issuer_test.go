@@ -4,12 +4,15 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 func TestCodeFlow(t *testing.T) {
@@ -76,5 +79,63 @@ func TestCodeFlow(t *testing.T) {
 	}
 	if status, _ := exchange(ap.Code, verifier); status != http.StatusBadRequest {
 		t.Errorf("code reused: %d", status)
+	}
+}
+
+// Verifier admits the tokens the issuer signed with its own keys, and
+// refuses forged ones (alg none, HS256 keyed with the public key, another
+// key id), revoked ones, and tokens for another resource.
+func TestVerifier(t *testing.T) {
+	const resource = "https://coach.example.com/mcp"
+	iss := oauthmetatest.NewIssuer(t, nil)
+	v := iss.Verifier(resource)
+	ctx := t.Context()
+	for _, alg := range []string{oauthmetatest.AlgRS256, oauthmetatest.AlgES256, oauthmetatest.AlgEdDSA} {
+		tok, err := v.Verify(ctx, iss.Mint(resource, oauthmetatest.WithAlg(alg), oauthmetatest.WithScope("a b")))
+		if err != nil || tok.Principal.Subject != oauthmetatest.DefaultSubject || strings.Join(tok.Principal.Scopes, " ") != "a b" {
+			t.Errorf("%s: %+v, %v", alg, tok, err)
+		}
+	}
+	revoked := iss.Mint(resource)
+	iss.Revoke(revoked)
+	for name, token := range map[string]string{
+		"none":         iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgNone)),
+		"HS256":        iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgHS256)),
+		"other kid":    iss.Mint(resource, oauthmetatest.WithKid("forged")),
+		"revoked":      revoked,
+		"other aud":    iss.Mint("https://other.example.com/mcp"),
+		"never issued": "e30.e30.sig",
+	} {
+		if _, err := v.Verify(ctx, token); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("%s: %v, want an invalid-token error", name, err)
+		}
+	}
+}
+
+// The JWKS holds the three public keys, in RFC 7517 form.
+func TestJWKS(t *testing.T) {
+	iss := oauthmetatest.NewIssuer(t, nil)
+	resp, err := iss.Client().Get(iss.JWKSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var set struct {
+		Keys []map[string]string `json:"keys"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Keys) != 3 {
+		t.Fatalf("%d keys, want 3", len(set.Keys))
+	}
+	n, _ := base64.RawURLEncoding.DecodeString(set.Keys[0]["n"])
+	x, _ := base64.RawURLEncoding.DecodeString(set.Keys[1]["x"])
+	ed, _ := base64.RawURLEncoding.DecodeString(set.Keys[2]["x"])
+	if set.Keys[0]["kid"] != oauthmetatest.KidRSA || len(n) != 256 || set.Keys[0]["e"] != "AQAB" ||
+		set.Keys[1]["kid"] != oauthmetatest.KidEC || set.Keys[1]["crv"] != "P-256" || len(x) != 32 ||
+		set.Keys[2]["kid"] != oauthmetatest.KidEd25519 || set.Keys[2]["kty"] != "OKP" || len(ed) != 32 ||
+		new(big.Int).SetBytes(n).Cmp(iss.RSAPublicKey().N) != 0 {
+		t.Errorf("keys %v", set.Keys)
 	}
 }
