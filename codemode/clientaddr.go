@@ -2,11 +2,11 @@ package codemode
 
 import (
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 
-	"github.com/realclientip/realclientip-go"
+	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
 // ForwardedFor returns an [HTTPOptions.ClientAddress] for a server behind
@@ -36,38 +36,24 @@ func ForwardedFor(trusted ...string) (func(r *http.Request) string, error) {
 	if len(ranges) == 0 {
 		return nil, nil
 	}
-	var nets []net.IPNet
+	var nets []netip.Prefix
 	for _, rg := range ranges {
-		n, err := realclientip.AddressesAndRangesToIPNets(rg)
+		n, err := httpmw.TrustedRanges([]string{rg})
 		if err != nil {
 			return nil, fmt.Errorf("trusted proxy %q is neither an IP address nor a CIDR range (without a zone)", rg)
 		}
 		nets = append(nets, n...)
 	}
-	forwarded, err := realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)
-	if err != nil {
-		return nil, err
-	}
 	return func(r *http.Request) string {
-		peer := realclientip.RemoteAddrStrategy{}.ClientIP(nil, r.RemoteAddr)
-		if peer == "" {
+		peer, ok := httpmw.ParseIP(r.RemoteAddr)
+		if !ok {
 			return r.RemoteAddr
 		}
-		host, _ := realclientip.SplitHostZone(peer)
-		if ip := net.ParseIP(host); ip != nil && inRanges(ip, nets) {
-			if c := forwarded.ClientIP(r.Header, r.RemoteAddr); c != "" {
+		if httpmw.InRanges(peer, nets) {
+			if c := httpmw.RightmostUntrusted(r.Header, nets); c != "" {
 				return c
 			}
 		}
-		return peer
+		return peer.String()
 	}, nil
-}
-
-func inRanges(ip net.IP, ranges []net.IPNet) bool {
-	for _, n := range ranges {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
