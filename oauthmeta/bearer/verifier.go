@@ -82,8 +82,6 @@ func (e *TokenError) Unwrap() []error {
 
 func invalid(desc string) error { return &TokenError{Description: desc} }
 
-func invalidCause(desc string, cause error) error { return &TokenError{Description: desc, Err: cause} }
-
 // DefaultClockSkew is the tolerance verifiers apply to a token's times
 // unless told otherwise, and the one [RequireBearer] applies to expiry
 // when the verifier is not a [ClockSkewer].
