@@ -23,7 +23,7 @@ import (
 // module of its own so that this one carries no OpenTelemetry, implements
 // it with OpenTelemetry traces and metrics:
 //
-//	opts.Observer, err = otelcodemode.New(nil)
+//	opts.Observer = otelcodemode.New(nil) // the global providers
 //
 // Each start method is called as the work starts and returns the context
 // the work runs in (with the observer's span, say) and a function the

@@ -128,7 +128,7 @@ func TestVerifierClaimNames(t *testing.T) {
 	}
 }
 
-func TestNewJWTVerifierRejectsBadConfig(t *testing.T) {
+func TestNewRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name, issuer, resource string
 		opts                   *jwtverify.Options
