@@ -1,10 +1,12 @@
 package oauthmetatest_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -138,4 +140,23 @@ func TestJWKS(t *testing.T) {
 		new(big.Int).SetBytes(n).Cmp(iss.RSAPublicKey().N) != 0 {
 		t.Errorf("keys %v", set.Keys)
 	}
+}
+
+// A package that takes a bearer.Verifier tests with the issuer's own:
+// genuine tokens pass, forged ones do not.
+func ExampleIssuer_Verifier() {
+	iss, err := oauthmetatest.Start(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer iss.Close()
+	const resource = "https://coach.example.com/mcp"
+	v := iss.Verifier(resource)
+	tok, err := v.Verify(context.Background(), iss.Mint(resource, oauthmetatest.WithScope("sessions:read")))
+	fmt.Println(tok.Principal.Subject, tok.Principal.Scopes, err)
+	_, err = v.Verify(context.Background(), iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgNone)))
+	fmt.Println(err)
+	// Output:
+	// user-1 [sessions:read] <nil>
+	// invalid token: token is not active (revoked, expired or unknown)
 }
