@@ -29,8 +29,7 @@ import (
 // the work runs in (with the observer's span, say) and a function the
 // Server calls exactly once as it ends. The Server calls the methods
 // concurrently, from the goroutines serving requests: they must be safe
-// for concurrent use and must not block. A panic in an observer is the
-// observer's bug; keep them simple.
+// for concurrent use, and must neither block nor panic.
 //
 // An implementation should embed [NopObserver], so that a method added to
 // this interface later does not break it.
