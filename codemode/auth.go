@@ -14,8 +14,10 @@ import (
 // TokenInfo plumbing) and the RFC 9728 protected-resource metadata clients
 // use to find the authorization server.
 type Auth struct {
-	// Verifier checks access tokens, e.g. bearer.NewJWTVerifier(issuer,
-	// Resource, nil). Required.
+	// Verifier checks access tokens: jwtverify.New(issuer, Resource, nil)
+	// for JWTs (module github.com/brakinglab/codemode-go/oauthmeta/jwtverify),
+	// bearer.NewIntrospectionVerifier for opaque tokens, or your own.
+	// Required.
 	Verifier bearer.Verifier
 	// Resource is the canonical URI of the MCP endpoint as clients reach
 	// it, e.g. "https://coach.example/mcp": the audience tokens must carry.

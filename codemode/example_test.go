@@ -2,7 +2,6 @@ package codemode_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -130,7 +129,12 @@ func Example_error() {
 func ExampleServer_Handler() {
 	const issuer = "https://auth.example.com"
 	const resource = "https://coach.example.com/mcp"
-	verifier, err := bearer.NewJWTVerifier(issuer, resource, nil)
+	// JWT access tokens, checked locally: jwtverify.New(issuer, resource,
+	// nil) (module github.com/brakinglab/codemode-go/oauthmeta/jwtverify).
+	// Here opaque tokens, which the issuer introspects (RFC 7662).
+	verifier, err := bearer.NewIntrospectionVerifier(issuer, resource, &bearer.IntrospectionOptions{
+		ClientID: "garage-api", ClientSecret: os.Getenv("INTROSPECTION_SECRET"),
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -238,49 +242,6 @@ func Example_developmentMode() {
 	//   "timeMs": 92500
 	// }
 	// 403
-}
-
-// An external identity provider issues the tokens: its issuer URL, exactly
-// as in the tokens' iss claim, and the MCP endpoint's canonical URI as the
-// audience. New refuses settings that contradict each other, such as an
-// issuer that differs by a trailing slash; the working configuration
-// serves the metadata clients discover the provider from.
-func Example_externalIssuer() {
-	const issuer = "https://login.example.com/realms/garage" // Keycloak-style, no trailing slash
-	const resource = "https://garage.example.com/mcp"
-	verifier, err := bearer.NewJWTVerifier(issuer, resource, &bearer.JWTOptions{
-		AcceptJWTType: true, // the provider sends typ "JWT", not "at+jwt"
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	opts := func(servers ...string) *codemode.Options {
-		return &codemode.Options{
-			Auth:   &codemode.Auth{Verifier: verifier, Resource: resource, AuthorizationServers: servers},
-			Logger: slog.New(slog.DiscardHandler),
-		}
-	}
-	_, err = codemode.New(exampleCatalog(), opts(issuer+"/"))
-	fmt.Println(err != nil && strings.Contains(err.Error(), "differ only by a trailing slash"))
-
-	srv, err := codemode.New(exampleCatalog(), opts(issuer))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer srv.Close()
-	w := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", nil))
-	var meta struct {
-		Resource             string   `json:"resource"`
-		AuthorizationServers []string `json:"authorization_servers"`
-	}
-	if err := json.Unmarshal(w.Body.Bytes(), &meta); err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(meta.Resource, meta.AuthorizationServers)
-	// Output:
-	// true
-	// https://garage.example.com/mcp [https://login.example.com/realms/garage]
 }
 
 // The default audit sink writes one JSON object per event through slog:

@@ -15,7 +15,6 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -48,10 +47,7 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	ts.http = httptest.NewUnstartedServer(nil)
 	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
 	ts.Resource = ts.URL
-	v, err := bearer.NewJWTVerifier(ts.issuer.URL, ts.Resource, &bearer.JWTOptions{JWKSURL: ts.issuer.JWKSURL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := ts.issuer.Verifier(ts.Resource)
 	opts := &codemode.Options{
 		Version: "1.0.0",
 		Auth: &codemode.Auth{
@@ -70,6 +66,7 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	if opts.Sandbox.Shared == nil {
 		withPool(t, opts, 2)
 	}
+	var err error
 	ts.Server, err = codemode.New(cat, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,6 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -444,8 +443,7 @@ func TestMiddlewareOnHostHandler(t *testing.T) {
 	issuer := oauthmetatest.NewIssuer(t, nil)
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String() + "/mcp"
-	v, err := bearer.NewJWTVerifier(issuer.URL, url, &bearer.JWTOptions{JWKSURL: issuer.JWKSURL})
-	must(t, err)
+	v := issuer.Verifier(url)
 	nt := newNotesAndTasks(t)
 	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
 		Auth: &codemode.Auth{Verifier: v, Resource: url, AuthorizationServers: []string{issuer.URL}},

@@ -17,7 +17,7 @@ import (
 func TestNewRejectsBadConfiguration(t *testing.T) {
 	empty, _ := catalog.New("empty", nil)
 	cat := newTestCatalog(t).Catalog
-	v, _ := bearer.NewJWTVerifier("https://auth.example", "https://api.example/mcp", nil)
+	v, _ := bearer.NewIntrospectionVerifier("https://auth.example", "https://api.example/mcp", &bearer.IntrospectionOptions{ClientID: "rs", ClientSecret: "secret"})
 	tests := []struct {
 		name string
 		cat  *catalog.Catalog

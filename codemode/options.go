@@ -86,10 +86,12 @@ type Options struct {
 	// Logger receives operational messages. Nil means slog.Default().
 	Logger *slog.Logger
 
-	// Telemetry configures OpenTelemetry traces and metrics. The zero
-	// value uses the global providers, which do nothing until the host
-	// installs an SDK.
-	Telemetry Telemetry
+	// Observer watches executions, sandbox runs, host calls and approvals
+	// for tracing and metrics; nil means none. For OpenTelemetry, set it
+	// to otelcodemode.New(…) (module
+	// github.com/brakinglab/codemode-go/otelcodemode). Stats counts either
+	// way.
+	Observer Observer
 
 	// KeepNulls keeps null members in the script's return value. By default
 	// they are removed: they cost tokens and say nothing.

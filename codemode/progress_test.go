@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
@@ -73,7 +71,7 @@ func callWithToken(t *testing.T, cs *mcp.ClientSession, code string, token any) 
 }
 
 func TestScriptAndHostProgress(t *testing.T) {
-	oc := newOpsCatalog(t, noop.NewTracerProvider())
+	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
@@ -106,7 +104,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 // A script reporting in a tight loop is rate limited; its final report
 // still arrives.
 func TestProgressRateLimited(t *testing.T) {
-	oc := newOpsCatalog(t, noop.NewTracerProvider())
+	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
 	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
@@ -125,7 +123,7 @@ func TestProgressRateLimited(t *testing.T) {
 
 // Unusable arguments throw an error that says how to call it.
 func TestScriptProgressArguments(t *testing.T) {
-	oc := newOpsCatalog(t, noop.NewTracerProvider())
+	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdioWith(t, srv, nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
@@ -190,7 +188,7 @@ func decodeTS(t *testing.T, stderr string) tsProgress {
 // The official TypeScript client's onprogress sees the script's and the
 // host function's progress over Streamable HTTP.
 func TestTypeScriptClientProgressHTTP(t *testing.T) {
-	oc := newOpsCatalog(t, noop.NewTracerProvider())
+	oc := newOpsCatalog(t)
 	ts := startServerFor(t, oc.Catalog, nil)
 	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_CODE=" + progressCode})
 	var stderr strings.Builder
@@ -207,7 +205,7 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 // The same over stdio: the Go server speaks on the client's stdin and
 // stdout.
 func TestTypeScriptClientProgressStdio(t *testing.T) {
-	oc := newOpsCatalog(t, noop.NewTracerProvider())
+	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
 	stdin, err := cmd.StdinPipe()
@@ -240,23 +238,21 @@ func TestTypeScriptClientProgressStdio(t *testing.T) {
 
 // opsCatalog has host functions that record what their context carries.
 // internal/integration's telemetry tests, which check the spans with the
-// OpenTelemetry SDK, have the same.
+// OpenTelemetry SDK, have the same with a span per call.
 type opsCatalog struct {
 	*catalog.Catalog
-	tracer trace.Tracer // the host's own instrumentation (a "SQL" span)
 
 	mu        sync.Mutex
 	deadlines []time.Duration // time left before the deadline, per call
-	spans     []trace.SpanContext
 }
 
-func newOpsCatalog(t *testing.T, tp trace.TracerProvider) *opsCatalog {
+func newOpsCatalog(t *testing.T) *opsCatalog {
 	t.Helper()
 	cat, err := catalog.New("ops", &catalog.Options{AllowAnonymous: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc := &opsCatalog{Catalog: cat, tracer: tp.Tracer("test-db")}
+	oc := &opsCatalog{Catalog: cat}
 	type in struct {
 		Laps int `json:"laps"`
 	}
@@ -272,10 +268,7 @@ func newOpsCatalog(t *testing.T, tp trace.TracerProvider) *opsCatalog {
 			} else {
 				oc.deadlines = append(oc.deadlines, -1)
 			}
-			oc.spans = append(oc.spans, trace.SpanContextFromContext(ctx))
 			oc.mu.Unlock()
-			_, q := oc.tracer.Start(ctx, "SELECT laps")
-			q.End()
 			codemode.ReportProgress(ctx, 1, 2, "laps read")
 			return out(a), nil
 		},

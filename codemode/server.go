@@ -130,9 +130,9 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	if err := s.startSandbox(); err != nil {
 		return nil, err
 	}
-	if s.tel, err = newTelemetry(s.opts.Telemetry, s.sb); err != nil {
+	if s.tel, err = newTelemetry(s.opts.Observer, s.sb); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("codemode: Telemetry: %w", err)
+		return nil, fmt.Errorf("codemode: Observer: %w", err)
 	}
 	s.audit = s.tel.observe(s.audit)
 	if pg := s.opts.Approvals.Page; pg != nil && pg.SourceOf == nil {

@@ -30,7 +30,7 @@ func TestStartupRefusals(t *testing.T) {
 	cat := newTestCatalog(t).Catalog
 	dev := &catalog.Principal{Subject: "dev"}
 	verifier := func(issuer, resource string) bearer.Verifier {
-		v, err := bearer.NewJWTVerifier(issuer, resource, nil)
+		v, err := bearer.NewIntrospectionVerifier(issuer, resource, &bearer.IntrospectionOptions{ClientID: "rs", ClientSecret: "secret"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,101 +2,180 @@ package codemode
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// Telemetry configures the OpenTelemetry traces and metrics a [Server]
-// produces. The package uses the OpenTelemetry API only: until the host
-// installs an SDK (globally with otel.SetTracerProvider and
-// otel.SetMeterProvider, or here), every span and instrument is a no-op.
+// Observer watches what a [Server] does, for tracing and metrics. Set it in
+// [Options.Observer]; nil observes nothing ([Server.Stats] counts either
+// way). The package github.com/brakinglab/codemode-go/otelcodemode, a
+// module of its own so that this one carries no OpenTelemetry, implements
+// it with OpenTelemetry traces and metrics:
 //
-// Spans, for each tools/call of a code tool:
+//	opts.Observer = otelcodemode.New(nil) // the global providers
 //
-//	tools/call execute_code            (SERVER; parent: the client's trace context)
-//	├─ codemode.approval                (each wait for the user's approval on the session)
-//	└─ codemode.run                     (one run in the sandbox)
-//	   ├─ codemode.admission            (waiting for a free worker)
-//	   ├─ codemode.compile              (transpiling and compiling, timed in the worker)
-//	   └─ execute_tool <ns>.<function>  (each host call; the host function's context carries it)
+// Each start method is called as the work starts and returns the context
+// the work runs in (with the observer's span, say) and a function the
+// Server calls exactly once as it ends. The Server calls the methods
+// concurrently, from the goroutines serving requests: they must be safe
+// for concurrent use, and must neither block nor panic.
 //
-// The client's trace context is read from the MCP request's _meta
-// (traceparent, tracestate: any transport, stdio included) and, when
-// _meta has none, from the HTTP request's headers. Attributes follow
-// OpenTelemetry's MCP and GenAI conventions (mcp.method.name,
-// gen_ai.tool.name, gen_ai.operation.name, jsonrpc.request.id,
-// mcp.session.id, error.type) plus codemode.* attributes for what they do
-// not cover. Code, arguments and results stay out of spans unless
-// RecordContent is set.
-type Telemetry struct {
-	// TracerProvider makes the spans; nil means otel.GetTracerProvider().
-	TracerProvider trace.TracerProvider
-	// MeterProvider makes the instruments; nil means otel.GetMeterProvider().
-	MeterProvider metric.MeterProvider
-	// Propagator reads the client's trace context; nil means W3C Trace
-	// Context (traceparent, tracestate) and Baggage.
-	Propagator propagation.TextMapPropagator
-	// RecordContent puts the submitted code (codemode.code) on execution
-	// spans and each call's argument JSON (codemode.call.arguments) on
-	// host-call spans. They may hold personal data: enable it deliberately.
-	RecordContent bool
+// An implementation should embed [NopObserver], so that a method added to
+// this interface later does not break it.
+type Observer interface {
+	// Attach is called once, by New, before any other method. pool
+	// reports the sandbox's worker pool (for gauges); detach, when not
+	// nil, is called by Close. An error fails New.
+	Attach(pool func() sandbox.Stats) (detach func(), err error)
+	// Execution observes one tools/call of a code tool, from its arrival
+	// to its result, approvals included.
+	Execution(ctx context.Context, e ExecutionStart) (context.Context, func(ExecutionEnd))
+	// Run observes one run of the script in the sandbox (an execution
+	// resumed after an approval runs again).
+	Run(ctx context.Context) (context.Context, func(RunEnd))
+	// Call observes one call of a host function by the script. The
+	// function runs in the returned context. end gets the function's
+	// error, nil on success.
+	Call(ctx context.Context, c CallStart) (context.Context, func(err error))
+	// Approval observes one wait for the user's answer on the session
+	// (elicitation). end gets the answer's action: "accept", "decline",
+	// "cancel", "none" (no answer) or "error".
+	Approval(ctx context.Context) (context.Context, func(action string))
+	// Event reports something counted: see [ObservedEvent].
+	Event(ctx context.Context, ev ObservedEvent)
+	// TraceID returns the trace id of ctx's span ("" when none), for the
+	// audit events of the execution ctx belongs to. Without one, audit
+	// events carry the trace id of the client's W3C traceparent (_meta or
+	// HTTP header), else a random one.
+	TraceID(ctx context.Context) string
 }
 
-// instrumentationName names the tracer and meter.
-const instrumentationName = "github.com/brakinglab/codemode-go/codemode"
+// ExecutionStart is what [Observer.Execution] is told as a tools/call of a
+// code tool starts.
+type ExecutionStart struct {
+	// Tool is the code tool's name.
+	Tool string
+	// Request is the tools/call: its _meta may carry the client's trace
+	// context (traceparent, tracestate), its Extra the HTTP headers. The
+	// observer must not change it.
+	Request *mcp.CallToolRequest
+}
 
-// Attribute keys the conventions do not define.
+// ExecutionEnd is what [Observer.Execution]'s end function is told.
+type ExecutionEnd struct {
+	// Outcome is "ok", the error kind the model read (RUNTIME, TIMEOUT,
+	// APPROVAL_DECLINED, …), or APPROVAL_REQUIRED for a call answered with
+	// an input request, which the client retries. Failed is true for the
+	// error kinds, false for "ok" and APPROVAL_REQUIRED.
+	Outcome string
+	Failed  bool
+	// Calls is the number of host calls the script made.
+	Calls int
+}
+
+// RunEnd is what [Observer.Run]'s end function is told.
+type RunEnd struct {
+	// Result is the sandbox's result, nil when the run never started.
+	// Its Duration and Compile time the run in the worker; the rest of the
+	// time since Run was called is the wait for a worker (admission).
+	Result *sandbox.Result
+	// Err is the run's error: a *sandbox.Error for the script's failures.
+	Err error
+}
+
+// CallStart is what [Observer.Call] is told as a host call starts.
+type CallStart struct {
+	// Function is the namespaced name the script called.
+	Function string
+	// Tier is the function's tier.
+	Tier catalog.Tier
+	// Arguments is the call's argument JSON. It may hold personal data;
+	// the observer must not change it.
+	Arguments json.RawMessage
+}
+
+// ObservedEvent is a counted occurrence an [Observer] is told of.
+type ObservedEvent int
+
+// The events of [Observer.Event].
 const (
-	attrTier       = attribute.Key("codemode.function.tier")
-	attrOutcome    = attribute.Key("codemode.outcome")
-	attrArgsBytes  = attribute.Key("codemode.call.arguments.size")
-	attrArgs       = attribute.Key("codemode.call.arguments")
-	attrCode       = attribute.Key("codemode.code")
-	attrCodeBytes  = attribute.Key("codemode.code.size")
-	attrCalls      = attribute.Key("codemode.calls")
-	attrCached     = attribute.Key("codemode.compile.cached")
-	attrApproval   = attribute.Key("codemode.approval.action")
-	attrMCPMethod  = attribute.Key("mcp.method.name")
-	attrMCPSession = attribute.Key("mcp.session.id")
-	attrToolName   = attribute.Key("gen_ai.tool.name")
-	attrOperation  = attribute.Key("gen_ai.operation.name")
-	attrRequestID  = attribute.Key("jsonrpc.request.id")
-	attrErrorType  = attribute.Key("error.type")
-	attrTransport  = attribute.Key("network.transport")
+	// EventRateLimited: the per-principal rate limit refused (or delayed
+	// past its wait) an HTTP request.
+	EventRateLimited ObservedEvent = iota + 1
+	// EventApprovalAsked: the user was asked to approve a call.
+	EventApprovalAsked
+	// EventApprovalAccepted: the user approved a call.
+	EventApprovalAccepted
+	// EventApprovalDeclined: the user declined a call.
+	EventApprovalDeclined
 )
 
-// telemetry holds a Server's tracer, instruments and the counters behind
+// String returns the event's name: rate_limited, approval_asked,
+// approval_accepted, approval_declined.
+func (e ObservedEvent) String() string {
+	switch e {
+	case EventRateLimited:
+		return "rate_limited"
+	case EventApprovalAsked:
+		return "approval_asked"
+	case EventApprovalAccepted:
+		return "approval_accepted"
+	case EventApprovalDeclined:
+		return "approval_declined"
+	}
+	return "unknown"
+}
+
+// NopObserver observes nothing. Embed it in an [Observer] to implement
+// only some of the methods.
+type NopObserver struct{}
+
+// Attach implements [Observer].
+func (NopObserver) Attach(func() sandbox.Stats) (func(), error) { return nil, nil }
+
+// Execution implements [Observer].
+func (NopObserver) Execution(ctx context.Context, _ ExecutionStart) (context.Context, func(ExecutionEnd)) {
+	return ctx, func(ExecutionEnd) {}
+}
+
+// Run implements [Observer].
+func (NopObserver) Run(ctx context.Context) (context.Context, func(RunEnd)) {
+	return ctx, func(RunEnd) {}
+}
+
+// Call implements [Observer].
+func (NopObserver) Call(ctx context.Context, _ CallStart) (context.Context, func(error)) {
+	return ctx, func(error) {}
+}
+
+// Approval implements [Observer].
+func (NopObserver) Approval(ctx context.Context) (context.Context, func(string)) {
+	return ctx, func(string) {}
+}
+
+// Event implements [Observer].
+func (NopObserver) Event(context.Context, ObservedEvent) {}
+
+// TraceID implements [Observer].
+func (NopObserver) TraceID(context.Context) string { return "" }
+
+// telemetry holds a Server's observer and the counters behind
 // Server.Stats.
 type telemetry struct {
-	tracer        trace.Tracer
-	prop          propagation.TextMapPropagator
-	recordContent bool
+	obs    Observer
+	detach func()
 
-	executions   metric.Int64Counter
-	execDuration metric.Float64Histogram
-	calls        metric.Int64Counter
-	callDuration metric.Float64Histogram
-	admission    metric.Float64Histogram
-	rateLimited  metric.Int64Counter
-	approvals    metric.Int64Counter
-	gauges       metric.Registration
-	sets         sync.Map // name + outcome → metric.MeasurementOption
-
-	// Server.Stats without OpenTelemetry.
 	mu          sync.Mutex
 	byOutcome   map[string]uint64
 	hostCalls   atomic.Uint64
@@ -108,263 +187,86 @@ type telemetry struct {
 	progressOut atomic.Uint64
 }
 
-func newTelemetry(o Telemetry, sb *sandbox.Sandbox) (*telemetry, error) {
-	tp, mp, prop := o.TracerProvider, o.MeterProvider, o.Propagator
-	if tp == nil {
-		tp = otel.GetTracerProvider()
+func newTelemetry(obs Observer, sb *sandbox.Sandbox) (*telemetry, error) {
+	if obs == nil {
+		obs = NopObserver{}
 	}
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	if prop == nil {
-		prop = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-	}
-	t := &telemetry{tracer: tp.Tracer(instrumentationName), prop: prop, recordContent: o.RecordContent, byOutcome: map[string]uint64{}}
-	m := mp.Meter(instrumentationName)
-	var err error
-	seconds := metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-	if t.executions, err = m.Int64Counter("codemode.executions", metric.WithUnit("{execution}"),
-		metric.WithDescription("Executions of code tools, by tool and outcome (ok, or the error kind the model read).")); err != nil {
-		return nil, err
-	}
-	if t.execDuration, err = m.Float64Histogram("codemode.execution.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Duration of executions, from the tools/call to its result, approvals included.")); err != nil {
-		return nil, err
-	}
-	if t.calls, err = m.Int64Counter("codemode.host_calls", metric.WithUnit("{call}"),
-		metric.WithDescription("Host function calls, by function and outcome (ok, or the catalog error code).")); err != nil {
-		return nil, err
-	}
-	if t.callDuration, err = m.Float64Histogram("codemode.host_call.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Duration of host function calls, by function and outcome.")); err != nil {
-		return nil, err
-	}
-	if t.admission, err = m.Float64Histogram("codemode.admission.wait", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Time an execution waited for a free sandbox worker.")); err != nil {
-		return nil, err
-	}
-	if t.rateLimited, err = m.Int64Counter("codemode.rate_limited", metric.WithUnit("{request}"),
-		metric.WithDescription("HTTP requests refused by the per-principal execution rate limit.")); err != nil {
-		return nil, err
-	}
-	if t.approvals, err = m.Int64Counter("codemode.approvals", metric.WithUnit("{approval}"),
-		metric.WithDescription("Approvals asked of the user and their answers (action: asked, accepted, declined).")); err != nil {
-		return nil, err
-	}
-	workers, err := m.Int64ObservableGauge("codemode.workers", metric.WithUnit("{worker}"),
-		metric.WithDescription("Sandbox workers by state: busy (running an execution) or idle."))
+	t := &telemetry{obs: obs, byOutcome: map[string]uint64{}}
+	detach, err := obs.Attach(sb.Stats)
 	if err != nil {
 		return nil, err
 	}
-	queued, err := m.Int64ObservableGauge("codemode.executions.queued", metric.WithUnit("{execution}"),
-		metric.WithDescription("Executions waiting for a free sandbox worker."))
-	if err != nil {
-		return nil, err
-	}
-	busy := metric.WithAttributeSet(attribute.NewSet(attribute.String("codemode.worker.state", "busy")))
-	idle := metric.WithAttributeSet(attribute.NewSet(attribute.String("codemode.worker.state", "idle")))
-	t.gauges, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		st := sb.Stats()
-		o.ObserveInt64(workers, int64(st.Running), busy)
-		o.ObserveInt64(workers, int64(max(st.Workers-st.Running, 0)), idle)
-		o.ObserveInt64(queued, int64(st.Waiting))
-		return nil
-	}, workers, queued)
-	if err != nil {
-		return nil, err
-	}
+	t.detach = detach
 	return t, nil
 }
 
-// close stops the gauges' callback, which holds the sandbox.
+// close detaches the observer (its gauges hold the sandbox).
 func (t *telemetry) close() {
-	if t != nil && t.gauges != nil {
-		_ = t.gauges.Unregister()
+	if t != nil && t.detach != nil {
+		t.detach()
 	}
 }
 
-// metaCarrier reads trace context from an MCP request's _meta.
-type metaCarrier map[string]any
-
-func (m metaCarrier) Get(key string) string { s, _ := m[key].(string); return s }
-func (m metaCarrier) Set(key, value string) { m[key] = value }
-func (m metaCarrier) Keys() []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// startExecution starts observing one tools/call of a code tool; end
+// takes its result.
+func (t *telemetry) startExecution(ctx context.Context, req *mcp.CallToolRequest, tool string) (context.Context, func(res *mcp.CallToolResult)) {
+	ctx, end := t.obs.Execution(ctx, ExecutionStart{Tool: tool, Request: req})
+	return ctx, func(res *mcp.CallToolResult) {
+		outcome, calls := executionOutcome(res)
+		failed := outcome != "ok" && outcome != string(KindApprovalRequired)
+		end(ExecutionEnd{Outcome: outcome, Failed: failed, Calls: calls})
+		t.mu.Lock()
+		t.byOutcome[outcome]++
+		t.mu.Unlock()
 	}
-	return keys
 }
 
-// extract returns ctx with the client's trace context: from _meta when it
-// holds a traceparent (the only way over stdio), else from the HTTP
-// headers. Without either, ctx keeps whatever span it had (a host's own
-// HTTP instrumentation).
-func (t *telemetry) extract(ctx context.Context, req *mcp.CallToolRequest) context.Context {
-	if req.Params != nil {
-		if meta := req.Params.GetMeta(); meta != nil {
-			if _, ok := meta["traceparent"].(string); ok {
-				return t.prop.Extract(ctx, metaCarrier(meta))
-			}
+// executionOutcome names a tools/call's result for Stats and observers.
+func executionOutcome(res *mcp.CallToolResult) (outcome string, calls int) {
+	outcome = "ok"
+	if res == nil {
+		return outcome, 0
+	}
+	if st, ok := res.StructuredContent.(structured); ok {
+		calls = len(st.Calls)
+		if st.Error != nil {
+			outcome = string(st.Error.Kind)
 		}
 	}
-	if req.Extra != nil && req.Extra.Header != nil {
-		return t.prop.Extract(ctx, propagation.HeaderCarrier(req.Extra.Header))
+	if len(res.InputRequests) > 0 {
+		// 2026-07-28: the client is asked for approval and retries.
+		outcome = string(KindApprovalRequired)
 	}
-	return ctx
+	if res.IsError && outcome == "ok" {
+		outcome = string(sandbox.KindInternal)
+	}
+	return outcome, calls
 }
 
-// startExecution starts the span of one tools/call of a code tool.
-func (t *telemetry) startExecution(ctx context.Context, req *mcp.CallToolRequest, tool string) (context.Context, trace.Span) {
-	ctx = t.extract(ctx, req)
-	ctx, span := t.tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer))
-	if span.IsRecording() {
-		transport := "pipe"
-		if req.Extra != nil && req.Extra.Header != nil {
-			transport = "tcp"
-		}
-		span.SetAttributes(
-			attrMCPMethod.String("tools/call"),
-			attrToolName.String(tool),
-			attrOperation.String("execute_tool"),
-			attrTransport.String(transport),
-		)
-		if req.Session != nil {
-			if id := req.Session.ID(); id != "" {
-				span.SetAttributes(attrMCPSession.String(id))
-			}
-		}
-		var in toolInput
-		if json.Unmarshal(req.Params.Arguments, &in) == nil && in.Code != nil {
-			span.SetAttributes(attrCodeBytes.Int(len(*in.Code)))
-			if t.recordContent {
-				span.SetAttributes(attrCode.String(*in.Code))
-			}
-		}
-	}
-	return ctx, span
+// startRun starts observing one sandbox run.
+func (t *telemetry) startRun(ctx context.Context) (context.Context, func(res *sandbox.Result, err error)) {
+	ctx, end := t.obs.Run(ctx)
+	return ctx, func(res *sandbox.Result, err error) { end(RunEnd{Result: res, Err: err}) }
 }
 
-// endExecution ends an execution's span and records its metrics.
-func (t *telemetry) endExecution(ctx context.Context, span trace.Span, tool string, start time.Time, res *mcp.CallToolResult) {
-	outcome := "ok"
-	calls := 0
-	if res != nil {
-		if st, ok := res.StructuredContent.(structured); ok {
-			calls = len(st.Calls)
-			if st.Error != nil {
-				outcome = string(st.Error.Kind)
-			}
-		}
-		if len(res.InputRequests) > 0 {
-			// 2026-07-28: the client is asked for approval and retries.
-			outcome = string(KindApprovalRequired)
-		}
-		if res.IsError && outcome == "ok" {
-			outcome = string(sandbox.KindInternal)
-		}
-	}
-	span.SetAttributes(attrOutcome.String(outcome), attrCalls.Int(calls))
-	if outcome != "ok" && outcome != string(KindApprovalRequired) {
-		span.SetAttributes(attrErrorType.String(outcome))
-		span.SetStatus(codes.Error, outcome)
-	}
-	span.End()
-	attrs := t.set(tool, outcome)
-	t.executions.Add(ctx, 1, attrs)
-	t.execDuration.Record(ctx, time.Since(start).Seconds(), attrs)
-	t.mu.Lock()
-	t.byOutcome[outcome]++
-	t.mu.Unlock()
-}
-
-// startRun starts the span of one sandbox run.
-func (t *telemetry) startRun(ctx context.Context) (context.Context, trace.Span) {
-	return t.tracer.Start(ctx, "codemode.run")
-}
-
-// endRun ends a run's span. The worker timed the compilation; the rest of
-// the wait before the run is admission. Both become child spans placed
-// by their timestamps.
-func (t *telemetry) endRun(ctx context.Context, span trace.Span, start time.Time, res *sandbox.Result, err error) {
-	end := time.Now()
-	if res != nil {
-		wait := max(end.Sub(start)-res.Duration, 0)
-		t.admission.Record(ctx, wait.Seconds())
-		if span.IsRecording() {
-			ctx := trace.ContextWithSpan(ctx, span)
-			_, a := t.tracer.Start(ctx, "codemode.admission", trace.WithTimestamp(start))
-			a.End(trace.WithTimestamp(start.Add(wait)))
-			cstart := start.Add(wait)
-			_, c := t.tracer.Start(ctx, "codemode.compile", trace.WithTimestamp(cstart))
-			c.End(trace.WithTimestamp(cstart.Add(res.Compile)))
-		}
-	}
-	if err != nil {
-		kind := string(sandbox.KindInternal)
-		if se, ok := err.(*sandbox.Error); ok {
-			kind = string(se.Kind)
-		}
-		span.SetAttributes(attrErrorType.String(kind))
-		span.SetStatus(codes.Error, kind)
-	}
-	span.End(trace.WithTimestamp(end))
-}
-
-// startCall starts the span of one host call; end records its outcome.
+// startCall starts observing one host call; end records its outcome.
 func (t *telemetry) startCall(ctx context.Context, name string, tier catalog.Tier, args json.RawMessage) (context.Context, func(err error)) {
-	start := time.Now()
-	ctx, span := t.tracer.Start(ctx, "execute_tool "+name)
-	if span.IsRecording() {
-		span.SetAttributes(
-			attrOperation.String("execute_tool"),
-			attrToolName.String(name),
-			attrTier.String(tier.String()),
-			attrArgsBytes.Int(len(args)),
-		)
-		if t.recordContent {
-			span.SetAttributes(attrArgs.String(string(args)))
-		}
-	}
+	ctx, end := t.obs.Call(ctx, CallStart{Function: name, Tier: tier, Arguments: args})
 	return ctx, func(err error) {
-		outcome := "ok"
 		if err != nil {
-			outcome = catalog.CodeOf(err)
-			span.SetAttributes(attrErrorType.String(outcome))
-			span.SetStatus(codes.Error, outcome)
 			t.callErrors.Add(1)
 		}
-		span.SetAttributes(attrOutcome.String(outcome))
-		span.End()
 		t.hostCalls.Add(1)
-		set := t.set(name, outcome)
-		t.calls.Add(ctx, 1, set)
-		t.callDuration.Record(ctx, time.Since(start).Seconds(), set)
+		end(err)
 	}
 }
 
-// set returns the metric attributes of a tool or function and an outcome,
-// built once: they are the same for most executions.
-func (t *telemetry) set(name, outcome string) metric.MeasurementOption {
-	key := name + "\x00" + outcome
-	if o, ok := t.sets.Load(key); ok {
-		return o.(metric.MeasurementOption)
-	}
-	o := metric.WithAttributeSet(attribute.NewSet(attrToolName.String(name), attrOutcome.String(outcome)))
-	t.sets.Store(key, o)
-	return o
-}
-
-// startApproval starts the span of one wait for the user's approval.
+// startApproval starts observing one wait for the user's approval.
 func (t *telemetry) startApproval(ctx context.Context) (context.Context, func(action string)) {
-	ctx, span := t.tracer.Start(ctx, "codemode.approval")
-	return ctx, func(action string) {
-		span.SetAttributes(attrApproval.String(action))
-		span.End()
-	}
+	return t.obs.Approval(ctx)
 }
 
-// elicitAction names the answer to an elicitation for a span.
+// elicitAction names the answer to an elicitation for an observer.
 func elicitAction(answer *mcp.ElicitResult, err error) string {
 	switch {
 	case err != nil:
@@ -378,20 +280,16 @@ func elicitAction(answer *mcp.ElicitResult, err error) string {
 // observe counts approvals from the audit events that record them.
 func (t *telemetry) observe(next AuditSink) AuditSink {
 	return AuditFunc(func(ctx context.Context, ev AuditEvent) {
-		var action string
 		switch ev.Kind {
 		case ApprovalRequested:
-			action = "asked"
 			t.asked.Add(1)
+			t.obs.Event(ctx, EventApprovalAsked)
 		case ApprovalGranted:
-			action = "accepted"
 			t.accepted.Add(1)
+			t.obs.Event(ctx, EventApprovalAccepted)
 		case ApprovalDeclined:
-			action = "declined"
 			t.declined.Add(1)
-		}
-		if action != "" {
-			t.approvals.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(attrApproval.String(action))))
+			t.obs.Event(ctx, EventApprovalDeclined)
 		}
 		next.Audit(ctx, ev)
 	})
@@ -414,13 +312,59 @@ func (c countingLimiter) Take(ctx context.Context, key string, n int) (time.Dura
 	wait, err := c.Limiter.Take(ctx, key, n)
 	if err == nil && wait > 0 {
 		c.t.limitedN.Add(1)
-		c.t.rateLimited.Add(ctx, 1)
+		c.t.obs.Event(ctx, EventRateLimited)
 	}
 	return wait, err
 }
 
-// Stats is a snapshot of a Server's activity since New, for hosts that do
-// not use OpenTelemetry (the same figures are metrics; see [Telemetry]).
+// traceID is the trace id audit events carry, so they join the caller's
+// trace: the observer's span's, else the client's W3C traceparent's (in
+// _meta, else the HTTP header), else a random one.
+func (t *telemetry) traceID(ctx context.Context, req *mcp.CallToolRequest) string {
+	if id := t.obs.TraceID(ctx); id != "" {
+		return id
+	}
+	if req.Params != nil {
+		if tp, ok := req.Params.GetMeta()["traceparent"].(string); ok {
+			if id, ok := traceparentID(tp); ok {
+				return id
+			}
+		}
+	}
+	if req.Extra != nil && req.Extra.Header != nil {
+		if id, ok := traceparentID(req.Extra.Header.Get("Traceparent")); ok {
+			return id
+		}
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// traceparentID returns the trace id of a W3C traceparent
+// (version-traceid-parentid-flags), if it is a valid one.
+func traceparentID(tp string) (string, bool) {
+	parts := strings.Split(tp, "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || !isLowerHex(parts[0]) ||
+		len(parts[1]) != 32 || !isLowerHex(parts[1]) || parts[1] == strings.Repeat("0", 32) ||
+		len(parts[2]) != 16 || !isLowerHex(parts[2]) || parts[2] == strings.Repeat("0", 16) ||
+		len(parts[3]) != 2 || !isLowerHex(parts[3]) || (parts[0] == "00" && len(parts) != 4) {
+		return "", false
+	}
+	return parts[1], true
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Stats is a snapshot of a Server's activity since New, kept whether or
+// not an [Observer] is set.
 type Stats struct {
 	// Sandbox is the worker pool: its size, the executions running on it
 	// and those waiting for a worker.

@@ -2,7 +2,6 @@ package codemode
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
@@ -41,10 +39,9 @@ func (s *Server) addTool(srv *mcp.Server, sp *toolSpec) {
 		InputSchema: inputSchema,
 		Annotations: sp.annotations,
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		start := time.Now()
-		ctx, span := s.tel.startExecution(ctx, req, sp.name)
+		ctx, end := s.tel.startExecution(ctx, req, sp.name)
 		// Deferred first, so it runs last and sees the panic's result too.
-		defer func() { s.tel.endExecution(ctx, span, sp.name, start, res) }()
+		defer func() { end(res) }()
 		defer func() {
 			// A bug here must cost one call, not the process.
 			if r := recover(); r != nil {
@@ -73,7 +70,7 @@ func (s *Server) execute(ctx context.Context, req *mcp.CallToolRequest, sp *tool
 	code := *in.Code
 	p, hasP := s.principal(ctx, req)
 	sum := sha256.Sum256([]byte(code))
-	base := AuditEvent{Tool: sp.name, TraceID: traceID(ctx, req), CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(code)}
+	base := AuditEvent{Tool: sp.name, TraceID: s.tel.traceID(ctx, req), CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(code)}
 	if hasP {
 		base.Subject, base.ClientID = p.Subject, p.ClientID
 	}
@@ -141,10 +138,9 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	// by the runs before would make it take another branch.
 	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
 	host.disc.Reset()
-	start := time.Now()
-	ctx, span := s.tel.startRun(ctx)
+	ctx, end := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
-	s.tel.endRun(ctx, span, start, res, err)
+	end(res, err)
 	return res, err
 }
 
@@ -174,31 +170,6 @@ func (s *Server) principal(ctx context.Context, req *mcp.CallToolRequest) (catal
 		return *p, true
 	}
 	return catalog.Principal{}, false
-}
-
-// traceID is the trace id audit events carry, so they join the caller's
-// trace: the execution's, else a W3C traceparent header's, else a random one.
-func traceID(ctx context.Context, req *mcp.CallToolRequest) string {
-	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
-		// The execution's span, or the client's trace context (_meta or
-		// headers) when no tracer records.
-		return sc.TraceID().String()
-	}
-	if req.Extra != nil && req.Extra.Header != nil {
-		// traceparent: version-traceid-parentid-flags
-		parts := strings.Split(req.Extra.Header.Get("Traceparent"), "-")
-		if len(parts) == 4 && len(parts[1]) == 32 && isHex(parts[1]) && parts[1] != strings.Repeat("0", 32) {
-			return parts[1]
-		}
-	}
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-func isHex(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
 
 // toExecError turns a sandbox error into what the model reads, adding the

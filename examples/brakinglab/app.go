@@ -21,6 +21,7 @@ import (
 	"github.com/brakinglab/codemode-go/examples/brakinglab/functions"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/sqldb"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
+	"github.com/brakinglab/codemode-go/otelcodemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -217,6 +218,9 @@ func (a *app) codemodeOptions() *codemode.Options {
 		HTTP: codemode.HTTPOptions{SessionIDPrefix: a.cfg.SessionPre},
 		// Clients without the MCP Apps extension get the charts as PNGs.
 		ChartRenderer: chartpng.New(),
+		// Spans and metrics through the global providers setupOTel
+		// installs (no-ops when it installs none).
+		Observer: otelcodemode.New(nil),
 	}
 }
 

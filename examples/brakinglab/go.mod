@@ -8,13 +8,12 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b // indirect
 	github.com/evanw/esbuild v0.28.2
-	github.com/go-jose/go-jose/v4 v4.1.8
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/go-playground/validator/v10 v10.30.6 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/rs/cors v1.11.1 // indirect
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/sys v0.50.0 // indirect
@@ -54,7 +53,6 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	github.com/realclientip/realclientip-go v1.0.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -94,6 +92,8 @@ require (
 	github.com/brakinglab/codemode-go/chartpng v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/codemode/pgstate v0.0.0-00010101000000-000000000000
 	github.com/brakinglab/codemode-go/internal/pgtest v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/oauthmeta/jwtverify v0.0.0-00010101000000-000000000000
+	github.com/brakinglab/codemode-go/otelcodemode v0.0.0-00010101000000-000000000000
 	github.com/chromedp/cdproto v0.159.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/prometheus/client_golang v1.24.1
@@ -113,3 +113,7 @@ replace (
 	github.com/brakinglab/codemode-go/codemode/pgstate => ../../codemode/pgstate
 	github.com/brakinglab/codemode-go/internal/pgtest => ../../internal/pgtest
 )
+
+replace github.com/brakinglab/codemode-go/otelcodemode => ../../otelcodemode
+
+replace github.com/brakinglab/codemode-go/oauthmeta/jwtverify => ../../oauthmeta/jwtverify

@@ -19,7 +19,8 @@ import (
 )
 
 // observability is the OpenTelemetry SDK BrakingLab installs globally;
-// codemode and the SQL instrumentation reach it through the API.
+// codemode (through otelcodemode) and the SQL instrumentation reach it
+// through the API.
 type observability struct {
 	// metrics serves Prometheus' text format when -metrics is set.
 	metrics  http.Handler

@@ -20,7 +20,7 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/authserver"
 	"github.com/brakinglab/codemode-go/health"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 )
 
 // shutdownGrace is how long in-flight requests may take to finish after
@@ -94,7 +94,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		if audience == "" {
 			audience = h.mcpURL
 		}
-		v, err := bearer.NewJWTVerifier(cfg.Issuer, audience, nil)
+		v, err := jwtverify.New(cfg.Issuer, audience, nil)
 		if err != nil {
 			return nil, fmt.Errorf("-issuer: %w", err)
 		}
@@ -122,7 +122,7 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		v, err := bearer.NewJWTVerifier(as.Issuer(), h.mcpURL, &bearer.JWTOptions{
+		v, err := jwtverify.New(as.Issuer(), h.mcpURL, &jwtverify.Options{
 			JWKSURL:    local + strings.TrimPrefix(as.JWKSURL(), as.Issuer()),
 			Algorithms: []string{"ES256"},
 			// Issuer and verifier share this process's clock.

@@ -31,7 +31,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 )
 
 func main() {
@@ -86,7 +86,7 @@ func run(args []string) error {
 			base = "http://" + ln.Addr().String()
 		}
 		resource := base + codemode.DefaultMCPPath
-		v, err := bearer.NewJWTVerifier(*issuer, resource, nil)
+		v, err := jwtverify.New(*issuer, resource, nil)
 		if err != nil {
 			return fmt.Errorf("-issuer: %w", err)
 		}

@@ -2,12 +2,9 @@ package httpmw
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
-
-	"github.com/realclientip/realclientip-go"
 )
 
 // ForwardedFor returns a client address function (codemode's
@@ -38,40 +35,26 @@ func ForwardedFor(trusted ...string) (func(r *http.Request) string, error) {
 	if len(ranges) == 0 {
 		return nil, nil
 	}
-	var nets []net.IPNet
+	var nets []netip.Prefix
 	for _, rg := range ranges {
-		n, err := realclientip.AddressesAndRangesToIPNets(rg)
+		n, err := TrustedRanges([]string{rg})
 		if err != nil {
 			return nil, fmt.Errorf("trusted proxy %q is neither an IP address nor a CIDR range (without a zone)", rg)
 		}
 		nets = append(nets, n...)
 	}
-	forwarded, err := realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)
-	if err != nil {
-		return nil, err
-	}
 	return func(r *http.Request) string {
-		peer := realclientip.RemoteAddrStrategy{}.ClientIP(nil, r.RemoteAddr)
-		if peer == "" {
+		peer, ok := ParseIP(r.RemoteAddr)
+		if !ok {
 			return r.RemoteAddr
 		}
-		host, _ := realclientip.SplitHostZone(peer)
-		if ip := net.ParseIP(host); ip != nil && inRanges(ip, nets) {
-			if c := forwarded.ClientIP(r.Header, r.RemoteAddr); c != "" {
+		if InRanges(peer, nets) {
+			if c := RightmostUntrusted(r.Header, nets); c != "" {
 				return c
 			}
 		}
-		return peer
+		return peer.String()
 	}, nil
-}
-
-func inRanges(ip net.IP, ranges []net.IPNet) bool {
-	for _, n := range ranges {
-		if n.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 // AddrKey groups a client address for a limit: an IPv4 address (also

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/otelcodemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -27,29 +28,29 @@ import (
 const benchDir = "../../codemode/testdata/bench/"
 
 // BenchmarkExecuteCoachingTelemetry is codemode's BenchmarkExecuteCoaching
-// with one client, without a provider and with the OpenTelemetry SDK
-// installed (every span to a batching exporter, every instrument to a
-// meter provider), in the same run: the difference is what the SDK adds
-// to an execution. It was BenchmarkExecuteCoaching's telemetry=sdk-batch
+// with one client: without an observer (off), with otelcodemode and no SDK
+// (none: the API's no-ops) and with the OpenTelemetry SDK installed (every
+// span to a batching exporter, every instrument to a meter provider), in
+// the same run: the differences are what otelcodemode and the SDK add to
+// an execution. It was BenchmarkExecuteCoaching's telemetry=sdk-batch
 // variants, which moved here with the SDK. The fixture functions return
 // the same JSON; they are schema functions here, not Go types.
 func BenchmarkExecuteCoachingTelemetry(b *testing.B) {
 	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
-		for _, sdk := range []bool{false, true} {
-			name := "none"
-			if sdk {
-				name = "sdk-batch"
-			}
+		for _, name := range []string{"off", "none", "sdk-batch"} {
 			b.Run(fmt.Sprintf("mode=%s/clients=1/telemetry=%s", mode, name), func(b *testing.B) {
-				var tel codemode.Telemetry
-				if sdk {
+				var obs codemode.Observer
+				switch name {
+				case "none":
+					obs = otelcodemode.New(nil)
+				case "sdk-batch":
 					tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 					defer tp.Shutdown(context.Background())
 					mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 					defer mp.Shutdown(context.Background())
-					tel = codemode.Telemetry{TracerProvider: tp, MeterProvider: mp}
+					obs = otelcodemode.New(&otelcodemode.Options{TracerProvider: tp, MeterProvider: mp})
 				}
-				benchCoaching(b, mode, tel)
+				benchCoaching(b, mode, obs)
 			})
 		}
 	}
@@ -98,7 +99,7 @@ var fixtureInputs = map[string]string{
 	"saveCoachingReport": `{"type":"object","properties":{"sessionId":{"type":"string"},"overview":{"type":"object"},"pace":{"type":"object"},"corners":{"type":"array"},"actionItems":{"type":"array"}}}`,
 }
 
-func benchCoaching(b *testing.B, mode sandbox.Mode, tel codemode.Telemetry) {
+func benchCoaching(b *testing.B, mode sandbox.Mode, obs codemode.Observer) {
 	hs := httptest.NewUnstartedServer(nil)
 	endpoint := "http://" + hs.Listener.Addr().String() + "/mcp"
 	code, err := os.ReadFile(benchDir + "coaching.ts")
@@ -112,7 +113,7 @@ func benchCoaching(b *testing.B, mode sandbox.Mode, tel codemode.Telemetry) {
 		Logger:     slog.New(slog.DiscardHandler),
 		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 		Principal:  &p,
-		Telemetry:  tel,
+		Observer:   obs,
 	})
 	if err != nil {
 		b.Fatal(err)

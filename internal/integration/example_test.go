@@ -11,6 +11,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/otelcodemode"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -22,7 +23,7 @@ func Example_telemetry() {
 	driver := catalog.Principal{Subject: "driver-1"}
 	srv, err := codemode.New(exampleCatalog(), &codemode.Options{
 		Principal: &driver,
-		Telemetry: codemode.Telemetry{TracerProvider: tp},
+		Observer:  otelcodemode.New(&otelcodemode.Options{TracerProvider: tp}),
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
 	})

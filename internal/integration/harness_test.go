@@ -17,7 +17,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -39,7 +39,7 @@ func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode
 	hs := httptest.NewUnstartedServer(nil)
 	ts.URL = "http://" + hs.Listener.Addr().String() + "/mcp"
 	ts.Resource = ts.URL
-	v, err := bearer.NewJWTVerifier(ts.issuer.URL, ts.Resource, &bearer.JWTOptions{JWKSURL: ts.issuer.JWKSURL})
+	v, err := jwtverify.New(ts.issuer.URL, ts.Resource, &jwtverify.Options{JWKSURL: ts.issuer.JWKSURL})
 	if err != nil {
 		t.Fatal(err)
 	}

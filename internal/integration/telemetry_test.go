@@ -20,6 +20,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/otelcodemode"
 )
 
 // The client's trace context, as a W3C traceparent.
@@ -217,7 +218,7 @@ func TestSpanTreeFromHTTPTraceparent(t *testing.T) {
 	var events []codemode.AuditEvent
 	var mu sync.Mutex
 	ts := startServerFor(t, oc.Catalog, func(o *codemode.Options) {
-		o.Telemetry.TracerProvider = tp
+		o.Observer = otelcodemode.New(&otelcodemode.Options{TracerProvider: tp})
 		o.Audit.Sink = codemode.AuditFunc(func(_ context.Context, ev codemode.AuditEvent) {
 			mu.Lock()
 			events = append(events, ev)
@@ -251,7 +252,7 @@ func TestSpanTreeFromMetaOverStdio(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	oc := newOpsCatalog(t, tp)
-	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{TracerProvider: tp}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Observer: otelcodemode.New(&otelcodemode.Options{TracerProvider: tp}), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	params := &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": opsCode},
 		Meta: mcp.Meta{"traceparent": traceparent, "tracestate": "vendor=1"}}
@@ -271,7 +272,7 @@ func TestSpansRecordContentWhenAsked(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	oc := newOpsCatalog(t, tp)
-	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{TracerProvider: tp, RecordContent: true}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Observer: otelcodemode.New(&otelcodemode.Options{TracerProvider: tp, RecordContent: true}), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	if res := run(t, cs, opsCode); res.IsError {
 		t.Fatal(text(res))
@@ -295,7 +296,7 @@ func TestMetricsAndStats(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	oc := newOpsCatalog(t, noop.NewTracerProvider())
-	srv := newServer(t, oc.Catalog, &codemode.Options{Telemetry: codemode.Telemetry{MeterProvider: mp}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
+	srv := newServer(t, oc.Catalog, &codemode.Options{Observer: otelcodemode.New(&otelcodemode.Options{MeterProvider: mp}), Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	cs := serveStdio(t, srv)
 	run(t, cs, opsCode)
 	run(t, cs, opsCode)

@@ -64,7 +64,7 @@ func mcpResource(t *testing.T, iss *Issuer, scopes []string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := mustVerifier(t, iss, resource, nil)
+	v := iss.Verifier(resource)
 	mux.Handle("/mcp", bearer.RequireBearer(v, &bearer.BearerOptions{ResourceMetadataURL: prmURL, Scopes: scopes})(mcpHandler))
 	return resource
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
-	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // clock is a settable time source for verifiers under test.
@@ -21,14 +21,6 @@ type clock struct{ offset atomic.Int64 }
 func (c *clock) Now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 func newClock() *clock                   { return &clock{} }
-func mustVerifier(t *testing.T, iss *oauthmetatest.Issuer, resource string, o *bearer.JWTOptions) *bearer.JWTVerifier {
-	t.Helper()
-	v, err := bearer.NewJWTVerifier(iss.URL, resource, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // seen records what the protected handler observed.
 type seen struct {
@@ -80,4 +72,10 @@ func get(t *testing.T, url, authorization string) response {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return response{resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b), resp.Header}
+}
+
+// invalidToken is the challenge to a request whose token is refused.
+func invalidToken(desc string) string {
+	return `Bearer error="invalid_token", error_description="` + strings.ReplaceAll(desc, `"`, `\"`) +
+		`", resource_metadata="` + testPRM + `"`
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/claims"
 	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
@@ -217,33 +218,33 @@ func (v *IntrospectionVerifier) check(c map[string]any) (*Token, error) {
 		return nil, invalid("token is not active (revoked, expired or unknown)")
 	}
 	if iss, ok := c["iss"].(string); ok && iss != v.issuer {
-		return nil, invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", clip(iss), v.issuer))
+		return nil, invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", claims.Clip(iss), v.issuer))
 	}
 	if _, present := c["aud"]; present || !v.opts.AllowMissingAudience {
-		aud, ok := audiences(c["aud"])
-		if !ok || !matchAudience(aud, v.resource) {
+		aud, ok := claims.Audiences(c["aud"])
+		if !ok || !claims.MatchAudience(aud, v.resource) {
 			return nil, invalid(fmt.Sprintf("token audience is not this resource: request a token for resource %q", v.resource))
 		}
 	}
 	now := v.opts.Now()
-	exp, hasExp := numericDate(c, "exp")
+	exp, hasExp := claims.NumericDate(c, "exp")
 	if hasExp && exp.Before(now.Add(-v.skew)) {
 		return nil, invalid("token expired")
 	}
-	if nbf, ok := numericDate(c, "nbf"); ok && now.Add(v.skew).Before(nbf) {
+	if nbf, ok := claims.NumericDate(c, "nbf"); ok && now.Add(v.skew).Before(nbf) {
 		return nil, invalid("token not yet valid (nbf is in the future)")
 	}
-	sub := stringClaim(c, v.opts.Claims.Subject)
+	sub := claims.String(c, v.opts.Claims.Subject)
 	if sub == "" {
 		return nil, invalid(fmt.Sprintf("token has no %q", v.opts.Claims.Subject))
 	}
 	t := &Token{
 		Principal: catalog.Principal{
 			Subject:  sub,
-			ClientID: firstString(c, v.opts.Claims.ClientID),
-			Scopes:   scopes(c, v.opts.Claims.Scopes),
+			ClientID: claims.FirstString(c, v.opts.Claims.ClientID),
+			Scopes:   claims.Scopes(c, v.opts.Claims.Scopes),
 		},
-		Issuer: stringClaim(c, "iss"),
+		Issuer: claims.String(c, "iss"),
 		Claims: c,
 	}
 	if t.Issuer == "" {

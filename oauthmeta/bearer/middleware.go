@@ -39,7 +39,7 @@ type BearerOptions struct {
 }
 
 // ClockSkewer is implemented by a [Verifier] that tolerates clock skew, as
-// [*JWTVerifier] and [*IntrospectionVerifier] do. [RequireBearer] gives
+// [*IntrospectionVerifier] and jwtverify's Verifier do. [RequireBearer] gives
 // go-sdk's own expiry check the same tolerance, so a token the verifier
 // accepted is not refused a second time; a Verifier without it gets
 // [DefaultClockSkew].
@@ -47,10 +47,7 @@ type ClockSkewer interface {
 	ClockSkew() time.Duration
 }
 
-var (
-	_ ClockSkewer = (*JWTVerifier)(nil)
-	_ ClockSkewer = (*IntrospectionVerifier)(nil)
-)
+var _ ClockSkewer = (*IntrospectionVerifier)(nil)
 
 // RequireBearer returns middleware that admits only requests with a valid
 // bearer token in the Authorization header, answering as RFC 6750 and the

@@ -12,8 +12,9 @@ import (
 )
 
 // A Verifier checks an access token and says who it speaks for.
-// [JWTVerifier] checks JWTs locally; an RFC 7662 introspection client for
-// opaque tokens can implement the same interface.
+// [IntrospectionVerifier] asks the issuer (RFC 7662); the Verifier of
+// package jwtverify (module github.com/brakinglab/codemode-go/oauthmeta/jwtverify)
+// checks RFC 9068 JWTs locally.
 //
 // A token that is not acceptable (bad signature, expired, wrong audience…)
 // must yield an error wrapping [auth.ErrInvalidToken] — a [*TokenError]
@@ -81,9 +82,29 @@ func (e *TokenError) Unwrap() []error {
 
 func invalid(desc string) error { return &TokenError{Description: desc} }
 
-func invalidCause(desc string, cause error) error { return &TokenError{Description: desc, Err: cause} }
+// DefaultClockSkew is the tolerance verifiers apply to a token's times
+// unless told otherwise, and the one [RequireBearer] applies to expiry
+// when the verifier is not a [ClockSkewer].
+const DefaultClockSkew = 30 * time.Second
 
-// sharedDefaults fills the options both verifiers share (HTTP client,
+// ClaimNames says which claims (of a JWT, or members of an introspection
+// response) carry the principal. Empty fields mean the verifier's
+// defaults.
+type ClaimNames struct {
+	// Subject names the user claim. Default "sub".
+	Subject string
+	// ClientID lists claims tried in order for the client id. Default
+	// "client_id" (RFC 9068 and RFC 7662); the JWT verifier then tries
+	// "azp".
+	ClientID []string
+	// Scopes lists claims tried in order for the granted scopes; the first
+	// present one wins. Each may be a space-separated string or an array of
+	// strings. Default "scope" (RFC 9068 and RFC 7662); the JWT verifier
+	// then tries "scp".
+	Scopes []string
+}
+
+// sharedDefaults fills the options verifiers share (HTTP client,
 // clock) and returns the clock skew to allow: DefaultClockSkew for zero,
 // none for a negative value.
 func sharedDefaults(skew time.Duration, client **http.Client, now *func() time.Time) time.Duration {

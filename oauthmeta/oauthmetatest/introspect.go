@@ -19,8 +19,10 @@ func (i *Issuer) Revoke(token string) {
 	i.mu.Unlock()
 }
 
-// serveIntrospect answers RFC 7662 requests: a token this issuer minted and
-// did not revoke is active, with its claims; anything else is inactive.
+// serveIntrospect answers RFC 7662 requests: a token this issuer minted
+// with one of its keys (not forged with "none", HS256 or another key id)
+// and did not revoke is active, with its claims; anything else is
+// inactive.
 // Expiry is left to the resource server, as the claims carry exp.
 func (i *Issuer) serveIntrospect(w http.ResponseWriter, r *http.Request) {
 	if id, secret, ok := r.BasicAuth(); !ok || id != IntrospectionClientID || secret != IntrospectionClientSecret {

@@ -1,6 +1,7 @@
 // Package oauthmetatest runs a small OAuth authorization server on loopback
 // for tests: it serves a JWKS and RFC 8414 / OpenID discovery metadata,
 // mints RS256, ES256 and EdDSA access tokens (and deliberately broken ones),
+// answers RFC 7662 introspection ([Issuer.Verifier] uses it),
 // and counts how often its JWKS is fetched.
 //
 // It is a test helper: keys are generated per issuer and nothing is
@@ -13,8 +14,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,8 +25,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-jose/go-jose/v4"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
 
 // Key IDs of the issuer's signing keys, as published in its JWKS.
@@ -178,12 +182,55 @@ func (i *Issuer) serveMetadata(w http.ResponseWriter, r *http.Request) {
 
 func (i *Issuer) serveJWKS(w http.ResponseWriter, r *http.Request) {
 	i.jwks.Add(1)
-	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
-		{Key: &i.rsaKey.PublicKey, KeyID: KidRSA, Algorithm: "RS256", Use: "sig"},
-		{Key: &i.ecKey.PublicKey, KeyID: KidEC, Algorithm: "ES256", Use: "sig"},
-		{Key: i.edKey.Public(), KeyID: KidEd25519, Algorithm: "EdDSA", Use: "sig"},
+	writeJSON(w, http.StatusOK, i.jwkSet())
+}
+
+// jwkSet is the issuer's public keys as an RFC 7517 JWK Set.
+func (i *Issuer) jwkSet() map[string]any {
+	b64 := base64.RawURLEncoding.EncodeToString
+	rsaPub := &i.rsaKey.PublicKey
+	ecPub, err := i.ecKey.PublicKey.Bytes() // 0x04 || X || Y, 32 bytes each on P-256
+	if err != nil {
+		panic(err) // a P-256 key made by Start
+	}
+	return map[string]any{"keys": []map[string]string{
+		{"kty": "RSA", "kid": KidRSA, "alg": "RS256", "use": "sig",
+			"n": b64(rsaPub.N.Bytes()), "e": b64(big.NewInt(int64(rsaPub.E)).Bytes())},
+		{"kty": "EC", "kid": KidEC, "alg": "ES256", "use": "sig", "crv": "P-256",
+			"x": b64(ecPub[1:33]), "y": b64(ecPub[33:])},
+		{"kty": "OKP", "kid": KidEd25519, "alg": "EdDSA", "use": "sig", "crv": "Ed25519",
+			"x": b64(i.edKey.Public().(ed25519.PublicKey))},
 	}}
-	writeJSON(w, http.StatusOK, set)
+}
+
+// Verifier returns a verifier of the tokens this issuer minted for
+// resource, for tests of the packages that take a bearer.Verifier: a
+// bearer.IntrospectionVerifier asking the issuer's RFC 7662 endpoint. A
+// minted token is active until revoked (expiry, audience and issuer are
+// checked by the verifier, as for any token); anything else, forged
+// tokens included, is refused as invalid. Answers are not cached, so a
+// revocation takes effect at once. The JWT verifier (module
+// oauthmeta/jwtverify) checks the same tokens locally against the
+// issuer's JWKS. A resource that is not an absolute HTTPS (or loopback)
+// URL fails the test (panics for an issuer from Start).
+func (i *Issuer) Verifier(resource string) bearer.Verifier {
+	if i.tb != nil {
+		i.tb.Helper()
+	}
+	v, err := bearer.NewIntrospectionVerifier(i.URL, resource, &bearer.IntrospectionOptions{
+		Endpoint:     i.URL + "/introspect",
+		ClientID:     IntrospectionClientID,
+		ClientSecret: IntrospectionClientSecret,
+		HTTPClient:   i.Client(),
+		CacheTTL:     -1,
+	})
+	if err != nil {
+		if i.tb != nil {
+			i.tb.Fatalf("oauthmetatest: Verifier(%q): %v", resource, err)
+		}
+		panic(fmt.Sprintf("oauthmetatest: Verifier(%q): %v", resource, err))
+	}
+	return v
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

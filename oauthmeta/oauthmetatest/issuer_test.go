@@ -1,15 +1,20 @@
 package oauthmetatest_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 func TestCodeFlow(t *testing.T) {
@@ -77,4 +82,81 @@ func TestCodeFlow(t *testing.T) {
 	if status, _ := exchange(ap.Code, verifier); status != http.StatusBadRequest {
 		t.Errorf("code reused: %d", status)
 	}
+}
+
+// Verifier admits the tokens the issuer signed with its own keys, and
+// refuses forged ones (alg none, HS256 keyed with the public key, another
+// key id), revoked ones, and tokens for another resource.
+func TestVerifier(t *testing.T) {
+	const resource = "https://coach.example.com/mcp"
+	iss := oauthmetatest.NewIssuer(t, nil)
+	v := iss.Verifier(resource)
+	ctx := t.Context()
+	for _, alg := range []string{oauthmetatest.AlgRS256, oauthmetatest.AlgES256, oauthmetatest.AlgEdDSA} {
+		tok, err := v.Verify(ctx, iss.Mint(resource, oauthmetatest.WithAlg(alg), oauthmetatest.WithScope("a b")))
+		if err != nil || tok.Principal.Subject != oauthmetatest.DefaultSubject || strings.Join(tok.Principal.Scopes, " ") != "a b" {
+			t.Errorf("%s: %+v, %v", alg, tok, err)
+		}
+	}
+	revoked := iss.Mint(resource)
+	iss.Revoke(revoked)
+	for name, token := range map[string]string{
+		"none":         iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgNone)),
+		"HS256":        iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgHS256)),
+		"other kid":    iss.Mint(resource, oauthmetatest.WithKid("forged")),
+		"revoked":      revoked,
+		"other aud":    iss.Mint("https://other.example.com/mcp"),
+		"never issued": "e30.e30.sig",
+	} {
+		if _, err := v.Verify(ctx, token); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("%s: %v, want an invalid-token error", name, err)
+		}
+	}
+}
+
+// The JWKS holds the three public keys, in RFC 7517 form.
+func TestJWKS(t *testing.T) {
+	iss := oauthmetatest.NewIssuer(t, nil)
+	resp, err := iss.Client().Get(iss.JWKSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var set struct {
+		Keys []map[string]string `json:"keys"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Keys) != 3 {
+		t.Fatalf("%d keys, want 3", len(set.Keys))
+	}
+	n, _ := base64.RawURLEncoding.DecodeString(set.Keys[0]["n"])
+	x, _ := base64.RawURLEncoding.DecodeString(set.Keys[1]["x"])
+	ed, _ := base64.RawURLEncoding.DecodeString(set.Keys[2]["x"])
+	if set.Keys[0]["kid"] != oauthmetatest.KidRSA || len(n) != 256 || set.Keys[0]["e"] != "AQAB" ||
+		set.Keys[1]["kid"] != oauthmetatest.KidEC || set.Keys[1]["crv"] != "P-256" || len(x) != 32 ||
+		set.Keys[2]["kid"] != oauthmetatest.KidEd25519 || set.Keys[2]["kty"] != "OKP" || len(ed) != 32 ||
+		new(big.Int).SetBytes(n).Cmp(iss.RSAPublicKey().N) != 0 {
+		t.Errorf("keys %v", set.Keys)
+	}
+}
+
+// A package that takes a bearer.Verifier tests with the issuer's own:
+// genuine tokens pass, forged ones do not.
+func ExampleIssuer_Verifier() {
+	iss, err := oauthmetatest.Start(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer iss.Close()
+	const resource = "https://coach.example.com/mcp"
+	v := iss.Verifier(resource)
+	tok, err := v.Verify(context.Background(), iss.Mint(resource, oauthmetatest.WithScope("sessions:read")))
+	fmt.Println(tok.Principal.Subject, tok.Principal.Scopes, err)
+	_, err = v.Verify(context.Background(), iss.Mint(resource, oauthmetatest.WithAlg(oauthmetatest.AlgNone)))
+	fmt.Println(err)
+	// Output:
+	// user-1 [sessions:read] <nil>
+	// invalid token: token is not active (revoked, expired or unknown)
 }

@@ -144,10 +144,21 @@ func (i *Issuer) mint(audience string, opts []TokenOption) (string, error) {
 		return "", err
 	}
 	tok := input + "." + enc.EncodeToString(sig)
-	i.mu.Lock()
-	i.minted[tok] = t.claims
-	i.mu.Unlock()
+	if t.genuine() {
+		// Introspection knows the tokens a JWT verifier would find
+		// signed by one of the issuer's keys; forged ones stay inactive.
+		i.mu.Lock()
+		i.minted[tok] = t.claims
+		i.mu.Unlock()
+	}
 	return tok, nil
+}
+
+// genuine reports whether t is signed by the issuer's key its header
+// names: not "none", not HS256, and no key id changed by WithKid.
+func (t *token) genuine() bool {
+	kid := map[string]string{AlgRS256: KidRSA, AlgES256: KidEC, AlgEdDSA: KidEd25519}[t.alg]
+	return kid != "" && t.header["alg"] == t.alg && t.header["kid"] == kid
 }
 
 func (i *Issuer) sign(alg string, input []byte) ([]byte, error) {

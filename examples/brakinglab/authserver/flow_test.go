@@ -14,7 +14,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 )
 
 // verifyAccessToken checks a token the way the resource server will: go-oidc
@@ -45,7 +45,7 @@ func verifyAccessToken(t *testing.T, e *env, raw string) map[string]any {
 		t.Errorf("JWT header = %v, want typ at+jwt, alg ES256 and a kid", h)
 	}
 	// And the resource server's own verifier (strict RFC 9068) accepts it.
-	ov, err := bearer.NewJWTVerifier(e.srv.Issuer(), e.Resource(), &bearer.JWTOptions{
+	ov, err := jwtverify.New(e.srv.Issuer(), e.Resource(), &jwtverify.Options{
 		Algorithms: []string{"ES256"}, Now: e.clock.Now, ClockSkew: -1,
 	})
 	if err != nil {
@@ -263,7 +263,7 @@ func TestTokenForAnotherResourceRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := bearer.NewJWTVerifier(e.srv.Issuer(), e.Resource(), &bearer.JWTOptions{Algorithms: []string{"ES256"}, Now: e.clock.Now})
+	v, err := jwtverify.New(e.srv.Issuer(), e.Resource(), &jwtverify.Options{Algorithms: []string{"ES256"}, Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 )
 
 type whoami struct {
@@ -47,7 +48,7 @@ func mountMCP(grants map[string]*atomic.Int32) func(e *env, mux *http.ServeMux) 
 			e.t.Fatal(err)
 		}
 		prmURL, _ := oauthmeta.ResourceMetadataURL(e.Resource())
-		v, err := bearer.NewJWTVerifier(e.URL(), e.Resource(), &bearer.JWTOptions{Algorithms: []string{"ES256"}})
+		v, err := jwtverify.New(e.URL(), e.Resource(), &jwtverify.Options{Algorithms: []string{"ES256"}})
 		if err != nil {
 			e.t.Fatal(err)
 		}

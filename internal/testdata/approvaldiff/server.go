@@ -14,7 +14,6 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
-	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -39,10 +38,7 @@ func startServer(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Op
 	s := &server{issuer: oauthmetatest.NewIssuer(t, nil)}
 	hs := httptest.NewUnstartedServer(nil)
 	s.url = "http://" + hs.Listener.Addr().String() + "/mcp"
-	v, err := bearer.NewJWTVerifier(s.issuer.URL, s.url, &bearer.JWTOptions{JWKSURL: s.issuer.JWKSURL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := s.issuer.Verifier(s.url)
 	opts := &codemode.Options{
 		Version: "1.0.0",
 		Auth:    &codemode.Auth{Verifier: v, Resource: s.url, AuthorizationServers: []string{s.issuer.URL}},

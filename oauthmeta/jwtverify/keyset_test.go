@@ -1,4 +1,4 @@
-package bearer_test
+package jwtverify_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	clk := newClock()
-	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{Now: clk.Now})
+	v := mustVerifier(t, iss, testResource, &jwtverify.Options{Now: clk.Now})
 	ctx := context.Background()
 
 	const n = 1000
@@ -64,7 +65,7 @@ func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 
 	// Once the interval has passed, one unknown kid may refresh the set
 	// once more: that is how a rotated-in key gets picked up.
-	clk.Advance(bearer.DefaultKeyRefreshInterval + time.Second)
+	clk.Advance(jwtverify.DefaultKeyRefreshInterval + time.Second)
 	for i := range 50 {
 		_, _ = v.Verify(ctx, forged[i])
 	}
@@ -100,7 +101,7 @@ func TestVerifierDiscoversKeys(t *testing.T) {
 
 func TestVerifierWithStaticJWKSURL(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{JWKSURL: iss.JWKSURL})
+	v := mustVerifier(t, iss, testResource, &jwtverify.Options{JWKSURL: iss.JWKSURL})
 	if _, err := v.Verify(context.Background(), iss.Mint(testResource)); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestVerifierWithStaticJWKSURL(t *testing.T) {
 
 func TestVerifierClaimNames(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	v := mustVerifier(t, iss, testResource, &bearer.JWTOptions{Claims: bearer.ClaimNames{
+	v := mustVerifier(t, iss, testResource, &jwtverify.Options{Claims: bearer.ClaimNames{
 		Subject:  "oid",
 		ClientID: []string{"appid"},
 		Scopes:   []string{"roles"},
@@ -127,21 +128,21 @@ func TestVerifierClaimNames(t *testing.T) {
 	}
 }
 
-func TestNewJWTVerifierRejectsBadConfig(t *testing.T) {
+func TestNewRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name, issuer, resource string
-		opts                   *bearer.JWTOptions
+		opts                   *jwtverify.Options
 	}{
-		{"HMAC algorithm", "https://as.example.com", testResource, &bearer.JWTOptions{Algorithms: []string{"HS256"}}},
-		{"none algorithm", "https://as.example.com", testResource, &bearer.JWTOptions{Algorithms: []string{"RS256", "none"}}},
+		{"HMAC algorithm", "https://as.example.com", testResource, &jwtverify.Options{Algorithms: []string{"HS256"}}},
+		{"none algorithm", "https://as.example.com", testResource, &jwtverify.Options{Algorithms: []string{"RS256", "none"}}},
 		{"http issuer", "http://as.example.com", testResource, nil},
 		{"relative resource", "https://as.example.com", "/mcp", nil},
 		{"resource with fragment", "https://as.example.com", testResource + "#x", nil},
-		{"http JWKS", "https://as.example.com", testResource, &bearer.JWTOptions{JWKSURL: "http://keys.example.com/jwks"}},
+		{"http JWKS", "https://as.example.com", testResource, &jwtverify.Options{JWKSURL: "http://keys.example.com/jwks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := bearer.NewJWTVerifier(tt.issuer, tt.resource, tt.opts); err == nil {
+			if _, err := jwtverify.New(tt.issuer, tt.resource, tt.opts); err == nil {
 				t.Fatal("no error")
 			}
 		})

@@ -1,4 +1,4 @@
-package bearer
+package jwtverify
 
 import (
 	"context"

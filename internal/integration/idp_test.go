@@ -1,7 +1,8 @@
-package codemode_test
+package integration_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,14 +13,18 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 )
 
 // TestOIDCProvider runs the server against a real, OpenID-certified
 // provider (panva's oidc-provider from npm, .ci/js) issuing RFC 9068 JWT
-// access tokens for resource indicators: the verifier discovers the
+// access tokens for resource indicators, verified by jwtverify (a module
+// the root's tests cannot import: it would put go-oidc and go-jose in
+// every consumer's module graph): the verifier discovers the
 // provider's keys from its metadata, a token for the MCP resource calls a
 // function through Handler with the official go-sdk client, a token for
 // another audience is refused, and scopes carried in a non-standard
@@ -63,14 +68,20 @@ func TestOIDCProvider(t *testing.T) {
 
 	serve := func(hs *httptest.Server, claims bearer.ClaimNames) {
 		// No JWKSURL: the verifier finds the keys through discovery.
-		v, err := bearer.NewJWTVerifier(issuer, resource, &bearer.JWTOptions{Claims: claims})
+		v, err := jwtverify.New(issuer, resource, &jwtverify.Options{Claims: claims})
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := newServer(t, newTestCatalog(t), &codemode.Options{
+		o := &codemode.Options{
 			Auth:  &codemode.Auth{Verifier: v, Resource: resource, AuthorizationServers: []string{issuer}},
 			Audit: codemode.AuditOptions{Sink: codemode.NoAudit},
-		})
+		}
+		withPool(t, o, 1)
+		srv, err := codemode.New(sessionsCatalog(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
 		hs.Config.Handler = srv.Handler()
 		hs.Start()
 		t.Cleanup(hs.Close)
@@ -150,4 +161,18 @@ func TestOIDCProvider(t *testing.T) {
 	if res := run(t, cs, code); res.IsError {
 		t.Fatalf("permissions claim: %s", text(res))
 	}
+}
+
+// sessionsCatalog has one function that needs the scope sessions:read.
+func sessionsCatalog() *catalog.Catalog {
+	cat, err := catalog.New("brakinglab", nil)
+	if err != nil {
+		panic(err)
+	}
+	type in struct{}
+	catalog.MustAdd(cat, catalog.Func[in, []int]{
+		Name: "getSessions", Description: "Lists the driver's sessions.", Tier: catalog.ReadOnly, Scopes: []string{"sessions:read"},
+		Handler: func(context.Context, in) ([]int, error) { return []int{1, 2, 3, 4, 5}, nil },
+	})
+	return cat
 }

@@ -1,4 +1,23 @@
-package bearer
+// Package jwtverify verifies JWT access tokens (RFC 9068) for
+// oauthmeta/bearer: a [Verifier] is a bearer.Verifier, given to
+// bearer.RequireBearer or codemode.Auth.Verifier:
+//
+//	v, err := jwtverify.New(issuer, resource, nil)
+//
+// Signature, issuer and expiry are checked by go-oidc over go-jose; on
+// top of that it enforces the header typ ("at+jwt"), the algorithm list
+// (asymmetric only: never "none" or HMAC), the exact audience (RFC 8707),
+// nbf and iat with the same clock skew, a subject, and a key set that
+// re-fetches at most once per interval however many forged tokens arrive.
+// Errors caused by the token are *bearer.TokenError; errors caused by the
+// server's side (keys or metadata that cannot be fetched) wrap
+// oauthmeta.ErrUnavailable.
+//
+// It is a module of its own (github.com/brakinglab/codemode-go/oauthmeta/jwtverify)
+// so that go-oidc and go-jose stay out of the module graph of services
+// that verify tokens otherwise (bearer.IntrospectionVerifier, their own
+// bearer.Verifier) or not at all.
+package jwtverify
 
 import (
 	"context"
@@ -14,43 +33,28 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta"
+	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/claims"
 	"github.com/brakinglab/codemode-go/oauthmeta/internal/fetch"
 )
 
-// Defaults of [JWTOptions].
-const (
-	DefaultClockSkew          = 30 * time.Second
-	DefaultKeyRefreshInterval = time.Minute
-)
+// DefaultKeyRefreshInterval is the default [Options.KeyRefreshInterval].
+const DefaultKeyRefreshInterval = time.Minute
 
 // DefaultAlgorithms are the signing algorithms accepted unless
-// [JWTOptions.Algorithms] says otherwise.
+// [Options.Algorithms] says otherwise.
 var DefaultAlgorithms = []string{"RS256", "ES256", "EdDSA"}
 
-// asymmetricAlgs are the algorithms a JWTVerifier may be configured with:
+// asymmetricAlgs are the algorithms a Verifier may be configured with:
 // never "none", never HMAC (an HMAC keyed with a public key is forgeable).
 var asymmetricAlgs = []string{
 	"RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
 	"ES256", "ES384", "ES512", "EdDSA",
 }
 
-// ClaimNames says which JWT claims carry the principal. Empty fields mean
-// the defaults.
-type ClaimNames struct {
-	// Subject names the user claim. Default "sub".
-	Subject string
-	// ClientID lists claims tried in order for the client id.
-	// Default "client_id" (RFC 9068), then "azp".
-	ClientID []string
-	// Scopes lists claims tried in order for the granted scopes; the first
-	// present one wins. Each may be a space-separated string or an array of
-	// strings. Default "scope" (RFC 9068), then "scp".
-	Scopes []string
-}
-
-// JWTOptions configures a [JWTVerifier]. The zero value is strict RFC 9068
+// Options configures a [Verifier]. The zero value is strict RFC 9068
 // verification with the documented defaults.
-type JWTOptions struct {
+type Options struct {
 	// JWKSURL is where the issuer publishes its keys. Default: the jwks_uri
 	// of the issuer's metadata (RFC 8414, then OpenID discovery), fetched on
 	// first use.
@@ -59,14 +63,16 @@ type JWTOptions struct {
 	// [DefaultAlgorithms]. "none" and HMAC algorithms are refused.
 	Algorithms []string
 	// ClockSkew is the tolerance applied to exp, nbf and iat. Default
-	// [DefaultClockSkew]; a negative value means none.
+	// bearer.DefaultClockSkew; a negative value means none.
 	ClockSkew time.Duration
 	// AcceptJWTType also accepts tokens whose header typ is "JWT" or absent,
 	// for identity providers that do not send RFC 9068's "at+jwt". Tokens
 	// carrying a nonce (ID tokens) are still refused.
 	AcceptJWTType bool
-	// Claims renames the claims the principal is read from.
-	Claims ClaimNames
+	// Claims renames the claims the principal is read from. Defaults:
+	// "sub"; "client_id" (RFC 9068), then "azp"; "scope" (RFC 9068),
+	// then "scp".
+	Claims bearer.ClaimNames
 	// KeyRefreshInterval is the least time between two fetches of the key
 	// set (and of the issuer's metadata when it is discovered), however many
 	// tokens with unknown key ids arrive. A failed fetch is not retried
@@ -80,25 +86,31 @@ type JWTOptions struct {
 	Now func() time.Time
 }
 
-// JWTVerifier verifies JWT access tokens (RFC 9068) issued by one
+// Verifier verifies JWT access tokens (RFC 9068) issued by one
 // authorization server for one resource. Signature, issuer and expiry are
 // checked by go-oidc; on top of that it enforces the header typ, the
 // algorithm list, the audience, nbf and iat with the same clock skew, a
-// subject, and rate-limited key refreshes. It is safe for concurrent use.
-type JWTVerifier struct {
+// subject, and rate-limited key refreshes. It is a bearer.Verifier and a
+// bearer.ClockSkewer, and safe for concurrent use.
+type Verifier struct {
 	issuer   string
 	resource string
-	opts     JWTOptions
+	opts     Options
 	keys     *keySet
 	oidc     *oidc.IDTokenVerifier
 	skew     time.Duration
 }
 
-// NewJWTVerifier returns a verifier for tokens issued by issuer whose
-// audience is resource, the canonical URI of this server's MCP endpoint
-// (RFC 8707). It makes no network request; opts may be nil.
-func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, error) {
-	var o JWTOptions
+var (
+	_ bearer.Verifier    = (*Verifier)(nil)
+	_ bearer.ClockSkewer = (*Verifier)(nil)
+)
+
+// New returns a verifier for tokens issued by issuer whose audience is
+// resource, the canonical URI of this server's MCP endpoint (RFC 8707).
+// It makes no network request; opts may be nil.
+func New(issuer, resource string, opts *Options) (*Verifier, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
@@ -114,18 +126,38 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 		}
 	}
 	o.Algorithms = slices.Clone(o.Algorithms)
-	skew := sharedDefaults(o.ClockSkew, &o.HTTPClient, &o.Now)
+	if o.HTTPClient == nil {
+		o.HTTPClient = fetch.DefaultHTTPClient
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	skew := o.ClockSkew
+	switch {
+	case skew == 0:
+		skew = bearer.DefaultClockSkew
+	case skew < 0:
+		skew = 0
+	}
 	if o.KeyRefreshInterval <= 0 {
 		o.KeyRefreshInterval = DefaultKeyRefreshInterval
 	}
-	o.Claims.fill([]string{"client_id", "azp"}, []string{"scope", "scp"})
+	if o.Claims.Subject == "" {
+		o.Claims.Subject = "sub"
+	}
+	if len(o.Claims.ClientID) == 0 {
+		o.Claims.ClientID = []string{"client_id", "azp"}
+	}
+	if len(o.Claims.Scopes) == 0 {
+		o.Claims.Scopes = []string{"scope", "scp"}
+	}
 	if o.JWKSURL != "" {
 		if err := fetch.CheckHTTPSOrLoopback(o.JWKSURL); err != nil {
 			return nil, fmt.Errorf("JWKSURL: %w", err)
 		}
 	}
 
-	v := &JWTVerifier{issuer: issuer, resource: resource, opts: o, skew: skew}
+	v := &Verifier{issuer: issuer, resource: resource, opts: o, skew: skew}
 	algs := make([]jose.SignatureAlgorithm, len(o.Algorithms))
 	for i, a := range o.Algorithms {
 		algs[i] = jose.SignatureAlgorithm(a)
@@ -149,7 +181,7 @@ func NewJWTVerifier(issuer, resource string, opts *JWTOptions) (*JWTVerifier, er
 }
 
 // jwksURL returns the resolver for the key set's location.
-func (v *JWTVerifier) jwksURL() func(context.Context) (string, error) {
+func (v *Verifier) jwksURL() func(context.Context) (string, error) {
 	if v.opts.JWKSURL != "" {
 		u := v.opts.JWKSURL
 		return func(context.Context) (string, error) { return u, nil }
@@ -175,30 +207,30 @@ func (v *JWTVerifier) jwksURL() func(context.Context) (string, error) {
 }
 
 // ClockSkew returns the tolerance the verifier applies to exp, nbf and iat.
-func (v *JWTVerifier) ClockSkew() time.Duration { return v.skew }
+func (v *Verifier) ClockSkew() time.Duration { return v.skew }
 
 // Resource returns the audience the verifier requires.
-func (v *JWTVerifier) Resource() string { return v.resource }
+func (v *Verifier) Resource() string { return v.resource }
 
 // Verify checks token and returns its principal. Rejections are
-// [*TokenError]s (wrapping auth.ErrInvalidToken); a key set or metadata
+// [*bearer.TokenError]s (wrapping auth.ErrInvalidToken); a key set or metadata
 // that cannot be fetched gives an error wrapping [oauthmeta.ErrUnavailable].
 //
 // Cheap checks on the unverified claims run first, so a token for another
 // issuer or audience, or an expired one, is refused without fetching keys.
 // go-oidc then verifies the signature and re-checks issuer and expiry.
-func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) {
-	h, claims, err := parseUnverified(token)
+func (v *Verifier) Verify(ctx context.Context, token string) (*bearer.Token, error) {
+	h, unverified, err := claims.ParseUnverified(token)
 	if err != nil {
 		return nil, invalidCause("malformed token: not a signed JWT", err)
 	}
 	if !slices.Contains(v.opts.Algorithms, h.Alg) {
-		return nil, invalid(fmt.Sprintf("signing algorithm %q is not accepted (accepted: %s)", clip(h.Alg), strings.Join(v.opts.Algorithms, ", ")))
+		return nil, invalid(fmt.Sprintf("signing algorithm %q is not accepted (accepted: %s)", claims.Clip(h.Alg), strings.Join(v.opts.Algorithms, ", ")))
 	}
-	if err := v.checkType(h.Typ, claims); err != nil {
+	if err := v.checkType(h.Typ, unverified); err != nil {
 		return nil, err
 	}
-	if err := v.checkClaims(claims); err != nil {
+	if err := v.checkClaims(unverified); err != nil {
 		return nil, err
 	}
 
@@ -212,7 +244,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 		case errors.Is(res.err, oauthmeta.ErrUnavailable):
 			return nil, res.err
 		case errors.Is(res.err, errUnknownKey):
-			return nil, invalidCause(fmt.Sprintf("token signed with an unknown key (kid %q)", clip(h.Kid)), err)
+			return nil, invalidCause(fmt.Sprintf("token signed with an unknown key (kid %q)", claims.Clip(h.Kid)), err)
 		case errors.Is(res.err, errBadSignature):
 			return nil, invalidCause("token signature is invalid", err)
 		case res.err != nil && ctx.Err() != nil:
@@ -224,11 +256,11 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 	if err := idt.Claims(&verified); err != nil {
 		return nil, invalidCause("malformed token claims", err)
 	}
-	return &Token{
+	return &bearer.Token{
 		Principal: catalog.Principal{
-			Subject:  stringClaim(verified, v.opts.Claims.Subject),
-			ClientID: firstString(verified, v.opts.Claims.ClientID),
-			Scopes:   scopes(verified, v.opts.Claims.Scopes),
+			Subject:  claims.String(verified, v.opts.Claims.Subject),
+			ClientID: claims.FirstString(verified, v.opts.Claims.ClientID),
+			Scopes:   claims.Scopes(verified, v.opts.Claims.Scopes),
 		},
 		Issuer: idt.Issuer,
 		Expiry: idt.Expiry,
@@ -237,13 +269,13 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*Token, error) 
 }
 
 // checkType enforces RFC 9068 §2.1: typ "at+jwt" (or its media type form).
-func (v *JWTVerifier) checkType(typ string, claims map[string]any) error {
+func (v *Verifier) checkType(typ string, unverified map[string]any) error {
 	t := strings.ToLower(typ)
 	if t == "at+jwt" || t == "application/at+jwt" {
 		return nil
 	}
 	if v.opts.AcceptJWTType && (t == "" || t == "jwt") {
-		if _, ok := claims["nonce"]; ok {
+		if _, ok := unverified["nonce"]; ok {
 			return invalid("ID tokens are not accepted: send an access token")
 		}
 		return nil
@@ -251,52 +283,48 @@ func (v *JWTVerifier) checkType(typ string, claims map[string]any) error {
 	if typ == "" {
 		return invalid(`token has no "typ" header: an RFC 9068 access token ("at+jwt") is required`)
 	}
-	return invalid(fmt.Sprintf(`token type %q is not accepted: an RFC 9068 access token ("at+jwt") is required`, clip(typ)))
+	return invalid(fmt.Sprintf(`token type %q is not accepted: an RFC 9068 access token ("at+jwt") is required`, claims.Clip(typ)))
 }
 
 // checkClaims checks issuer, audience, times and subject of the
 // (not yet verified) claims.
-func (v *JWTVerifier) checkClaims(c map[string]any) error {
+func (v *Verifier) checkClaims(c map[string]any) error {
 	if iss, _ := c["iss"].(string); iss != v.issuer {
-		return invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", clip(iss), v.issuer))
+		return invalid(fmt.Sprintf("token issuer %q is not the trusted issuer %q", claims.Clip(iss), v.issuer))
 	}
-	aud, ok := audiences(c["aud"])
-	if !ok || !matchAudience(aud, v.resource) {
+	aud, ok := claims.Audiences(c["aud"])
+	if !ok || !claims.MatchAudience(aud, v.resource) {
 		return invalid(fmt.Sprintf("token audience is not this resource: request a token for resource %q", v.resource))
 	}
 	now := v.opts.Now()
-	exp, ok := numericDate(c, "exp")
+	exp, ok := claims.NumericDate(c, "exp")
 	switch {
 	case !ok:
 		return invalid(`token has no valid "exp" claim`)
 	case exp.Before(now.Add(-v.skew)): // the same comparison go-oidc makes
 		return invalid("token expired")
 	}
-	if nbf, ok := numericDate(c, "nbf"); ok && now.Add(v.skew).Before(nbf) {
+	if nbf, ok := claims.NumericDate(c, "nbf"); ok && now.Add(v.skew).Before(nbf) {
 		return invalid("token not yet valid (nbf is in the future)")
 	} else if !ok && c["nbf"] != nil {
 		return invalid(`token has a malformed "nbf" claim`)
 	}
-	if iat, ok := numericDate(c, "iat"); ok && now.Add(v.skew).Before(iat) {
+	if iat, ok := claims.NumericDate(c, "iat"); ok && now.Add(v.skew).Before(iat) {
 		return invalid("token issued in the future (iat)")
 	} else if !ok && c["iat"] != nil {
 		return invalid(`token has a malformed "iat" claim`)
 	}
-	if stringClaim(c, v.opts.Claims.Subject) == "" {
+	if claims.String(c, v.opts.Claims.Subject) == "" {
 		return invalid(fmt.Sprintf("token has no %q claim", v.opts.Claims.Subject))
 	}
 	return nil
 }
 
-// clip shortens a value taken from an untrusted token before it is echoed
-// in an error description.
-func clip(s string) string {
-	const limit = 64
-	if len(s) <= limit {
-		return s
-	}
-	return strings.ToValidUTF8(s[:limit], "") + "..."
-}
-
 // Issuer returns the issuer the verifier requires.
-func (v *JWTVerifier) Issuer() string { return v.issuer }
+func (v *Verifier) Issuer() string { return v.issuer }
+
+func invalid(desc string) error { return &bearer.TokenError{Description: desc} }
+
+func invalidCause(desc string, cause error) error {
+	return &bearer.TokenError{Description: desc, Err: cause}
+}

@@ -1,4 +1,8 @@
-package bearer
+// Package claims reads the claims of access tokens for oauthmeta/bearer's
+// introspection verifier and the JWT verifier of the module
+// oauthmeta/jwtverify: one reading of audiences, dates, scopes and client
+// ids for both, so that they agree.
+package claims
 
 import (
 	"bytes"
@@ -14,17 +18,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
-// jwtHeader is the part of a JOSE header the verifier looks at.
-type jwtHeader struct {
+// Header is the part of a JOSE header the verifier looks at.
+type Header struct {
 	Alg string `json:"alg"`
 	Typ string `json:"typ"`
 	Kid string `json:"kid"`
 }
 
-// parseUnverified decodes a compact JWS's header and claims without
+// ParseUnverified decodes a compact JWS's header and claims without
 // checking anything else. Numbers stay json.Number.
-func parseUnverified(token string) (jwtHeader, map[string]any, error) {
-	var h jwtHeader
+func ParseUnverified(token string) (Header, map[string]any, error) {
+	var h Header
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
 		return h, nil, errors.New("want three dot-separated parts")
@@ -49,8 +53,8 @@ func parseUnverified(token string) (jwtHeader, map[string]any, error) {
 	return h, claims, nil
 }
 
-// audiences reads "aud": a string or an array of strings.
-func audiences(v any) ([]string, bool) {
+// Audiences reads "aud": a string or an array of strings.
+func Audiences(v any) ([]string, bool) {
 	switch a := v.(type) {
 	case string:
 		return []string{a}, true
@@ -68,11 +72,11 @@ func audiences(v any) ([]string, bool) {
 	return nil, false
 }
 
-// matchAudience reports whether aud names resource. The comparison is
+// MatchAudience reports whether aud names resource. The comparison is
 // exact (RFC 9728 §3.3, RFC 8707): "https://x/mcp/" is not "https://x/mcp".
 // The one relaxation is the one oauthex.MatchesResource documents: for a
 // resource at the root, an empty path equals "/" (RFC 3986 §6.2.3).
-func matchAudience(aud []string, resource string) bool {
+func MatchAudience(aud []string, resource string) bool {
 	for _, a := range aud {
 		if a == resource {
 			return true
@@ -84,8 +88,8 @@ func matchAudience(aud []string, resource string) bool {
 	return false
 }
 
-// numericDate reads a NumericDate claim (seconds since the epoch).
-func numericDate(c map[string]any, name string) (time.Time, bool) {
+// NumericDate reads a NumericDate claim (seconds since the epoch).
+func NumericDate(c map[string]any, name string) (time.Time, bool) {
 	var f float64
 	switch n := c[name].(type) {
 	case json.Number:
@@ -105,24 +109,25 @@ func numericDate(c map[string]any, name string) (time.Time, bool) {
 	return time.Unix(int64(sec), int64(frac*1e9)), true
 }
 
-func stringClaim(c map[string]any, name string) string {
+// String returns the string claim name, "" when absent or not a string.
+func String(c map[string]any, name string) string {
 	s, _ := c[name].(string)
 	return s
 }
 
-// firstString returns the first non-empty string claim among names.
-func firstString(c map[string]any, names []string) string {
+// FirstString returns the first non-empty string claim among names.
+func FirstString(c map[string]any, names []string) string {
 	for _, n := range names {
-		if s := stringClaim(c, n); s != "" {
+		if s := String(c, n); s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-// scopes reads the first present scope claim among names: a
+// Scopes reads the first present scope claim among names: a
 // space-separated string or an array of strings.
-func scopes(c map[string]any, names []string) []string {
+func Scopes(c map[string]any, names []string) []string {
 	for _, n := range names {
 		switch v := c[n].(type) {
 		case string:
@@ -138,4 +143,14 @@ func scopes(c map[string]any, names []string) []string {
 		}
 	}
 	return nil
+}
+
+// Clip shortens a value taken from an untrusted token before it is echoed
+// in an error description.
+func Clip(s string) string {
+	const limit = 64
+	if len(s) <= limit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:limit], "") + "..."
 }
