@@ -106,7 +106,7 @@ func Shape(n *jsontype.Node) string {
 
 // typeWord names n as TypeScript, briefly: nested objects are "{…}".
 func typeWord(n *jsontype.Node, depth int) string {
-	if n == nil {
+	if n == nil || depth > 4 {
 		return "unknown"
 	}
 	switch n.Shape {
@@ -122,7 +122,7 @@ func typeWord(n *jsontype.Node, depth int) string {
 		if depth > 1 || n.Elem == nil {
 			return "unknown[]"
 		}
-		return typeWord(n.Elem, depth+1) + "[]"
+		return typeWord(n.Elem, depth) + "[]"
 	case jsontype.Map:
 		return "Record<string, " + typeWord(n.Elem, depth+1) + ">"
 	case jsontype.Struct:
