@@ -25,6 +25,9 @@ const (
 	// out in full, each named object once: a $ref used many times counts
 	// each time it is written.
 	MaxSchemaNodes = 10000
+	// MaxSchemaText bounds the bytes of names, descriptions and values
+	// the types take when written out in the same way.
+	MaxSchemaText = 4 << 20
 )
 
 // tooBig is the error for a schema over one of the bounds.
@@ -61,6 +64,7 @@ var (
 type loopCheck struct {
 	root    any
 	where   map[*ordered]string // JSON pointer of every subschema found
+	order   []*ordered          // the subschemas in the order found
 	state   map[*ordered]int    // 1 while on the path, 2 once done
 	path    []string
 	anchors []*ordered // subschemas a reference this check cannot follow exactly may reach
@@ -82,8 +86,8 @@ func checkLoops(root any) error {
 	if o, ok := root.(*ordered); ok {
 		c.anchors = append(c.anchors, o)
 	}
-	for o, at := range c.where {
-		if err := c.visit(o, at); err != nil {
+	for _, o := range c.order {
+		if err := c.visit(o, c.where[o]); err != nil {
 			return err
 		}
 	}
@@ -106,6 +110,7 @@ func (c *loopCheck) collect(s any, at string, depth int) error {
 		return tooBig(at, "nests too deeply", MaxSchemaDepth)
 	}
 	c.where[o] = at
+	c.order = append(c.order, o)
 	for _, k := range []string{"$anchor", "$dynamicAnchor", "$recursiveAnchor"} {
 		if _, has := o.M[k]; has {
 			c.anchors = append(c.anchors, o)
@@ -261,41 +266,50 @@ func resolvePointer(root any, ref string) (any, error) {
 }
 
 // expansion reports whether writing out the nodes under root, each named
-// object once, takes more than MaxSchemaNodes types. Every cycle passes
-// through a named object (see recursion), so the unnamed nodes form a
-// DAG and one pass with a memo measures it, however often a $ref is
-// reused.
+// object once, takes more than MaxSchemaNodes types or MaxSchemaText
+// bytes of names, documentation and values. Every cycle passes through a
+// named object (see recursion), so the unnamed nodes form a DAG and one
+// pass with a memo measures it, however often a $ref is reused.
 func expansion(root *Node) error {
-	size := map[*Node]int{} // inline size of unnamed nodes
+	type cost struct{ types, text int }
+	capped := func(c cost) cost { return cost{min(c.types, MaxSchemaNodes+1), min(c.text, MaxSchemaText+1)} }
+	size := map[*Node]cost{} // written-out cost of unnamed nodes
 	named := map[*Node]bool{}
-	decls := 0 // the sizes of the named objects' declarations
-	var measure func(n *Node, top bool) int
-	measure = func(n *Node, top bool) int {
-		if n == nil || decls > MaxSchemaNodes {
-			return 0
+	var decls cost // the named objects' declarations
+	var measure func(n *Node, top bool) cost
+	measure = func(n *Node, top bool) cost {
+		if n == nil || decls.types > MaxSchemaNodes || decls.text > MaxSchemaText {
+			return cost{}
 		}
 		if n.Shape == Struct && n.Name != "" && !top {
 			if !named[n] {
 				named[n] = true
-				decls += measure(n, true) // its declaration, written once
+				d := measure(n, true) // its declaration, written once
+				decls = capped(cost{decls.types + d.types, decls.text + d.text})
 			}
-			return 1
+			return cost{1, len(n.Name)}
 		}
-		if s, ok := size[n]; ok && !top {
-			return s
+		if c, ok := size[n]; ok && !top {
+			return c
 		}
-		total := 1
+		total := cost{1, len(n.Name) + len(n.Doc) + len(n.Default) + len(n.Format) + len(n.Pattern) + len(n.Note) + 8*len(n.Enum)}
+		add := func(c cost) { total = capped(cost{total.types + c.types, total.text + c.text}) }
 		for _, f := range n.Fields {
-			total += measure(f.Node, false)
+			add(cost{0, len(f.Name) + len(f.Doc)})
+			add(measure(f.Node, false))
 		}
 		for _, v := range n.Variants {
-			total += measure(v, false)
+			add(measure(v, false))
 		}
 		for _, v := range n.Items {
-			total += measure(v, false)
+			add(measure(v, false))
 		}
-		total += measure(n.Elem, false)
-		total = min(total, MaxSchemaNodes+1)
+		for _, v := range n.Enum {
+			if s, ok := v.(string); ok {
+				add(cost{0, len(s)})
+			}
+		}
+		add(measure(n.Elem, false))
 		if !top {
 			size[n] = total
 		}
@@ -303,8 +317,12 @@ func expansion(root *Node) error {
 	}
 	top := root.Shape == Struct && root.Name != ""
 	named[root] = top
-	if measure(root, top)+decls > MaxSchemaNodes {
+	c := measure(root, top)
+	switch {
+	case c.types+decls.types > MaxSchemaNodes:
 		return tooBig("#", "describes too many types when written out", MaxSchemaNodes)
+	case c.text+decls.text > MaxSchemaText:
+		return tooBig("#", "takes too many bytes of names and documentation when written out", MaxSchemaText)
 	}
 	return nil
 }
