@@ -37,8 +37,10 @@ type Group struct {
 
 // List writes the index of an index-mode description: under each
 // non-empty group's tier, one line per function with its summary and
-// approval tag.
+// approval tag, within MaxIndexChars (see bound: the entries past it are
+// counted on closing lines instead).
 func List(groups []Group) string {
+	groups, more := bound(groups)
 	var b strings.Builder
 	for _, g := range groups {
 		if len(g.Entries) == 0 {
@@ -58,6 +60,9 @@ func List(groups []Group) string {
 			}
 			b.WriteString("\n")
 		}
+	}
+	if len(more) > 0 {
+		b.WriteString("\n" + strings.Join(more, "\n"))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
