@@ -123,6 +123,9 @@ func (u *Upstream) refresh(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	u.mu.Lock()
+	u.unreadable = nil
+	u.mu.Unlock()
 	tools, defs, err := u.list(ctx, sess)
 	if err != nil {
 		return nil, err
@@ -157,6 +160,10 @@ func (u *Upstream) refresh(ctx context.Context) ([]string, error) {
 	if u.closed {
 		u.mu.Unlock()
 		return names, nil
+	}
+	for _, s := range u.unreadable {
+		names = append(names, s.Tool)
+		skipped = append(skipped, s)
 	}
 	for name, r := range u.funcs {
 		if w, ok := wanted[name]; !ok || !bytes.Equal(w.def, r.def) {

@@ -136,7 +136,7 @@ func (u *Upstream) withDefaults() error {
 	case o.Command != nil:
 		cmd := o.Command
 		o.Transport = func(context.Context, *catalog.Principal) (mcp.Transport, error) {
-			return &mcp.CommandTransport{Command: cmd(), TerminateDuration: time.Second}, nil
+			return &commandTransport{cmd: cmd(), u: u}, nil
 		}
 	case o.URL != "":
 		hc := o.HTTPClient

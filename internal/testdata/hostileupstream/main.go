@@ -5,8 +5,9 @@
 // one behaviour:
 //
 //   - recursive: tools whose input schemas are a tree ({"$ref":"#"}),
-//     an array of itself, a schema nested 1,100 levels, and one that
-//     refers back to itself in place;
+//     an array of itself, a schema nested 120 levels, one nested 1,100
+//     levels (past what go-sdk reads), and one that refers back to
+//     itself in place;
 //   - many=N: N more tools, tool_0 … tool_N-1;
 //   - flood: after the first tools/list, notifications/tools/list_changed
 //     as fast as the pipe takes them;
@@ -44,11 +45,12 @@ func main() {
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	srv.AddTool(&mcp.Tool{Name: "ok", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: readOnly}, ok)
-	if _, on := modes["recursive"]; on {
+	_, recursive := modes["recursive"]
+	if recursive {
 		for name, schema := range map[string]string{
 			"tree":  `{"type":"object","properties":{"child":{"$ref":"#"}}}`,
 			"list":  `{"type":"object","properties":{"l":{"$ref":"#/$defs/L"}},"$defs":{"L":{"type":"array","items":{"$ref":"#/$defs/L"}}}}`,
-			"deep":  deep(1100),
+			"deep":  deep(120),
 			"loop":  `{"type":"object","properties":{"m":{"$ref":"#/$defs/M"}},"$defs":{"M":{"oneOf":[{"$ref":"#/$defs/M"},{"type":"string"}]}}}`,
 			"outer": `{"type":"object","properties":{"x":{"type":"string"}}}`,
 		} {
@@ -83,7 +85,14 @@ func main() {
 			counted()
 			defer once.Do(func() { close(listed) })
 			if !endless {
-				return next(ctx, method, req)
+				res, err := next(ctx, method, req)
+				if lr, ok := res.(*mcp.ListToolsResult); ok && recursive {
+					// go-sdk's AddTool refuses a schema this deep, so it is
+					// added to the answer: 1,100 levels, past what go-sdk
+					// reads (1,000).
+					lr.Tools = append(lr.Tools, &mcp.Tool{Name: "deeper", InputSchema: json.RawMessage(deep(1100)), Annotations: readOnly})
+				}
+				return res, err
 			}
 			page := 0
 			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor != "" {
