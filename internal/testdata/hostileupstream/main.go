@@ -99,6 +99,9 @@ func main() {
 				page, _ = strconv.Atoi(p.Cursor)
 			}
 			res := &mcp.ListToolsResult{NextCursor: strconv.Itoa(page + 1)}
+			if page == 0 {
+				res.Tools = append(res.Tools, &mcp.Tool{Name: "ok", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: readOnly})
+			}
 			for i := range 100 {
 				res.Tools = append(res.Tools, &mcp.Tool{Name: fmt.Sprintf("page%d_%d", page, i), Description: strings.Repeat("padding ", 50),
 					InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: readOnly})
