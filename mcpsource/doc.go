@@ -65,9 +65,10 @@
 // Options.MaxTools tools are registered, a listing reads at most
 // MaxListPages pages and MaxListBytes of JSON, and re-listing after
 // list_changed is debounced (ListChangedDelay) and rate-limited
-// (MinListInterval). Over stdio, a tool nested deeper than go-sdk reads
-// is cut out of the list (and Skipped) rather than failing it, and
-// list_changed notifications are handled before go-sdk's dispatch.
+// (MinListInterval). A tool nested deeper than go-sdk reads is cut out
+// of the list (and Skipped) rather than failing it, over stdio and
+// Streamable HTTP; over stdio, list_changed notifications are handled
+// before go-sdk's dispatch.
 //
 // This package imports catalog and go-sdk, never codemode or sandbox.
 package mcpsource

@@ -103,6 +103,9 @@ type mendLines struct {
 	u       *Upstream
 	pending []byte
 	long    bool // passing the rest of an over-long line through
+	// sse reads an event stream: only "data:" lines hold messages, and
+	// list_changed notifications pass (an event cannot lose its data).
+	sse bool
 }
 
 func (m *mendLines) Read(p []byte) (int, error) {
@@ -128,6 +131,13 @@ func (m *mendLines) Read(p []byte) (int, error) {
 			}
 			if err != nil && len(line) == 0 {
 				return 0, err
+			}
+			if m.sse {
+				if data, ok := bytes.CutPrefix(line, []byte("data:")); ok && depth(data) > wireDepth {
+					line = append([]byte("data:"), m.u.mendList(data)...)
+				}
+				m.pending = line
+				break
 			}
 			if listChanged(line) {
 				// A flood of these once took 165% of a core in go-sdk's

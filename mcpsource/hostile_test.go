@@ -3,8 +3,11 @@ package mcpsource_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,5 +249,40 @@ func TestHostileEndlessCursor(t *testing.T) {
 	}
 	if n := len(c.Functions()); n != 1000 || len(u.Skipped()) != 1001 || !has(c, "ok") {
 		t.Errorf("%d registered, %d skipped", n, len(u.Skipped()))
+	}
+}
+
+// Over Streamable HTTP, as an event stream or as JSON answers, a tool
+// nested past go-sdk's 1,000 levels is left out with a reason and the
+// server's other tools are served; it used to fail the whole listing.
+func TestHostileDeepOverHTTP(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("JSONResponse=%v", jsonResponse), func(t *testing.T) {
+			srv := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
+			srv.AddTool(&mcp.Tool{Name: "ok", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}, nil
+				})
+			deep := strings.Repeat(`{"type":"object","properties":{"a":`, 1100) + `{"type":"string"}` + strings.Repeat(`}}`, 1100)
+			srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					res, err := next(ctx, method, req)
+					if lr, ok := res.(*mcp.ListToolsResult); ok {
+						lr.Tools = append(lr.Tools, &mcp.Tool{Name: "deeper", InputSchema: json.RawMessage(deep)})
+					}
+					return res, err
+				}
+			})
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+			t.Cleanup(hs.Close)
+			c := newCatalog(t, "deep")
+			u := connect(t, c, &mcpsource.Options{URL: hs.URL})
+			if s := u.Skipped(); len(s) != 1 || s[0].Tool != "deeper" || s[0].Reason != "its declaration nests 2202 levels deep, more than an MCP client reads (997)" {
+				t.Errorf("skipped: %+v", s)
+			}
+			if out := mustCall(t, c, "ok", `{}`); out != `"fine"` {
+				t.Errorf("ok: %s", out)
+			}
+		})
 	}
 }

@@ -148,6 +148,9 @@ func (u *Upstream) withDefaults() error {
 			c.Transport = &headerTransport{base: hc.Transport, header: o.Header}
 			hc = &c
 		}
+		mended := *hc
+		mended.Transport = &mendTransport{base: hc.Transport, u: u}
+		hc = &mended
 		url := o.URL
 		o.Transport = func(context.Context, *catalog.Principal) (mcp.Transport, error) {
 			return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil
