@@ -122,7 +122,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	}
 	desc := tools.Tools[0].Description
 	t.Logf("description: %d characters", len(desc))
-	if len(desc) > 20000 {
+	if len(desc) > 30000 {
 		t.Errorf("the description is %d characters", len(desc))
 	}
 
