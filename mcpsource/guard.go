@@ -247,7 +247,7 @@ func scanTools(msg []byte) toolScan {
 		case '"':
 			in, strStart = true, i
 		case ':':
-			if d <= 4 {
+			if d >= 0 && d <= 4 {
 				key[d] = last
 			}
 		case ',':
@@ -283,7 +283,9 @@ func scanTools(msg []byte) toolScan {
 			if d == 3 && inTools {
 				s.close, inTools = i, false
 			}
-			d--
+			if d--; d < 0 {
+				return toolScan{open: -1} // not well formed
+			}
 		}
 	}
 	if inTools || s.open >= 0 && s.close == 0 {
