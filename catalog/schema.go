@@ -192,13 +192,16 @@ func (c *Catalog) insert(e *entry) error {
 // validator, which enforces what the node does not model; the resolved
 // schema is nil when the node models it all.
 func compileSchema(raw json.RawMessage) (*jsontype.Node, *jsonschema.Resolved, error) {
+	// First: its errors name the schema path, and it bounds the schema
+	// (size, depth, recursion) before the validator's own reader and
+	// resolver, which have no bounds, see it.
+	n, complete, err := jsontype.FromSchema(raw)
+	if err != nil {
+		return nil, nil, err
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, fmt.Errorf("not a JSON Schema: %w", err)
-	}
-	n, complete, err := jsontype.FromSchema(raw) // first: its errors name the schema path
-	if err != nil {
-		return nil, nil, err
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {

@@ -197,7 +197,7 @@ func TestAddSchemaRejects(t *testing.T) {
 		{"no handler", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, InputSchema: ok}, "catalog: f: the Handler field is nil"},
 		{"no tier", catalog.SchemaFunc{Name: "f", InputSchema: ok, Handler: echo}, "the Tier field is required"},
 		{"bad name", catalog.SchemaFunc{Name: "get-file", Tier: catalog.ReadOnly, InputSchema: ok, Handler: echo}, "catalog: function name"},
-		{"not JSON", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, InputSchema: json.RawMessage(`{`), Handler: echo}, "catalog: f: input schema: not a JSON Schema"},
+		{"not JSON", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, InputSchema: json.RawMessage(`{`), Handler: echo}, "catalog: f: input schema: not valid JSON"},
 		{"not an object", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, InputSchema: json.RawMessage(`{"type":"string"}`), Handler: echo},
 			"catalog: f: input schema: the root must describe an object with properties"},
 		{"dangling $ref", catalog.SchemaFunc{Name: "f", Tier: catalog.ReadOnly, Handler: echo,
@@ -295,13 +295,13 @@ func TestAbsentOptionalStructNotValidated(t *testing.T) {
 	}
 }
 
-// TestSchemaHostile checks that self-referencing schemas register without
-// looping, and that deeply nested arguments against a recursive schema
-// are checked at every depth without exhausting anything.
+// TestSchemaHostile checks that recursive schemas register without
+// looping, that one referring to itself in place is refused naming its
+// path, and that deeply nested arguments against a recursive schema are
+// checked at every depth without exhausting anything.
 func TestSchemaHostile(t *testing.T) {
 	c, _ := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
 	for name, schema := range map[string]string{
-		"selfRef":  `{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`,
 		"rootLoop": `{"type":"object","properties":{"next":{"$ref":"#"}}}`,
 		"aliases":  `{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}}}}}`,
 	} {
@@ -312,9 +312,14 @@ func TestSchemaHostile(t *testing.T) {
 	if err := catalog.AddSchema(c, catalog.SchemaFunc{Name: "rootOnly", Tier: catalog.Mutating, Handler: echo, InputSchema: json.RawMessage(`{"$ref":"#"}`)}); err == nil {
 		t.Error("a schema that is only a reference to itself was accepted")
 	}
+	selfRef := `{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`
+	err := catalog.AddSchema(c, catalog.SchemaFunc{Name: "selfRef", Tier: catalog.Mutating, Handler: echo, InputSchema: json.RawMessage(selfRef)})
+	if want := "catalog: selfRef: input schema: #/properties/a: the schema refers back to itself"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a member that is only a reference to itself: %v, want %q…", err, want)
+	}
 	const depth = 5000
 	deep := strings.Repeat(`{"next":`, depth) + `{"nxt":1}` + strings.Repeat(`}`, depth)
-	_, err := c.Call(context.Background(), "rootLoop", json.RawMessage(deep))
+	_, err = c.Call(context.Background(), "rootLoop", json.RawMessage(deep))
 	var ve *catalog.ValidationError
 	if !errors.As(err, &ve) || len(ve.Issues) != 1 || len(ve.Issues[0].Path) != depth+1 || ve.Issues[0].Message != `Unknown field (did you mean "next"?)` {
 		t.Errorf("deep unknown member: %v", err)

@@ -60,5 +60,15 @@
 // catalogue cannot compile is left out, logged and reported by
 // [Upstream.Skipped]; the server's other tools are still served.
 //
+// A server cannot make its host do unbounded work: its schemas are
+// bounded by the catalogue (size, depth, recursion), at most
+// Options.MaxTools tools are registered, a listing reads at most
+// MaxListPages pages and MaxListBytes of JSON, and re-listing after
+// list_changed is debounced (ListChangedDelay) and rate-limited
+// (MinListInterval). A tool nested deeper than go-sdk reads is cut out
+// of the list (and Skipped) rather than failing it, over stdio and
+// Streamable HTTP; over stdio, list_changed notifications are handled
+// before go-sdk's dispatch.
+//
 // This package imports catalog and go-sdk, never codemode or sandbox.
 package mcpsource

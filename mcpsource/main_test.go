@@ -18,7 +18,11 @@ func TestMain(m *testing.M) {
 		fakeUpstream()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if hostileDir != "" {
+		os.RemoveAll(hostileDir)
+	}
+	os.Exit(code)
 }
 
 // fakeUpstream speaks just enough MCP over stdio to list four tools, and

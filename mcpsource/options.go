@@ -86,6 +86,25 @@ type Options struct {
 	// the session, which is then restarted, and fails the calls waiting
 	// on it with an error that says an answer was too large.
 	MaxResultBytes int
+	// MaxTools bounds the tools registered from this server: of a longer
+	// list, the first MaxTools (in the server's order) are kept and the
+	// rest left out (Skipped). Default 1,000.
+	MaxTools int
+	// MaxListPages bounds the pages of one tools/list. A server whose
+	// nextCursor never ends (or repeats) is listed that far; the rest of
+	// its tools are not, and the log says why. Default 100.
+	MaxListPages int
+	// MaxListBytes bounds the JSON of one listing's tools, all pages
+	// together; a longer list is cut short the same way. Default 16 MiB.
+	MaxListBytes int
+	// ListChangedDelay is how long a re-listing waits after
+	// notifications/tools/list_changed (or a restart), so that a burst
+	// of notifications costs one listing. Default 250ms.
+	ListChangedDelay time.Duration
+	// MinListInterval is the least time between the starts of two
+	// re-listings, however often the server notifies: a flood of
+	// notifications costs one listing per interval. Default 2s.
+	MinListInterval time.Duration
 	// MinBackoff and MaxBackoff bound the wait before restarting a
 	// session that ended: it doubles from MinBackoff (default 100ms) to
 	// MaxBackoff (default 30s) while restarts keep failing, and starts
@@ -117,7 +136,7 @@ func (u *Upstream) withDefaults() error {
 	case o.Command != nil:
 		cmd := o.Command
 		o.Transport = func(context.Context, *catalog.Principal) (mcp.Transport, error) {
-			return &mcp.CommandTransport{Command: cmd(), TerminateDuration: time.Second}, nil
+			return &commandTransport{cmd: cmd(), u: u}, nil
 		}
 	case o.URL != "":
 		hc := o.HTTPClient
@@ -129,6 +148,9 @@ func (u *Upstream) withDefaults() error {
 			c.Transport = &headerTransport{base: hc.Transport, header: o.Header}
 			hc = &c
 		}
+		mended := *hc
+		mended.Transport = &mendTransport{base: hc.Transport, u: u}
+		hc = &mended
 		url := o.URL
 		o.Transport = func(context.Context, *catalog.Principal) (mcp.Transport, error) {
 			return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil
@@ -158,6 +180,16 @@ func (u *Upstream) withDefaults() error {
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = 1 << 20
 	}
+	for _, d := range []struct {
+		v   *int
+		def int
+	}{{&o.MaxTools, 1000}, {&o.MaxListPages, 100}, {&o.MaxListBytes, 16 << 20}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	def(&o.ListChangedDelay, 250*time.Millisecond)
+	def(&o.MinListInterval, 2*time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

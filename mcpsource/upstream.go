@@ -35,9 +35,12 @@ type Upstream struct {
 	closed    bool
 	funcs     map[string]registered // catalogue name → what this upstream registered
 	skipped   []Skipped
-	users     map[string]*conn // by principal subject
-	refreshC  chan struct{}
-	done      chan struct{}
+	// unreadable are the tools of the listing under way that the shared
+	// session's guard took out of an answer (see listGuard).
+	unreadable []Skipped
+	users      map[string]*conn // by principal subject
+	refreshC   chan struct{}
+	done       chan struct{}
 }
 
 type registered struct {

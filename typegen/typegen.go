@@ -114,7 +114,7 @@ func Preamble(namespace string, funcs []catalog.FuncInfo, opts *Options) string 
 }
 
 func newGen(opts *Options) *gen {
-	g := &gen{names: map[any]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}}
+	g := &gen{names: map[any]string{}, taken: map[string]bool{}, pkgTaken: map[string]bool{}, inExpr: map[*jsontype.Node]bool{}}
 	if opts != nil {
 		g.opts = *opts
 	}
@@ -143,6 +143,9 @@ type gen struct {
 	shared map[any]int
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
+	// inExpr holds the nodes whose type expression is being written, so
+	// a cycle through no named object ends as unknown.
+	inExpr map[*jsontype.Node]bool
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {

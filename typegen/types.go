@@ -21,6 +21,14 @@ var durationType = reflect.TypeFor[time.Duration]()
 // "dive" applies to elements). A schema-built node carries its own rules
 // and enum.
 func (g *gen) typeExpr(n *jsontype.Node, tag string) string {
+	// Every cycle of a schema's nodes passes through a named object,
+	// which is written by name; a Go type such as `type L []L` has a
+	// cycle through none, and is unknown where it recurs.
+	if g.inExpr[n] || len(g.inExpr) > maxExprDepth {
+		return "unknown"
+	}
+	g.inExpr[n] = true
+	defer delete(g.inExpr, n)
 	rules, elemTag := jsontype.SplitValidate(tag)
 	if n.GoType == nil && len(n.Enum) > 0 && n.Shape != jsontype.Ptr {
 		return literalUnion(n.Enum)
@@ -99,6 +107,9 @@ func (g *gen) typeExpr(n *jsontype.Node, tag string) string {
 	}
 	return "unknown"
 }
+
+// maxExprDepth bounds the nesting of one type expression.
+const maxExprDepth = 2 * jsontype.MaxSchemaDepth
 
 // arrayOf is e[], parenthesised when e is a union or intersection.
 func arrayOf(e string) string {
@@ -306,7 +317,28 @@ func fieldDoc(parent *jsontype.Node, f jsontype.FieldNode) []string {
 	} else if len(t.Default) > 0 {
 		doc = append(doc, "@default "+string(t.Default))
 	}
+	if note := noteOf(f.Node, 0); note != "" {
+		doc = append(doc, pascal(note)+".")
+	}
 	return doc
+}
+
+// noteOf returns the note of a recursive type written as unknown inside
+// n's type expression (through nullables, arrays, records, tuples and
+// unions, not into objects, which have members of their own), or "".
+func noteOf(n *jsontype.Node, depth int) string {
+	if n == nil || depth > 4 || n.Shape == jsontype.Struct {
+		return ""
+	}
+	if n.Note != "" {
+		return n.Note
+	}
+	for _, v := range append(append([]*jsontype.Node{n.Elem}, n.Items...), n.Variants...) {
+		if note := noteOf(v, depth+1); note != "" {
+			return note
+		}
+	}
+	return ""
 }
 
 // literalUnion writes enum values as a union of literals.

@@ -187,6 +187,9 @@ func TestMain(m *testing.M) {
 	if gatewayBin.dir != "" {
 		os.RemoveAll(gatewayBin.dir)
 	}
+	for _, dir := range hostileDirs {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 

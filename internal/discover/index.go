@@ -88,7 +88,10 @@ func (x *Index) Rank(query string, limit int, bound func(id string) bool) []stri
 // fieldText collects the member names and docs reachable from n, three
 // levels deep, from the type model every kind of function shares.
 func fieldText(n *jsontype.Node, names, docs *strings.Builder, seen map[*jsontype.Node]bool, depth int) {
-	for n != nil && n.Shape != jsontype.Struct && n.Elem != nil {
+	for i := 0; n != nil && n.Shape != jsontype.Struct && n.Elem != nil; i++ {
+		if i > jsontype.MaxSchemaDepth {
+			return // a chain without end (the type model has none; bounded anyway)
+		}
 		n = n.Elem // pointers, arrays, records
 	}
 	if n == nil || n.Shape != jsontype.Struct || seen[n] || depth > 2 {

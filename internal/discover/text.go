@@ -37,8 +37,10 @@ type Group struct {
 
 // List writes the index of an index-mode description: under each
 // non-empty group's tier, one line per function with its summary and
-// approval tag.
+// approval tag, within MaxIndexChars (see bound: the entries past it are
+// counted on closing lines instead).
 func List(groups []Group) string {
+	groups, more := bound(groups)
 	var b strings.Builder
 	for _, g := range groups {
 		if len(g.Entries) == 0 {
@@ -58,6 +60,9 @@ func List(groups []Group) string {
 			}
 			b.WriteString("\n")
 		}
+	}
+	if len(more) > 0 {
+		b.WriteString("\n" + strings.Join(more, "\n"))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -106,7 +111,7 @@ func Shape(n *jsontype.Node) string {
 
 // typeWord names n as TypeScript, briefly: nested objects are "{…}".
 func typeWord(n *jsontype.Node, depth int) string {
-	if n == nil {
+	if n == nil || depth > 4 {
 		return "unknown"
 	}
 	switch n.Shape {
@@ -122,7 +127,7 @@ func typeWord(n *jsontype.Node, depth int) string {
 		if depth > 1 || n.Elem == nil {
 			return "unknown[]"
 		}
-		return typeWord(n.Elem, depth+1) + "[]"
+		return typeWord(n.Elem, depth) + "[]"
 	case jsontype.Map:
 		return "Record<string, " + typeWord(n.Elem, depth+1) + ">"
 	case jsontype.Struct:

@@ -15,7 +15,9 @@ import (
 // one is.
 //
 // Nodes may be cyclic (a recursive type or $ref): walkers must remember
-// the nodes they have entered.
+// the nodes they have entered, or follow a finite value. A node built
+// from JSON Schema is bounded (see [MaxSchemaDepth], [MaxSchemaNodes]),
+// and each of its cycles passes through a named Struct.
 type Node struct {
 	Shape Shape
 	// GoType is the Go type the node was built from; nil for nodes built
@@ -63,6 +65,10 @@ type Node struct {
 	// Open marks an object that also accepts members it does not declare
 	// (additionalProperties given alongside properties); Elem types them.
 	Open bool
+	// Note says why an Any node states less than its schema: a recursive
+	// type that passes through no object (an array of itself) is any
+	// JSON where it recurs, and the schema validator checks it there.
+	Note string
 }
 
 // FieldNode is one member of a Struct node.
@@ -148,26 +154,34 @@ func (n *Node) Kind() reflect.Kind {
 // goPlanner builds nodes from Go types and reports types that cannot
 // cross JSON.
 type goPlanner struct {
-	input bool // building for arguments (decoding) rather than results
-	memo  map[reflect.Type]*Node
+	input    bool // building for arguments (decoding) rather than results
+	memo     map[reflect.Type]*Node
+	building map[reflect.Type]bool // types whose node is being built
 }
 
 // FromGo builds the node of Go type t. input selects the decoding side
 // (see [ShapeOf]). It fails for types that cannot cross JSON: chan, func,
 // complex, non-empty interfaces, structs without exported fields, maps
-// with keys JSON cannot carry, ",string" fields and key=value jsonschema
-// tags.
+// with keys JSON cannot carry, ",string" fields, key=value jsonschema
+// tags, and a type that contains itself through no struct (type L []L).
 func FromGo(t reflect.Type, input bool) (*Node, error) {
-	p := &goPlanner{input: input, memo: map[reflect.Type]*Node{}}
+	p := &goPlanner{input: input, memo: map[reflect.Type]*Node{}, building: map[reflect.Type]bool{}}
 	return p.build(t, t.String())
 }
 
 func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 	if n, ok := p.memo[t]; ok {
+		if p.building[t] && n.Shape != Struct {
+			// type L []L: a cycle through no struct, which no declaration
+			// or JSON Schema the library writes can name.
+			return nil, fmt.Errorf("%s: type %s contains itself through no struct; wrap the recursion in a struct", where, t)
+		}
 		return n, nil
 	}
 	n := &Node{GoType: t, Shape: ShapeOf(t, p.input)}
 	p.memo[t] = n
+	p.building[t] = true
+	defer delete(p.building, t)
 	switch n.Shape {
 	case Int, Uint, Float:
 		n.Bits = t.Bits()

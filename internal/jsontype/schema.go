@@ -30,20 +30,44 @@ import (
 // passes a JSON Schema validator; when it is false, the caller must run
 // one.
 func FromSchema(schema []byte) (n *Node, complete bool, err error) {
+	if len(schema) > MaxSchemaBytes {
+		return nil, false, fmt.Errorf("#: the schema is %d bytes (the limit is %d)", len(schema), MaxSchemaBytes)
+	}
 	v, err := jsonvalue.Parse(schema, true)
 	if err != nil {
-		return nil, false, fmt.Errorf("schema is not valid JSON: %w", err)
+		return nil, false, fmt.Errorf("not valid JSON: %w", err)
 	}
-	b := &schemaBuilder{root: v, memo: map[string]*Node{}}
-	if _, isObj := v.(*ordered); !isObj {
-		n, err = b.build(v, "#")
-		return n, !b.partial, err
+	if err := checkLoops(v); err != nil {
+		return nil, false, err
 	}
-	n, err = b.ref("#", "#") // the root is what "$ref": "#" means
+	cut := map[string]bool{}
+	for range 4 {
+		b := &schemaBuilder{root: v, memo: map[string]*Node{}, building: map[*Node]bool{}, recursive: map[string]bool{}, cut: cut}
+		if n, err = b.start(); err != nil {
+			return nil, false, err
+		}
+		if b.recursion() {
+			if err := expansion(n); err != nil {
+				return nil, false, err
+			}
+			return n, !b.partial, nil
+		}
+		// Some recursion passes through no object: build again, writing
+		// those references as unknown where they recur.
+	}
+	return nil, false, errors.New("#: the schema's recursion cannot be modeled")
+}
+
+// start builds the root: for an object, as the target of "$ref": "#".
+func (b *schemaBuilder) start() (*Node, error) {
+	if _, isObj := b.root.(*ordered); !isObj {
+		return b.build(b.root, "#")
+	}
+	n, err := b.ref("#", "#") // the root is what "$ref": "#" means
 	if n != nil && n.Shape == Unsupported {
 		n.Shape = Any // a root that is only a reference to itself
 	}
-	return n, !b.partial, err
+	return n, err
 }
 
 // modeled lists the keywords a node states completely (with the
@@ -68,17 +92,30 @@ type schemaBuilder struct {
 	root    any
 	memo    map[string]*Node // by $ref target pointer
 	partial bool             // some keyword is left to a schema validator
+	depth   int              // subschemas being built, nested
+	nodes   int              // subschemas built
+
+	building  map[*Node]bool  // the nodes of references still being built
+	recursive map[string]bool // references met again while being built
+	cut       map[string]bool // recursive references through no object: unknown where they recur
 }
 
 // build returns the node of schema s found at JSON pointer at.
 func (b *schemaBuilder) build(s any, at string) (*Node, error) {
+	if b.depth++; b.depth > MaxSchemaDepth {
+		return nil, tooBig(at, "nests too deeply", MaxSchemaDepth)
+	}
+	defer func() { b.depth-- }()
+	if b.nodes++; b.nodes > MaxSchemaNodes {
+		return nil, tooBig(at, "has too many subschemas", MaxSchemaNodes)
+	}
 	switch s := s.(type) {
 	case bool:
 		return &Node{Shape: Any}, nil
 	case *ordered:
 		return b.object(s, at)
 	}
-	return nil, fmt.Errorf("%s: a schema must be an object or a boolean", at)
+	return nil, fmt.Errorf("%s: a schema must be an object or a boolean", shortPointer(at))
 }
 
 func (b *schemaBuilder) object(s *ordered, at string) (*Node, error) {
@@ -185,6 +222,9 @@ func (b *schemaBuilder) composite(n *Node, s *ordered, at string) error {
 		if err != nil {
 			return err
 		}
+		if b.building[e] {
+			e = b.recurs(at + "/allOf/0") // a copy of a node still being built would be empty
+		}
 		doc := n.Doc
 		*n = *e
 		if doc != "" {
@@ -248,17 +288,30 @@ func (b *schemaBuilder) ref(ref, at string) (*Node, error) {
 		return &Node{Shape: Any}, nil // external: left to the validator
 	}
 	if n, ok := b.memo[ref]; ok {
+		if b.building[n] {
+			b.recursive[ref] = true
+			if b.cut[ref] {
+				return b.recurs(ref), nil
+			}
+		}
 		return n, nil
 	}
 	target, err := b.resolve(ref)
 	if err != nil {
-		return nil, fmt.Errorf("%s: $ref %q: %w", at, ref, err)
+		return nil, fmt.Errorf("%s: $ref %q: %w", shortPointer(at), ref, err)
 	}
 	n := &Node{}
 	b.memo[ref] = n
+	b.building[n] = true
 	built, err := b.build(target, ref)
+	delete(b.building, n)
 	if err != nil {
 		return nil, err
+	}
+	if b.building[built] {
+		// This reference only renames one still being built (a $ref to
+		// a $ref that encloses it): a copy would be empty.
+		built = b.recurs(ref)
 	}
 	*n = *built
 	name, ok := strings.CutPrefix(ref, "#/$defs/")
@@ -275,35 +328,67 @@ func (b *schemaBuilder) ref(ref, at string) (*Node, error) {
 	return n, nil
 }
 
-func (b *schemaBuilder) resolve(ref string) (any, error) {
-	cur := b.root
-	p := strings.TrimPrefix(ref, "#")
-	if p == "" {
-		return cur, nil
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, errors.New("only JSON-pointer references are supported")
-	}
-	for _, tok := range strings.Split(p[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case *ordered:
-			v, ok := c.M[tok]
-			if !ok {
-				return nil, errors.New("it points nowhere")
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, errors.New("it points nowhere")
-			}
-			cur = c[i]
-		default:
-			return nil, errors.New("it points nowhere")
+// recurs is the node written where a recursive type that passes through
+// no object recurs: any JSON, with a note, left to the schema validator.
+func (b *schemaBuilder) recurs(ref string) *Node {
+	b.partial = true
+	return &Node{Shape: Any, Note: "recursive: the same type as " + ref + " again, not written out"}
+}
+
+// recursion settles the references met again while being built. One
+// that is an object (or a nullable object) keeps its cycle, and gets a
+// name if it has none so that declarations can refer to it; it reports
+// false when some other one recurs (an array of itself, a record of
+// itself), which must be cut: the caller builds again with b.cut set.
+// So every cycle among the nodes passes through a named Struct, and a
+// walk that treats named objects as declared once always ends.
+func (b *schemaBuilder) recursion() bool {
+	ok := true
+	for ref := range b.recursive {
+		t := b.memo[ref]
+		for i := 0; i < 4 && t.Shape == Ptr && t.Elem != nil; i++ {
+			t = t.Elem
+		}
+		switch {
+		case t.Shape == Struct && t.Name == "":
+			t.Name = refName(ref)
+		case t.Shape != Struct && !b.cut[ref]:
+			b.cut[ref] = true
+			ok = false
 		}
 	}
-	return cur, nil
+	return ok
+}
+
+// refName makes a name for an unnamed recursive object from the pointer
+// that reaches it: its last step that is not a keyword ("#/properties/
+// child" → "child"), or "Root".
+func refName(ref string) string {
+	steps := strings.Split(strings.TrimPrefix(ref, "#"), "/")
+	for i := len(steps) - 1; i >= 0; i-- {
+		s := strings.ReplaceAll(strings.ReplaceAll(steps[i], "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(s); err == nil || s == "" || keyword[s] {
+			continue
+		}
+		return s
+	}
+	return "Root"
+}
+
+// keyword lists the keywords that hold subschemas, which a name made
+// from a pointer skips.
+var keyword = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range [][]string{inPlace, subschemaMaps, subschemaLists, subschemaSingle} {
+		for _, k := range l {
+			m[k] = true
+		}
+	}
+	return m
+}()
+
+func (b *schemaBuilder) resolve(ref string) (any, error) {
+	return resolvePointer(b.root, ref)
 }
 
 func pointerEscape(s string) string {
