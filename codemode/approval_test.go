@@ -704,7 +704,7 @@ return "went on";`, id, id))
 	}
 }
 
-// With ApprovalOptions.PerCall every call is its own question, and the
+// With approval.Options.PerCall every call is its own question, and the
 // server stops asking after maxApprovalRounds questions in one execution;
 // what the accepted questions deleted is listed.
 func TestApprovalPerCallBounded(t *testing.T) {

@@ -19,9 +19,6 @@ import (
 // handler. The flow itself, its texts, the record and replay and the
 // page live in package approval.
 
-// protocolMRTR is the first protocol revision with input-required results.
-const protocolMRTR = approval.ProtocolMRTR
-
 // The approval audit events. Each names one call (Function, Tier, Args).
 const (
 	// ApprovalRequested: a call was validated and the user is asked.
@@ -168,11 +165,19 @@ func (d *approvalDriver) Audit(ctx context.Context, e approval.Event) {
 	d.s.audit.Audit(ctx, ev)
 }
 
-// Elicit implements approval.Execution, in a span of its own.
-func (d *approvalDriver) Elicit(ctx context.Context, params *mcp.ElicitParams) (answer *mcp.ElicitResult, err error) {
-	ctx, end := d.s.tel.startApproval(ctx)
-	defer func() { end(elicitAction(answer, err)) }()
-	return d.req.Session.Elicit(ctx, params)
+// Elicit implements approval.Execution, observed as an approval wait.
+func (d *approvalDriver) Elicit(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	ctx, end := d.s.tel.obs.Approval(ctx)
+	answer, err := d.req.Session.Elicit(ctx, params)
+	action := "error" // the answer's name for the observer
+	if err == nil {
+		action = "none"
+		if answer != nil {
+			action = answer.Action
+		}
+	}
+	end(action)
+	return answer, err
 }
 
 // Sessionless implements approval.Execution.
@@ -188,31 +193,3 @@ func approvalFuncs(fns []boundFunc) []approval.Func {
 	}
 	return out
 }
-
-// Names of package approval kept for code written before it moved there.
-// They will be removed before v1.
-type (
-	// Deprecated: use [approval.Options].
-	ApprovalOptions = approval.Options
-	// Deprecated: use [approval.Page].
-	ApprovalPage = approval.Page
-	// Deprecated: use [approval.Fallback].
-	ApprovalFallback = approval.Fallback
-)
-
-// Deprecated: use the constants of package approval of the same names
-// without "Approval".
-const (
-	ApprovalRefuse          = approval.Refuse
-	ApprovalAllow           = approval.Allow
-	DefaultApprovalTTL      = approval.DefaultTTL
-	KindApprovalDeclined    = approval.KindDeclined
-	KindApprovalCancelled   = approval.KindCancelled
-	KindApprovalUnavailable = approval.KindUnavailable
-	KindApprovalInvalid     = approval.KindInvalid
-	KindApprovalDiverged    = approval.KindDiverged
-	KindApprovalTooLarge    = approval.KindTooLarge
-	KindApprovalPending     = approval.KindPending
-	KindApprovalExpired     = approval.KindExpired
-	KindApprovalRequired    = approval.KindRequired
-)

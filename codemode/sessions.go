@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/internal/sessions"
 )
 
@@ -98,13 +99,13 @@ func (s *Server) warnCannotAsk(v *view) {
 	}
 	var what string
 	switch {
-	case s.opts.Approvals.Fallback == ApprovalAllow:
-		what = "run without asking (ApprovalOptions.Fallback is ApprovalAllow)"
+	case s.opts.Approvals.Fallback == approval.Allow:
+		what = "run without asking (approval.Options.Fallback is approval.Allow)"
 	case s.opts.Approvals.Page != nil:
 		what = "get a link to the approval page"
 	default:
 		what = "fail with APPROVAL_UNAVAILABLE"
 	}
-	s.logger.Warn("codemode: functions need the user's approval, but Options.HTTP.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before "+protocolMRTR+" (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval "+what+". Clients on "+protocolMRTR+" and over stdio are asked. Leave Stateless off to open sessions for clients that declare elicitation.",
+	s.logger.Warn("codemode: functions need the user's approval, but Options.HTTP.Stateless opens no HTTP session, so over HTTP a client on a protocol revision before "+approval.ProtocolMRTR+" (2025-11-25 and earlier) cannot be asked during a call: its calls that need approval "+what+". Clients on "+approval.ProtocolMRTR+" and over stdio are asked. Leave Stateless off to open sessions for clients that declare elicitation.",
 		"functions", v.approvals.Len())
 }

@@ -5,15 +5,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/internal/traceparent"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -213,7 +214,7 @@ func (t *telemetry) startExecution(ctx context.Context, req *mcp.CallToolRequest
 	ctx, end := t.obs.Execution(ctx, ExecutionStart{Tool: tool, Request: req})
 	return ctx, func(res *mcp.CallToolResult) {
 		outcome, calls := executionOutcome(res)
-		failed := outcome != "ok" && outcome != string(KindApprovalRequired)
+		failed := outcome != "ok" && outcome != string(approval.KindRequired)
 		end(ExecutionEnd{Outcome: outcome, Failed: failed, Calls: calls})
 		t.mu.Lock()
 		t.byOutcome[outcome]++
@@ -235,7 +236,7 @@ func executionOutcome(res *mcp.CallToolResult) (outcome string, calls int) {
 	}
 	if len(res.InputRequests) > 0 {
 		// 2026-07-28: the client is asked for approval and retries.
-		outcome = string(KindApprovalRequired)
+		outcome = string(approval.KindRequired)
 	}
 	if res.IsError && outcome == "ok" {
 		outcome = string(sandbox.KindInternal)
@@ -259,22 +260,6 @@ func (t *telemetry) startCall(ctx context.Context, name string, tier catalog.Tie
 		t.hostCalls.Add(1)
 		end(err)
 	}
-}
-
-// startApproval starts observing one wait for the user's approval.
-func (t *telemetry) startApproval(ctx context.Context) (context.Context, func(action string)) {
-	return t.obs.Approval(ctx)
-}
-
-// elicitAction names the answer to an elicitation for an observer.
-func elicitAction(answer *mcp.ElicitResult, err error) string {
-	switch {
-	case err != nil:
-		return "error"
-	case answer == nil:
-		return "none"
-	}
-	return answer.Action
 }
 
 // observe counts approvals from the audit events that record them.
@@ -326,41 +311,19 @@ func (t *telemetry) traceID(ctx context.Context, req *mcp.CallToolRequest) strin
 	}
 	if req.Params != nil {
 		if tp, ok := req.Params.GetMeta()["traceparent"].(string); ok {
-			if id, ok := traceparentID(tp); ok {
+			if id, ok := traceparent.TraceID(tp); ok {
 				return id
 			}
 		}
 	}
 	if req.Extra != nil && req.Extra.Header != nil {
-		if id, ok := traceparentID(req.Extra.Header.Get("Traceparent")); ok {
+		if id, ok := traceparent.TraceID(req.Extra.Header.Get("Traceparent")); ok {
 			return id
 		}
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// traceparentID returns the trace id of a W3C traceparent
-// (version-traceid-parentid-flags), if it is a valid one.
-func traceparentID(tp string) (string, bool) {
-	parts := strings.Split(tp, "-")
-	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || !isLowerHex(parts[0]) ||
-		len(parts[1]) != 32 || !isLowerHex(parts[1]) || parts[1] == strings.Repeat("0", 32) ||
-		len(parts[2]) != 16 || !isLowerHex(parts[2]) || parts[2] == strings.Repeat("0", 16) ||
-		len(parts[3]) != 2 || !isLowerHex(parts[3]) || (parts[0] == "00" && len(parts) != 4) {
-		return "", false
-	}
-	return parts[1], true
-}
-
-func isLowerHex(s string) bool {
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Stats is a snapshot of a Server's activity since New, kept whether or

@@ -47,7 +47,7 @@ type Options struct {
 	Principal *catalog.Principal
 	// Approve answers the user's approval requests of calls that need one
 	// ([Accept], [Decline] or a function of the test). Nil means a client
-	// that cannot ask the user, so the server's ApprovalOptions.Fallback
+	// that cannot ask the user, so the server's approval.Options.Fallback
 	// applies (by default the call is refused).
 	Approve ApproveFunc
 	// Server configures the codemode.Server; nil means its defaults (the

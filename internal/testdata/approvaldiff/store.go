@@ -143,7 +143,7 @@ type diffDone struct {
 func diffValue(id int) int { return (id*7 + 3) % 10 }
 
 // diffApprovalFns are the functions that need approval: MUTATING is in
-// ApprovalOptions.Tiers, and archiveItem says ApprovalRequired.
+// approval.Options.Tiers, and archiveItem says ApprovalRequired.
 var diffApprovalFns = map[string]bool{"diff.deleteItem": true, "diff.updateItem": true, "diff.archiveItem": true}
 
 func diffLocked(id int) error {
