@@ -132,12 +132,9 @@ type execution struct {
 	// explained caches the host's answers to explain, per question.
 	explained map[string]string
 
-	// arrayFrom names the host function each array result came from,
-	// arrayProto is their prototype, and arrayReads the latest reads of
-	// members they lack (see arrayread.go).
-	arrayFrom  map[*goja.Object]string
-	arrayProto *goja.Object
-	arrayReads []arrayRead
+	// origins keeps the latest host results and the reads that missed
+	// them (see origins.go).
+	origins origins
 	// collectionProtos are Map.prototype and Set.prototype, once needed.
 	collectionProtos [2]*goja.Object
 
