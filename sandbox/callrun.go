@@ -121,7 +121,7 @@ func (e *execution) parseResult(b json.RawMessage) (goja.Value, error) {
 	if len(b) == 0 {
 		return goja.Undefined(), nil
 	}
-	if !e.origins.primed {
+	if !e.origins.primed && !originsOff {
 		e.primeOrigins()
 	}
 	v, err := resultToValue(e.vm, b, e.origins.objProto, e.origins.arrProto)

@@ -63,10 +63,17 @@ type origins struct {
 	coerced            []*goja.Object // result objects whose toString was looked up
 }
 
+// originsOff turns the recording off, for benchmarks that compare its
+// cost (BenchmarkResultOrigins).
+var originsOff bool
+
 // keepResult marks v, the result of host function fn called at site (or
 // frames), and keeps it as one of the latest results.
 func (e *execution) keepResult(v goja.Value, fn, site string, frames []goja.StackFrame) {
 	o := &e.origins
+	if originsOff {
+		return
+	}
 	if !o.primed {
 		e.primeOrigins()
 	}
@@ -119,9 +126,16 @@ func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Valu
 		}
 		return v
 	}
-	e.noteMiss(prop, receiver)
+	if !probed[prop] {
+		e.noteMiss(prop, receiver)
+	}
 	return goja.Undefined()
 }
+
+// probed are the members the runtime itself looks for on every value it
+// resolves a promise with (then) or serialises (toJSON): not the
+// script's reads, and too frequent to record.
+var probed = map[string]bool{"then": true, "toJSON": true}
 
 // primitiveMember is the get trap under String.prototype and
 // Number.prototype: every read it sees has missed.
