@@ -42,7 +42,8 @@ func connectMode(t *testing.T, config string, mode sandbox.Mode) *mcp.ClientSess
 }
 
 // TestResultContract runs issue 41's misreadings of results of tools
-// known only by their schemas, against the real server-filesystem and
+// known only by their schemas (and of codemode.describe, search and
+// chart), against the real server-filesystem and
 // server-memory behind the gateway, in both sandbox modes: each reply
 // names the call, its line, its declared result and the fix, is the same
 // in both modes, and is kept as a golden file (the fixture's directory
@@ -63,6 +64,8 @@ func TestResultContract(t *testing.T) {
 			"d is the result of codemode.describe (line 1), declared `string`: a string, which has no member args (read at line 2): use d itself."},
 		{"search-as-one", "const hits = await codemode.search(\"read a file\");\nreturn hits.name.toUpperCase();",
 			"hits is the result of codemode.search (line 1), declared `{ name: string; tier: string; summary: string }[]`: an array, which has no member name (read at line 2). Pick an element first, e.g. hits[0].name"},
+		{"chart-as-object", "const c = await codemode.chart({ title: \"Lines\", series: [{ name: \"words\", x: [1, 2], y: [4, 5] }] });\nreturn c.uri.length;",
+			"c is the result of codemode.chart (line 1), declared `string`: a string, which has no member uri (read at line 2): use c itself."},
 		{"object-string", "const text = await files.read_text_file({ path: NOTE });\nawait memory.create_entities({ entities: [{ name: \"note\", entityType: \"file\", observations: [String(text)] }] });\nreturn \"stored\";",
 			"in the arguments to memory.create_entities, args.entities[0].observations[0] holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\"); the object is the result of files.read_text_file (line 1), declared `{ content: string }`. Pass the member you meant (.content)"},
 	}
