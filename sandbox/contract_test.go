@@ -289,3 +289,22 @@ return { json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({
 		}
 	})
 }
+
+// TestResultOriginsHostile checks that a result the script gave a
+// throwing getter, and strings and numbers the script made itself, give
+// the plain error with no hint and no internal error.
+func TestResultOriginsHostile(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		for src, want := range map[string]string{
+			"const g = await memory.read_graph({});\nObject.defineProperty(g, \"boom\", { get() { throw new Error(\"boom\"); }, enumerable: true });\nreturn g.filter((e: any) => e);": "TypeError: Object has no member 'filter'",
+			"await lab.getNote({});\nconst s = \"made here\";\nreturn (s as any).content.length;":                                                                                      "TypeError: Cannot read property 'length' of undefined",
+			"const g = await memory.read_graph({});\nconst p = new Proxy({}, { get() { throw new Error(\"trap\"); } });\n(g as any).p = p;\nreturn (g as any).nope.x;":                 "TypeError: Cannot read property 'x' of undefined",
+		} {
+			_, err := sb.Run(context.Background(), src, resultHost())
+			var se *Error
+			if !errors.As(err, &se) || se.Kind != KindRuntime || !strings.HasPrefix(se.Message, want) {
+				t.Errorf("%s:\n%v, want a RUNTIME error starting %q", src, err, want)
+			}
+		}
+	})
+}

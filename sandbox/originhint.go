@@ -107,7 +107,15 @@ func (e *execution) latestMissHint() string {
 // object with member content, which has no member split: use
 // text.content, e.g. text.content.split(…)." "" when the value did not
 // come from a kept host result.
-func (e *execution) missHint(m missedRead) string {
+func (e *execution) missHint(m missedRead) (hint string) {
+	// A script may have given a result a getter or a proxy of its own,
+	// which the search and the hint read: whatever it throws, the hint is
+	// only left out.
+	defer func() {
+		if recover() != nil {
+			hint = ""
+		}
+	}()
 	r, path, ok := e.origin(m.recv)
 	if !ok {
 		return ""
@@ -302,6 +310,7 @@ var objectString = []byte("[object Object]")
 // which the host receives as that text. When a host result's toString
 // was looked up, the warning names that result's call and declared shape.
 func (e *execution) warnObjectString(name, site string, a goja.Value) {
+	defer func() { _ = recover() }() // see missHint
 	if len(e.warnings) >= maxHostWarnings {
 		e.droppedWarnings++
 		return
