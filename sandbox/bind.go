@@ -197,7 +197,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0)}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}

@@ -58,6 +58,7 @@ func (e *execution) settle(r callResult) error {
 		rec.Line, rec.Column = e.sitePosition(pc.site)
 		r.err = err
 	}
+	e.warnResultArgs(e.calls[r.id].Name, pc, r.err)
 	obj := e.hostError(r.err)
 	e.markCallError(obj)
 	if pc.site != "" {

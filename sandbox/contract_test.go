@@ -204,6 +204,12 @@ func resultHost() *explainHost {
 	h.funcs["memory.read_graph"] = fixed(`{"entities":[{"name":"note","entityType":"file","observations":["x"]}],"relations":[]}`)
 	h.funcs["lab.getNote"] = fixed(`"brake later"`)
 	h.funcs["lab.countLaps"] = fixed(`12`)
+	h.funcs["lab.store"] = func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		if strings.Contains(string(args), `"observations":[{`) {
+			return nil, errors.New("Validation failed: entities[0].observations[0]: Expected string, got object")
+		}
+		return json.RawMessage(`{"ok":true}`), nil
+	}
 	h.funcs["codemode.describe"] = fixed(`"declare namespace lab {\n  function getSessions(args: { trackName: string }): Promise<Session[]>;\n}"`)
 	return h
 }
@@ -230,6 +236,8 @@ func TestResultOriginReplies(t *testing.T) {
 			[]string{"d is the result of codemode.describe (line 1), declared `string`: a string, which has no member args (read at line 2): use d itself."}},
 		{"result-field-into-call", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.addNote({ note: text.text });\nreturn 1;",
 			[]string{"lab.addNote was called without \"note\"", "text is the result of files.read_text_file (line 1), declared `{ content: string }`: an object with member content, which has no member text (read at line 2)"}},
+		{"result-passed-whole", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.store({ entities: [{ name: \"note\", observations: [text] }] });\nreturn 1;",
+			[]string{"warning VALUE lab.store at 2:11: in the arguments to lab.store, args.entities[0].observations[0] is the result of files.read_text_file (line 1), declared `{ content: string }`, an object, passed whole: pass the member you meant (.content)."}},
 		{"result-object-string", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.addNote({ notes: [String(text)] });\nreturn 1;",
 			[]string{"warning VALUE lab.addNote at 2:11: in the arguments to lab.addNote, args.notes[0] holds \"[object Object]\"", "the object is the result of files.read_text_file (line 1), declared `{ content: string }`. Pass the member you meant (.content)"}},
 	}

@@ -98,9 +98,10 @@ type mainOutcome struct {
 // pendingCall is a host call in flight.
 type pendingCall struct {
 	resolve, reject func(any) error
-	site            string // the script's stack at the call
-	origin          string // see callSiteOrigin
-	index           int    // CallPosition.Index
+	site            string     // the script's stack at the call
+	origin          string     // see callSiteOrigin
+	index           int        // CallPosition.Index
+	args            goja.Value // the script's argument, for resultArgsWarning
 }
 
 // execution is the state of one run of runScript. Everything except the

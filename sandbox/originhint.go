@@ -387,3 +387,115 @@ func stringPathWith(v goja.Value, sub, path string, visits *int) (string, bool) 
 	}
 	return "", false
 }
+
+// maxResultArgVisits bounds the search of a failed call's arguments for
+// host results.
+const maxResultArgVisits = 200
+
+// warnResultArgs warns, when a call failed because a member was an object
+// or array where the host wanted something else ("Expected string, got
+// object"), about each member of its arguments that is a kept host
+// result or a member of one: { observations: [text] } for text.content.
+func (e *execution) warnResultArgs(name string, pc pendingCall, err error) {
+	if pc.args == nil || len(e.origins.kept) == 0 {
+		return
+	}
+	msg := callErrorText(err)
+	if !strings.Contains(msg, "got object") && !strings.Contains(msg, "got array") {
+		return
+	}
+	defer func() { _ = recover() }() // see missHint
+	visits := maxResultArgVisits
+	var walk func(v goja.Value, path string) bool
+	walk = func(v goja.Value, path string) bool {
+		if visits--; visits < 0 {
+			return false
+		}
+		o, ok := v.(*goja.Object)
+		if !ok {
+			return false
+		}
+		if path != "args" {
+			if r, rpath, found := e.keptObject(o); found {
+				e.warnResultArg(name, pc.site, path, o, r, rpath)
+				return true
+			}
+		}
+		switch o.ClassName() {
+		case "Array":
+			n := int(o.Get("length").ToInteger())
+			for i := 0; i < n && visits > 0; i++ {
+				if walk(o.Get(itoa(i)), path+"["+itoa(i)+"]") {
+					return true
+				}
+			}
+		case "Object":
+			for _, k := range o.Keys() {
+				if visits <= 0 {
+					break
+				}
+				if walk(o.Get(k), memberPath(path, k)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(pc.args, "args")
+}
+
+// keptObject reports whether o is a kept result or one of its members.
+func (e *execution) keptObject(o *goja.Object) (hostResult, string, bool) {
+	for i := len(e.origins.kept) - 1; i >= 0; i-- {
+		r := e.origins.kept[i]
+		top, ok := r.v.(*goja.Object)
+		if !ok {
+			continue
+		}
+		if top == o {
+			return r, "", true
+		}
+		if top.ClassName() != "Object" {
+			continue
+		}
+		for _, k := range top.Keys() {
+			if m, ok := top.Get(k).(*goja.Object); ok && m == o {
+				return r, memberPath("", k), true
+			}
+		}
+	}
+	return hostResult{}, "", false
+}
+
+// warnResultArg words one host result found at path in a failed call's
+// arguments.
+func (e *execution) warnResultArg(name, site, path string, o *goja.Object, r hostResult, rpath string) {
+	if len(e.warnings) >= maxHostWarnings {
+		e.droppedWarnings++
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "in the arguments to %s, %s is ", name, path)
+	if rpath != "" {
+		b.WriteString("result" + rpath + ", part of ")
+	}
+	b.WriteString("the result of " + r.fn)
+	if l := e.resultLine(r); l > 0 {
+		fmt.Fprintf(&b, " (line %d)", l)
+	}
+	if shape := e.explain("result", r.fn); shape != "" {
+		b.WriteString(", declared `" + shape + "`")
+	}
+	if o.ClassName() == "Array" {
+		b.WriteString(", an array, passed whole: pass an element or the values you meant.")
+	} else if keys := o.Keys(); len(keys) > 0 {
+		if len(keys) > maxMembersNamed {
+			keys = keys[:maxMembersNamed]
+		}
+		b.WriteString(", an object, passed whole: pass the member you meant (" + strings.Join(dotted(keys), ", ") + ").")
+	} else {
+		b.WriteString(", an object, passed whole.")
+	}
+	line, col := e.sitePosition(site)
+	e.warnings = append(e.warnings, Warning{Kind: WarningValue, Function: name, Line: line, Column: col, Message: b.String()})
+}

@@ -66,6 +66,8 @@ func TestResultContract(t *testing.T) {
 			"hits is the result of codemode.search (line 1), declared `{ name: string; tier: string; summary: string }[]`: an array, which has no member name (read at line 2). Pick an element first, e.g. hits[0].name"},
 		{"chart-as-object", "const c = await codemode.chart({ title: \"Lines\", series: [{ name: \"words\", x: [1, 2], y: [4, 5] }] });\nreturn c.uri.length;",
 			"c is the result of codemode.chart (line 1), declared `string`: a string, which has no member uri (read at line 2): use c itself."},
+		{"passed-whole", "const text = await files.read_text_file({ path: NOTE });\nawait memory.create_entities({ entities: [{ name: \"note\", entityType: \"file\", observations: [text] }] });\nreturn \"stored\";",
+			"in the arguments to memory.create_entities, args.entities[0].observations[0] is the result of files.read_text_file (line 1), declared `{ content: string }`, an object, passed whole: pass the member you meant (.content)."},
 		{"object-string", "const text = await files.read_text_file({ path: NOTE });\nawait memory.create_entities({ entities: [{ name: \"note\", entityType: \"file\", observations: [String(text)] }] });\nreturn \"stored\";",
 			"in the arguments to memory.create_entities, args.entities[0].observations[0] holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\"); the object is the result of files.read_text_file (line 1), declared `{ content: string }`. Pass the member you meant (.content)"},
 	}
