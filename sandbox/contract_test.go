@@ -316,3 +316,17 @@ func TestResultOriginsHostile(t *testing.T) {
 		}
 	})
 }
+
+// TestResultOriginNotBlamed checks that a missed read of a result's
+// optional member is not blamed for an error on the same line that
+// comes from another value.
+func TestResultOriginNotBlamed(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		src := "const g = await memory.read_graph({});\nconst local: any = {};\nreturn (g as any).note ?? local.missing.length;"
+		_, err := sb.Run(context.Background(), src, resultHost())
+		var se *Error
+		if !errors.As(err, &se) || se.Message != "TypeError: Cannot read property 'length' of undefined" {
+			t.Errorf("got %v, want the plain TypeError", err)
+		}
+	})
+}

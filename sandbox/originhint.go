@@ -82,12 +82,33 @@ func (e *execution) originHint(msg string, line int) string {
 	if !strings.Contains(msg, "of undefined") {
 		return ""
 	}
+	// "Cannot read property 'P' of undefined": the undefined is the
+	// missed read just before P on that line (text.content.split).
+	_, rest, _ := strings.Cut(msg, "property '")
+	prop, _, _ := strings.Cut(rest, "'")
 	for i := len(misses) - 1; i >= 0; i-- {
-		if l, _ := e.missPosition(misses[i]); l == line || line == 0 || l == 0 {
-			return e.missHint(misses[i])
+		m := misses[i]
+		l, _ := e.missPosition(m)
+		if l != line && line != 0 && l != 0 {
+			continue
 		}
+		if prop != "" && l > 0 && !e.readsThrough(l, m.field, prop) {
+			continue
+		}
+		return e.missHint(m)
 	}
 	return ""
+}
+
+// readsThrough reports whether the TypeScript line reads prop of field:
+// field.prop, field?.prop or field[…] (an index or a computed member).
+func (e *execution) readsThrough(line int, field, prop string) bool {
+	lines := strings.Split(e.prog.ts, "\n")
+	if line > len(lines) {
+		return false
+	}
+	l := lines[line-1]
+	return strings.Contains(l, field+"."+prop) || strings.Contains(l, field+"?."+prop) || strings.Contains(l, field+"[")
 }
 
 // latestMissHint explains the latest read that missed since the last
