@@ -109,8 +109,9 @@ func (s *Server) unknownDescribed(sp *toolSpec, n string) string {
 }
 
 var (
-	_ sandbox.Explainer  = (*execHost)(nil)
-	_ sandbox.Withholder = (*execHost)(nil)
+	_ sandbox.Explainer       = (*execHost)(nil)
+	_ sandbox.Withholder      = (*execHost)(nil)
+	_ sandbox.ResultDescriber = (*execHost)(nil)
 )
 
 // ResultShape implements sandbox.ResultDescriber: the declared result of
