@@ -31,6 +31,8 @@ func resultToValue(vm *goja.Runtime, b []byte, objProto, arrProto *goja.Object) 
 }
 
 func decodeJSON(d jsonDecoder) (goja.Value, error) {
+	d.space()
+	d.objectResult = d.i < len(d.b) && d.b[d.i] == '{'
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -47,13 +49,19 @@ type jsonDecoder struct {
 	b  []byte
 	i  int
 	// objProto and arrProto, if set, become the prototypes of the
-	// objects and arrays decoded.
+	// objects and arrays decoded (see marked); objectResult: the result
+	// is an object.
 	objProto, arrProto *goja.Object
+	objectResult       bool
 }
 
-// marked gives o its recording prototype, if any.
-func (d *jsonDecoder) marked(o *goja.Object, proto *goja.Object) *goja.Object {
-	if proto != nil {
+// marked gives o, at depth in the result, its recording prototype, if
+// any: the result itself, and when it is an object its members. Rows of
+// a list and deeper values keep the plain prototypes, so serialising a
+// large result (which looks up toJSON on every object) does not go
+// through the proxy once per row.
+func (d *jsonDecoder) marked(o *goja.Object, proto *goja.Object, depth int) *goja.Object {
+	if proto != nil && (depth == 0 || depth == 1 && d.objectResult) {
 		_ = o.SetPrototype(proto)
 	}
 	return o
@@ -115,7 +123,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return d.marked(o, d.objProto), nil
+		return d.marked(o, d.objProto, depth), nil
 	}
 	for {
 		d.space()
@@ -152,7 +160,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 			d.i++
 		case '}':
 			d.i++
-			return d.marked(o, d.objProto), nil
+			return d.marked(o, d.objProto, depth), nil
 		default:
 			return nil, errBadJSON
 		}
@@ -165,7 +173,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return d.marked(d.vm.NewArray(), d.arrProto), nil
+		return d.marked(d.vm.NewArray(), d.arrProto, depth), nil
 	}
 	for {
 		v, err := d.value(depth + 1)
@@ -182,7 +190,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 			d.i++
 		case ']':
 			d.i++
-			return d.marked(d.vm.NewArray(items...), d.arrProto), nil
+			return d.marked(d.vm.NewArray(items...), d.arrProto, depth), nil
 		default:
 			return nil, errBadJSON
 		}

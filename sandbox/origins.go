@@ -15,7 +15,8 @@ import (
 // declared result (ResultDescriber), with the fix.
 //
 // It costs nothing until a read misses: objects and arrays a host call
-// returns get a prototype between them and Object.prototype or
+// returns (the result and, for an object, its members; see
+// jsonDecoder.marked) get a prototype between them and Object.prototype or
 // Array.prototype, a proxy whose get trap answers what the real
 // prototype has and otherwise records the read and returns undefined,
 // as before; strings and numbers, which have no prototype of their own,

@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
@@ -48,4 +51,30 @@ func BenchmarkResultOrigins(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkResultOriginsReturn returns a host result of 500 objects
+// unchanged, with the recording on and off: the value's serialisation
+// looks up toJSON on each object, through the recording prototype.
+func BenchmarkResultOriginsReturn(b *testing.B) {
+	var rows []string
+	for i := 0; i < 500; i++ {
+		rows = append(rows, `{"id":"s`+itoa(i)+`","trackName":"Spa","bestLapMs":120500,"laps":[1,2,3]}`)
+	}
+	out := json.RawMessage("[" + strings.Join(rows, ",") + "]")
+	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"ns.list": func(context.Context, json.RawMessage) (json.RawMessage, error) { return out, nil },
+	}}
+	sb := benchSandbox(b)
+	for _, off := range []bool{true, false} {
+		name := "on"
+		if off {
+			name = "off"
+		}
+		b.Run(name, func(b *testing.B) {
+			originsOff = off
+			defer func() { originsOff = false }()
+			benchRun(b, sb, "return await ns.list({});", host)
+		})
+	}
 }
