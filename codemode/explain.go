@@ -61,6 +61,25 @@ func (h *execHost) Shape(name string) string {
 }
 
 var (
-	_ sandbox.Explainer  = (*execHost)(nil)
-	_ sandbox.Withholder = (*execHost)(nil)
+	_ sandbox.Explainer       = (*execHost)(nil)
+	_ sandbox.Withholder      = (*execHost)(nil)
+	_ sandbox.ResultDescriber = (*execHost)(nil)
 )
+
+// ResultShape implements sandbox.ResultDescriber: the declared result of
+// name (namespace.function), on one line, so that an error on a value it
+// returned can name it; for codemode's own functions, what their
+// declarations say.
+func (h *execHost) ResultShape(name string) string {
+	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok {
+		if fn == "chart" {
+			return "string"
+		}
+		return discover.FreeResult(fn)
+	}
+	if _, bound := h.tiers[name]; !bound || h.spec == nil {
+		return ""
+	}
+	_, out := h.spec.v.disc.info[name].Nodes()
+	return discover.ResultShape(out)
+}

@@ -39,7 +39,9 @@
 // resource link {type: "resource_link", uri, name, mimeType}, an embedded
 // resource {type: "resource", uri, mimeType, text or blob}; one block is
 // its value, several an array, none null. A tool's outputSchema types the
-// return value in declarations.
+// return value in declarations; a tool without one is declared with what
+// its content becomes, string | ContentBlock | (string | ContentBlock)[] |
+// null, ContentBlock being the object of a block other than text.
 //
 // Errors. A handler's error and an isError result reach the model as the
 // tool's own text, as a [catalog.Error] with code [catalog.CodeToolError].

@@ -216,11 +216,9 @@ func (u *Upstream) add(name string, t *mcp.Tool) error {
 	if err != nil || t.InputSchema == nil {
 		return fmt.Errorf("input schema: not a JSON object")
 	}
-	var out json.RawMessage
-	if t.OutputSchema != nil {
-		if out, err = json.Marshal(t.OutputSchema); err != nil {
-			return fmt.Errorf("output schema: %w", err)
-		}
+	out, err := outputSchemaOf(t.OutputSchema)
+	if err != nil {
+		return fmt.Errorf("output schema: %w", err)
 	}
 	tool := t.Name
 	return catalog.AddSchema(u.c, catalog.SchemaFunc{

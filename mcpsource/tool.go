@@ -70,6 +70,8 @@ func AddTool[In, Out any](c *catalog.Catalog, t *mcp.Tool, h mcp.ToolHandlerFor[
 		if out, _, err = schemaFor[Out](t.OutputSchema); err != nil {
 			return wrap(fmt.Errorf("output schema: %w", err))
 		}
+	} else {
+		out = contentSchema // a result without structured content: its content as values
 	}
 	if name != t.Name && slices.ContainsFunc(c.Functions(), func(f catalog.FuncInfo) bool { return f.Name == name }) {
 		return wrap(fmt.Errorf("its name converts to %s, which %s already has; set ToolOptions.Name", name, c.Namespace()))

@@ -4,6 +4,7 @@ package sandbox
 // methods are host functions (hostFunc) or free functions (freeFunc).
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/brakinglab/codemode-go/internal/jsident"
@@ -196,11 +197,14 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0)}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}
-		e.arrayReads = e.arrayReads[:0] // older reads explain nothing after this call
+		e.forgetMisses() // older reads explain nothing after this call
+		if bytes.Contains(args, objectString) {
+			e.warnObjectString(name, site, call.Argument(0))
+		}
 		if a := call.Argument(0); len(args) > 2 {
 			e.warnLossyArgs(name, site, a, string(args))
 		}
@@ -248,7 +252,9 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 		out, err := callHost(e.callCtx, e.host, name, args)
 		var v goja.Value
 		if err == nil {
-			v, err = e.parseJSON(out)
+			if v, err = e.parseResult(out); err == nil {
+				e.keepResult(v, name, "", vm.CaptureCallStack(maxFrames+1, nil))
+			}
 		}
 		if err != nil {
 			err = reject(e.hostError(err))

@@ -48,9 +48,9 @@ func (e *execution) runCall(id int, pos CallPosition, name string, args json.Raw
 func (e *execution) settle(r callResult) error {
 	pc := e.record(r)
 	if r.err == nil {
-		v, err := e.parseJSON(r.out)
+		v, err := e.parseResult(r.out)
 		if err == nil {
-			e.markArrayResult(v, e.calls[r.id].Name)
+			e.keepResult(v, e.calls[r.id].Name, pc.site, nil)
 			return pc.resolve(v)
 		}
 		rec := &e.calls[r.id]
@@ -58,6 +58,7 @@ func (e *execution) settle(r callResult) error {
 		rec.Line, rec.Column = e.sitePosition(pc.site)
 		r.err = err
 	}
+	e.warnResultArgs(e.calls[r.id].Name, pc, r.err)
 	obj := e.hostError(r.err)
 	e.markCallError(obj)
 	if pc.site != "" {
@@ -109,6 +110,22 @@ func (e *execution) parseJSON(b json.RawMessage) (goja.Value, error) {
 		return goja.Undefined(), nil
 	}
 	v, err := jsonToValue(e.vm, b)
+	if err != nil {
+		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
+	}
+	return v, nil
+}
+
+// parseResult is parseJSON for a host call's result, whose objects and
+// arrays get the recording prototypes of origins.go.
+func (e *execution) parseResult(b json.RawMessage) (goja.Value, error) {
+	if len(b) == 0 {
+		return goja.Undefined(), nil
+	}
+	if !e.origins.primed && !originsOff {
+		e.primeOrigins()
+	}
+	v, err := resultToValue(e.vm, b, e.origins.objProto, e.origins.arrProto)
 	if err != nil {
 		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
 	}

@@ -114,9 +114,9 @@ func TestContractReplies(t *testing.T) {
 		{"json-parse-object", "const s = await lab.getSessions({});\nconst rows = JSON.parse(s);\nreturn rows.length;",
 			[]string{"JSON.parse takes a JSON string, but this value is already an array: host functions return parsed values, so use it directly"}},
 		{"field-of-array", "const latest = await lab.getSessions({ limit: 1 });\nconst laps = await lab.getLapTimes({ sessionId: latest.id });\nreturn laps;",
-			[]string{"lab.getLapTimes was called without \"sessionId\"", "The script read .id at line 2 from an array (the result of lab.getSessions is a list)", "list[0].id"}},
+			[]string{"lab.getLapTimes was called without \"sessionId\"", "latest is the result of lab.getSessions (line 1), declared `Session[]`: an array, which has no member id (read at line 2)", "latest[0].id"}},
 		{"field-of-array-error", "const latest = await lab.getSessions({ limit: 1 });\nreturn latest.trackName.toUpperCase();",
-			[]string{"The script read .trackName at line 2 from an array"}},
+			[]string{"latest is the result of lab.getSessions (line 1), declared `Session[]`: an array, which has no member trackName (read at line 2)"}},
 		{"require", "const fs = require(\"fs\");\nreturn fs.readFileSync(\"laps.json\");",
 			[]string{"require is not defined: the sandbox has no modules", "data comes from the host's functions, on lab (const rows = await lab.someFunction({ … }))"}},
 		{"process", "const user = process.env.USER;\nreturn user;",
@@ -172,6 +172,161 @@ return { json: JSON.stringify(s).length, keys, forIn, spread, id: (s as any).id,
 		}
 		if len(res.Warnings) != 0 {
 			t.Errorf("warnings %+v", res.Warnings)
+		}
+	})
+}
+
+// ResultShape declares results as a catalog would: lab.getSessions
+// returns Session[]; the files functions are those of an MCP server
+// known only by its schema.
+func (h *explainHost) ResultShape(name string) string {
+	return map[string]string{
+		"lab.getSessions":      "Session[]",
+		"files.read_text_file": "{ content: string }",
+		"files.directory_tree": "{ content: string }",
+		"memory.read_graph":    "{ entities: { name: string; entityType: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string }[] }",
+		"lab.getNote":          "string",
+		"lab.countLaps":        "number",
+		"codemode.describe":    "string",
+	}[name]
+}
+
+// resultHost is contractHost with functions whose results a model
+// misreads: an object holding a string, a string of JSON, a graph, a
+// bare string and a number, and a free describe.
+func resultHost() *explainHost {
+	h := contractHost()
+	fixed := func(out string) func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return func(context.Context, json.RawMessage) (json.RawMessage, error) { return json.RawMessage(out), nil }
+	}
+	h.funcs["files.read_text_file"] = fixed(`{"content":"brake later\nturn 3"}`)
+	h.funcs["files.directory_tree"] = fixed(`{"content":"[{\"name\":\"note.txt\",\"type\":\"file\"}]"}`)
+	h.funcs["memory.read_graph"] = fixed(`{"entities":[{"name":"note","entityType":"file","observations":["x"]}],"relations":[]}`)
+	h.funcs["lab.getNote"] = fixed(`"brake later"`)
+	h.funcs["lab.countLaps"] = fixed(`12`)
+	h.funcs["lab.store"] = func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		if strings.Contains(string(args), `"observations":[{`) {
+			return nil, errors.New("Validation failed: entities[0].observations[0]: Expected string, got object")
+		}
+		return json.RawMessage(`{"ok":true}`), nil
+	}
+	h.funcs["codemode.describe"] = fixed(`"declare namespace lab {\n  function getSessions(args: { trackName: string }): Promise<Session[]>;\n}"`)
+	return h
+}
+
+// TestResultOriginReplies runs issue 41's misreadings of results, in both
+// modes: each reply names the call, its line, the declared result and
+// the fix, and the modes agree byte for byte.
+func TestResultOriginReplies(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"result-missing-method", "const path = \"/notes/note.txt\";\nconst text = await files.read_text_file({ path });\nreturn text.split(\"\\n\");",
+			[]string{"TypeError: Object has no member 'split'. text is the result of files.read_text_file (line 2), declared `{ content: string }`: an object with member content, which has no member split (read at line 3): use text.content, the string in it, e.g. text.content.split(…)."}},
+		{"result-field-of-string", "const note = await lab.getNote({});\nreturn note.content.toUpperCase();",
+			[]string{"note is the result of lab.getNote (line 1), declared `string`: a string, which has no member content (read at line 2): use note itself."}},
+		{"result-array-method-on-object", "const graph = await memory.read_graph({});\nreturn graph.filter((e: any) => e.entityType === \"file\");",
+			[]string{"graph is the result of memory.read_graph (line 1), declared `{ entities:", "use graph.entities, the array in it, e.g. graph.entities.filter(…)."}},
+		{"result-json-text", "const tree = await files.directory_tree({ path: \"/notes\" });\nreturn tree.content.filter((e: any) => e.type === \"file\");",
+			[]string{"tree.content is result.content, part of the result of files.directory_tree (line 1), declared `{ content: string }`: a string of JSON text, which has no member filter (read at line 2): parse it first, JSON.parse(tree.content).filter(…)."}},
+		{"result-number-as-object", "const n = await lab.countLaps({});\nreturn n.total.toFixed(1);",
+			[]string{"n is the result of lab.countLaps (line 1), declared `number`: a number, which has no member total (read at line 2): use n itself."}},
+		{"result-describe-as-object", "const d = await codemode.describe([\"lab.getSessions\"]);\nreturn d.args.map((a: any) => a.name);",
+			[]string{"d is the result of codemode.describe (line 1), declared `string`: a string, which has no member args (read at line 2): use d itself."}},
+		{"result-field-into-call", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.addNote({ note: text.text });\nreturn 1;",
+			[]string{"lab.addNote was called without \"note\"", "text is the result of files.read_text_file (line 1), declared `{ content: string }`: an object with member content, which has no member text (read at line 2)"}},
+		{"result-passed-whole", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.store({ entities: [{ name: \"note\", observations: [text] }] });\nreturn 1;",
+			[]string{"warning VALUE lab.store at 2:11: in the arguments to lab.store, args.entities[0].observations[0] is the result of files.read_text_file (line 1), declared `{ content: string }`, an object, passed whole: pass the member you meant (.content)."}},
+		{"result-object-string", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.addNote({ notes: [String(text)] });\nreturn 1;",
+			[]string{"warning VALUE lab.addNote at 2:11: in the arguments to lab.addNote, args.notes[0] holds \"[object Object]\"", "the object is the result of files.read_text_file (line 1), declared `{ content: string }`. Pass the member you meant (.content)"}},
+	}
+	replies := map[string]map[string]string{}
+	for _, m := range testModes {
+		sb, err := New(&Options{Mode: m, Limits: Limits{MaxCalls: 20}, PoolSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sb.Close() })
+		replies[m.String()] = map[string]string{}
+		for _, tc := range cases {
+			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
+				res, err := sb.Run(context.Background(), tc.src, resultHost())
+				got := report(res, err)
+				replies[m.String()][tc.name] = got
+				for _, p := range tc.want {
+					if !strings.Contains(got, p) {
+						t.Errorf("reply lacks %q:\n%s", p, got)
+					}
+				}
+				if m == ModeInProcess {
+					golden.Check(t, filepath.Join("testdata", "contract", tc.name+".golden"), []byte(got))
+				}
+			})
+		}
+	}
+	for _, tc := range cases {
+		if a, b := replies["in-process"][tc.name], replies["worker"][tc.name]; a != b {
+			t.Errorf("%s: the modes differ:\nin process:\n%s\nworker:\n%s", tc.name, a, b)
+		}
+	}
+}
+
+// TestResultOriginsStayInvisible checks that the recording prototypes
+// of result objects and of strings and numbers change nothing a script
+// observes: JSON, keys, for…in, spread, "in", instanceof, assignment,
+// methods of Object.prototype, and misses that are not errors.
+func TestResultOriginsStayInvisible(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		src := `const g = await memory.read_graph({});
+const keys = Object.keys(g).join(",");
+let forIn = 0;
+for (const k in g) forIn++;
+(g as any).extra = 1;
+const s = await lab.getNote({});
+return { json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({ ...g }).length, has: "entities" in g,
+  inst: g instanceof Object && g.entities instanceof Array, own: g.hasOwnProperty("entities"), extra: (g as any).extra,
+  missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g) };`
+		res := mustRun(t, sb, src, resultHost())
+		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]"}`
+		if !jsonEqual(t, res.Value, want) {
+			t.Errorf("value %s", res.Value)
+		}
+		if len(res.Warnings) != 0 {
+			t.Errorf("warnings %+v", res.Warnings)
+		}
+	})
+}
+
+// TestResultOriginsHostile checks that a result the script gave a
+// throwing getter, and strings and numbers the script made itself, give
+// the plain error with no hint and no internal error.
+func TestResultOriginsHostile(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		for src, want := range map[string]string{
+			"const g = await memory.read_graph({});\nObject.defineProperty(g, \"boom\", { get() { throw new Error(\"boom\"); }, enumerable: true });\nreturn g.filter((e: any) => e);": "TypeError: Object has no member 'filter'",
+			"await lab.getNote({});\nconst s = \"made here\";\nreturn (s as any).content.length;":                                                                                      "TypeError: Cannot read property 'length' of undefined",
+			"const g = await memory.read_graph({});\nconst p = new Proxy({}, { get() { throw new Error(\"trap\"); } });\n(g as any).p = p;\nreturn (g as any).nope.x;":                 "TypeError: Cannot read property 'x' of undefined",
+		} {
+			_, err := sb.Run(context.Background(), src, resultHost())
+			var se *Error
+			if !errors.As(err, &se) || se.Kind != KindRuntime || !strings.HasPrefix(se.Message, want) {
+				t.Errorf("%s:\n%v, want a RUNTIME error starting %q", src, err, want)
+			}
+		}
+	})
+}
+
+// TestResultOriginNotBlamed checks that a missed read of a result's
+// optional member is not blamed for an error on the same line that
+// comes from another value.
+func TestResultOriginNotBlamed(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		src := "const g = await memory.read_graph({});\nconst local: any = {};\nreturn (g as any).note ?? local.missing.length;"
+		_, err := sb.Run(context.Background(), src, resultHost())
+		var se *Error
+		if !errors.As(err, &se) || se.Message != "TypeError: Cannot read property 'length' of undefined" {
+			t.Errorf("got %v, want the plain TypeError", err)
 		}
 	})
 }

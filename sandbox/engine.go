@@ -98,9 +98,10 @@ type mainOutcome struct {
 // pendingCall is a host call in flight.
 type pendingCall struct {
 	resolve, reject func(any) error
-	site            string // the script's stack at the call
-	origin          string // see callSiteOrigin
-	index           int    // CallPosition.Index
+	site            string     // the script's stack at the call
+	origin          string     // see callSiteOrigin
+	index           int        // CallPosition.Index
+	args            goja.Value // the script's argument, for resultArgsWarning
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -132,12 +133,9 @@ type execution struct {
 	// explained caches the host's answers to explain, per question.
 	explained map[string]string
 
-	// arrayFrom names the host function each array result came from,
-	// arrayProto is their prototype, and arrayReads the latest reads of
-	// members they lack (see arrayread.go).
-	arrayFrom  map[*goja.Object]string
-	arrayProto *goja.Object
-	arrayReads []arrayRead
+	// origins keeps the latest host results and the reads that missed
+	// them (see origins.go).
+	origins origins
 	// collectionProtos are Map.prototype and Set.prototype, once needed.
 	collectionProtos [2]*goja.Object
 

@@ -70,6 +70,23 @@ type Explainer interface {
 	Shape(name string) string
 }
 
+// ResultDescriber is a Host that declares what its functions return, so
+// that an error on a value a call returned can name the call and the
+// result's declared shape with the fix: "text is the result of
+// files.read_text_file (line 3), declared `{ content: string }`, an
+// object with member content, which has no member split: use
+// text.content". The sandbox asks only when a script fails on such a
+// value, without spending the script's host calls; in worker mode the
+// question travels to the parent like a free call. ResultShape must
+// answer quickly and must not fail; "" means nothing is declared.
+type ResultDescriber interface {
+	Host
+	// ResultShape returns the declared result of name ("ns.fn"), free
+	// functions included, as TypeScript on one line: "{ content: string }",
+	// "string", "{ name: string; tier: string }[]".
+	ResultShape(name string) string
+}
+
 // Withholder is a Host that has more functions than it binds for this
 // execution, such as codemode's execute_readonly_code, which binds only
 // the READ-ONLY ones. When a script uses a name no namespace binds, the
@@ -91,7 +108,8 @@ type Withholder interface {
 const explainPrefix = "\x00explain."
 
 // explainCall answers a relayed question (explainPrefix + "suggest" or
-// "shape" for an Explainer, "withheld" for a Withholder, args a JSON
+// "shape" for an Explainer, "withheld" for a Withholder, "result" for a
+// ResultDescriber, args a JSON
 // string naming the function) from host, and reports whether name was
 // such a question.
 func explainCall(host Host, name string, args []byte) (json.RawMessage, bool) {
@@ -108,7 +126,10 @@ func explainCall(host Host, name string, args []byte) (json.RawMessage, bool) {
 		defer func() { _ = recover() }()
 		x, isExplainer := host.(Explainer)
 		w, isWithholder := host.(Withholder)
+		rd, isDescriber := host.(ResultDescriber)
 		switch {
+		case q == "result" && isDescriber:
+			s = rd.ResultShape(fn)
 		case q == "suggest" && isExplainer:
 			s = x.Suggest(fn)
 		case q == "shape" && isExplainer:
@@ -122,8 +143,11 @@ func explainCall(host Host, name string, args []byte) (json.RawMessage, bool) {
 }
 
 // explain asks the execution's host question ("suggest" or "shape" of an
-// Explainer, "withheld" of a Withholder) about fn, relayed to the parent
-// in worker mode; "" when it has nothing to say.
+// Explainer, "withheld" of a Withholder, "result" of a ResultDescriber)
+// about fn, relayed to the parent in worker mode; "" when it has nothing
+// to say. The worker does not know whether the parent's host is a
+// ResultDescriber, so "result" is always relayed: it is asked only when a
+// script has failed.
 func (e *execution) explain(question, fn string) string {
 	key := question + " " + fn
 	if s, ok := e.explained[key]; ok {
@@ -132,7 +156,7 @@ func (e *execution) explain(question, fn string) string {
 	var s string
 	switch h := e.host.(type) {
 	case *relayHost:
-		if question == "withheld" && h.withhold || question != "withheld" && h.explain {
+		if question == "result" || question == "withheld" && h.withhold || question != "withheld" && h.explain {
 			args, _ := json.Marshal(fn)
 			if out, err := h.Call(e.callCtx, explainPrefix+question, args); err == nil {
 				_ = json.Unmarshal(out, &s)

@@ -230,7 +230,7 @@ func TestJSONCopies(t *testing.T) {
 const a = await ns.get();
 a.laps.push(4); a.extra = true;
 const b = await ns.get();
-return { a, b, same: a === b, proto: Object.getPrototypeOf(b) === Object.prototype, arr: Array.isArray(b.laps) };`, host)
+return { a, b, same: a === b, proto: b instanceof Object && Object.prototype.isPrototypeOf(b) && b.constructor === Object && b.laps instanceof Array, arr: Array.isArray(b.laps) };`, host)
 		if !jsonEqual(t, res.Value, `{"a":{"laps":[1,2,3,4],"extra":true},"b":{"laps":[1,2,3]},"same":false,"proto":true,"arr":true}`) {
 			t.Errorf("value = %s", res.Value)
 		}

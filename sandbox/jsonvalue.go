@@ -20,7 +20,19 @@ var errBadJSON = errors.New("invalid JSON")
 // encoding/json's token reader, which allocates per token. Semantics match
 // JSON.parse: "__proto__" becomes an own property, later duplicate keys win.
 func jsonToValue(vm *goja.Runtime, b []byte) (goja.Value, error) {
-	d := jsonDecoder{vm: vm, b: b}
+	return decodeJSON(jsonDecoder{vm: vm, b: b})
+}
+
+// resultToValue is jsonToValue for a host result: its objects and arrays
+// get the recording prototypes objProto and arrProto (see origins.go),
+// set once each is filled.
+func resultToValue(vm *goja.Runtime, b []byte, objProto, arrProto *goja.Object) (goja.Value, error) {
+	return decodeJSON(jsonDecoder{vm: vm, b: b, objProto: objProto, arrProto: arrProto})
+}
+
+func decodeJSON(d jsonDecoder) (goja.Value, error) {
+	d.space()
+	d.objectResult = d.i < len(d.b) && d.b[d.i] == '{'
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -36,6 +48,23 @@ type jsonDecoder struct {
 	vm *goja.Runtime
 	b  []byte
 	i  int
+	// objProto and arrProto, if set, become the prototypes of the
+	// objects and arrays decoded (see marked); objectResult: the result
+	// is an object.
+	objProto, arrProto *goja.Object
+	objectResult       bool
+}
+
+// marked gives o, at depth in the result, its recording prototype, if
+// any: the result itself, and when it is an object its members. Rows of
+// a list and deeper values keep the plain prototypes, so serialising a
+// large result (which looks up toJSON on every object) does not go
+// through the proxy once per row.
+func (d *jsonDecoder) marked(o *goja.Object, proto *goja.Object, depth int) *goja.Object {
+	if proto != nil && (depth == 0 || depth == 1 && d.objectResult) {
+		_ = o.SetPrototype(proto)
+	}
+	return o
 }
 
 func (d *jsonDecoder) space() {
@@ -94,7 +123,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return o, nil
+		return d.marked(o, d.objProto, depth), nil
 	}
 	for {
 		d.space()
@@ -131,7 +160,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 			d.i++
 		case '}':
 			d.i++
-			return o, nil
+			return d.marked(o, d.objProto, depth), nil
 		default:
 			return nil, errBadJSON
 		}
@@ -144,7 +173,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return d.vm.NewArray(), nil
+		return d.marked(d.vm.NewArray(), d.arrProto, depth), nil
 	}
 	for {
 		v, err := d.value(depth + 1)
@@ -161,7 +190,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 			d.i++
 		case ']':
 			d.i++
-			return d.vm.NewArray(items...), nil
+			return d.marked(d.vm.NewArray(items...), d.arrProto, depth), nil
 		default:
 			return nil, errBadJSON
 		}

@@ -82,12 +82,12 @@ func (e *execution) rejection(reason goja.Value) *Error {
 	obj, isObj := reason.(*goja.Object)
 	if isObj && obj.ClassName() == "Error" {
 		out.Message = errorMessage(obj) + e.namespaceHint(obj)
-		if h := e.arrayReadHint(); h != "" && valueString(obj.Get("name")) == "TypeError" && strings.Contains(out.Message, "undefined") {
-			out.Message += ". " + h
-		}
 		if st := obj.Get("stack"); st != nil && !goja.IsUndefined(st) {
 			out.Stack = e.prog.cleanStack(st.String())
 			out.Line, out.Column = firstPosition(out.Stack)
+		}
+		if valueString(obj.Get("name")) == "TypeError" {
+			out.Message = e.explainOrigin(out.Message, out.Line)
 		}
 		out.Data = e.errorData(obj)
 		if e.callLimit && valueString(obj.Get("code")) == string(KindCallLimit) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/internal/readmetest"
 )
 
 // TestReadmeScripts runs the scripts the README shows for its example
@@ -45,6 +48,49 @@ func TestReadmeScripts(t *testing.T) {
 				t.Errorf("returned %s; logs:\n%s", value, logs)
 			}
 			t.Logf("returned %s", value)
+		})
+	}
+}
+
+// TestReadmeCodeBlocks runs every complete TypeScript script of the
+// README (one without a … placeholder) for BrakingLab's namespace through
+// the running server against the demo data, exactly as the README shows
+// it: each must succeed. The gateway's script runs against its upstreams
+// in examples/gateway (TestReadmeGatewayScript).
+func TestReadmeCodeBlocks(t *testing.T) {
+	var blocks []readmetest.Block
+	for _, b := range readmetest.Scripts(t, ".") {
+		switch {
+		case !b.Complete():
+			t.Logf("README line %d: a fragment (it has a … placeholder), not run", b.Line)
+		case strings.Contains(b.Code, "files.") || strings.Contains(b.Code, "memory."):
+			t.Logf("README line %d: the gateway's script, run by examples/gateway", b.Line)
+		default:
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) < 5 {
+		t.Fatalf("found %d complete BrakingLab scripts in the README, want at least 5", len(blocks))
+	}
+	s := startServer(t, "-insecure-no-auth")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, b := range blocks {
+		t.Run(fmt.Sprintf("line%d", b.Line), func(t *testing.T) {
+			value, logs := executeCode(t, ctx, cs, b.Code)
+			if len(value) == 0 || string(value) == "null" || strings.HasPrefix(string(value), `"No `) {
+				t.Errorf("returned %s; logs:\n%s", value, logs)
+			}
 		})
 	}
 }

@@ -1,0 +1,522 @@
+package sandbox
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	suggestpkg "github.com/brakinglab/codemode-go/internal/suggest"
+)
+
+// The wording of errors and warnings on a value a host call returned (see
+// origins.go): which call, its line, its declared result, and the fix.
+
+// maxMembersNamed bounds the members of an object a hint lists.
+const maxMembersNamed = 6
+
+// Methods a model reaches for on a string or an array. A name in both
+// lists (slice, includes, …) is looked for in both kinds of member.
+var (
+	stringMethods = setOf("split", "trim", "trimStart", "trimEnd", "toLowerCase", "toUpperCase", "startsWith", "endsWith",
+		"includes", "slice", "substring", "replace", "replaceAll", "match", "matchAll", "indexOf", "lastIndexOf",
+		"padStart", "padEnd", "charAt", "length", "at", "concat", "localeCompare", "repeat", "search", "normalize")
+	arrayMethods = setOf("filter", "map", "forEach", "find", "findIndex", "findLast", "reduce", "some", "every",
+		"slice", "includes", "indexOf", "join", "sort", "flatMap", "flat", "length", "at", "concat", "entries",
+		"keys", "values", "reverse", "push", "toSorted")
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// notAnObject is goja's message for calling a method that a value with
+// a proxy in its prototype chain lacks, as results have (origins.go).
+const notAnObject = "TypeError: Value is not an object: undefined"
+
+// explainOrigin returns msg, the message of a TypeError thrown at line,
+// with what originHint says about it. goja's message for a missing method
+// of a result ("Value is not an object: undefined") becomes the one it
+// gives for other objects, "Object has no member 'split'".
+func (e *execution) explainOrigin(msg string, line int) string {
+	if msg == notAnObject {
+		for i := len(e.origins.misses) - 1; i >= 0; i-- {
+			if l, _ := e.missPosition(e.origins.misses[i]); l == line {
+				msg = "TypeError: Object has no member '" + e.origins.misses[i].field + "'"
+				break
+			}
+		}
+	}
+	if h := e.originHint(msg, line); h != "" {
+		return msg + ". " + h
+	}
+	return msg
+}
+
+// originHint explains a TypeError with message msg, thrown at line, on a
+// value that came from a host call: the read that missed (its member is
+// in msg for "has no member"; for "of undefined" it is the latest read on
+// that line), named by its call and declared result. "" when no recorded
+// read explains the error.
+func (e *execution) originHint(msg string, line int) string {
+	misses := e.origins.misses
+	if len(misses) == 0 {
+		return ""
+	}
+	if _, rest, ok := strings.Cut(msg, "has no member '"); ok {
+		field, _, _ := strings.Cut(rest, "'")
+		for i := len(misses) - 1; i >= 0; i-- {
+			if m := misses[i]; m.field == field {
+				if l, _ := e.missPosition(m); l == line || line == 0 || l == 0 {
+					return e.missHint(m)
+				}
+			}
+		}
+		return ""
+	}
+	if !strings.Contains(msg, "of undefined") {
+		return ""
+	}
+	// "Cannot read property 'P' of undefined": the undefined is the
+	// missed read just before P on that line (text.content.split).
+	_, rest, _ := strings.Cut(msg, "property '")
+	prop, _, _ := strings.Cut(rest, "'")
+	for i := len(misses) - 1; i >= 0; i-- {
+		m := misses[i]
+		l, _ := e.missPosition(m)
+		if l != line && line != 0 && l != 0 {
+			continue
+		}
+		if prop != "" && l > 0 && !e.readsThrough(l, m.field, prop) {
+			continue
+		}
+		return e.missHint(m)
+	}
+	return ""
+}
+
+// readsThrough reports whether the TypeScript line reads prop of field:
+// field.prop, field?.prop or field[…] (an index or a computed member).
+func (e *execution) readsThrough(line int, field, prop string) bool {
+	lines := strings.Split(e.prog.ts, "\n")
+	if line > len(lines) {
+		return false
+	}
+	l := lines[line-1]
+	return strings.Contains(l, field+"."+prop) || strings.Contains(l, field+"?."+prop) || strings.Contains(l, field+"[")
+}
+
+// latestMissHint explains the latest read that missed since the last
+// host call, for a warning about an undefined argument; "" when none
+// missed on a host result.
+func (e *execution) latestMissHint() string {
+	for i := len(e.origins.misses) - 1; i >= 0; i-- {
+		if h := e.missHint(e.origins.misses[i]); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+// missHint words one missed read: "text is the result of
+// files.read_text_file (line 3), declared `{ content: string }`, an
+// object with member content, which has no member split: use
+// text.content, e.g. text.content.split(…)." "" when the value did not
+// come from a kept host result.
+func (e *execution) missHint(m missedRead) (hint string) {
+	// A script may have given a result a getter or a proxy of its own,
+	// which the search and the hint read: whatever it throws, the hint is
+	// only left out.
+	defer func() {
+		if recover() != nil {
+			hint = ""
+		}
+	}()
+	r, path, ok := e.origin(m.recv)
+	if !ok {
+		return ""
+	}
+	line, col := e.missPosition(m)
+	expr := e.exprBefore(line, col, m.field)
+	subject := expr
+	if subject == "" {
+		subject = "the value"
+	}
+	var b strings.Builder
+	b.WriteString(subject + " is ")
+	if path != "" {
+		b.WriteString("result" + path + ", part of ")
+	}
+	b.WriteString("the result of " + r.fn)
+	if l := e.resultLine(r); l > 0 {
+		fmt.Fprintf(&b, " (line %d)", l)
+	}
+	if shape := e.explain("result", r.fn); shape != "" {
+		b.WriteString(", declared `" + shape + "`")
+	}
+	b.WriteString(": " + e.missFix(m, expr, line))
+	return b.String()
+}
+
+// missFix says what the missed value is and how to read what was meant.
+// expr is the script's expression for it ("" when not found).
+func (e *execution) missFix(m missedRead, expr string, line int) string {
+	f := m.field
+	at := ""
+	if line > 0 {
+		at = fmt.Sprintf(" (read at line %d)", line)
+	}
+	name := expr
+	if name == "" {
+		name = "value"
+	}
+	switch v := m.recv.(type) {
+	case *goja.Object:
+		if v.ClassName() == "Array" {
+			return fmt.Sprintf("an array, which has no member %s%s. Pick an element first, e.g. %s[0].%s for the first one, or loop over the list.", f, at, name, f)
+		}
+		keys := v.Keys()
+		what := "an object with no members"
+		if len(keys) > 0 {
+			shown := keys
+			if len(shown) > maxMembersNamed {
+				shown = shown[:maxMembersNamed]
+			}
+			what = "an object with member"
+			if len(keys) > 1 {
+				what += "s"
+			}
+			what += " " + strings.Join(shown, ", ")
+			if len(keys) > len(shown) {
+				what += ", …"
+			}
+		}
+		what += ", which has no member " + f + at
+		for _, k := range keys {
+			mv := v.Get(k)
+			_, isStr := mv.Export().(string)
+			arr := false
+			if o, ok := mv.(*goja.Object); ok && o.ClassName() == "Array" {
+				arr = true
+			}
+			if stringMethods[f] && isStr || arrayMethods[f] && arr {
+				kind := "the string"
+				if arr {
+					kind = "the array"
+				}
+				return fmt.Sprintf("%s: use %s, %s in it, e.g. %s.%s.", what, memberPath(name, k), kind, memberPath(name, k), callSuffix(f))
+			}
+		}
+		if c := suggestpkg.Closest(f, keys); c != "" {
+			return fmt.Sprintf("%s: did you mean %s?", what, memberPath(name, c))
+		}
+		if len(keys) == 1 {
+			return fmt.Sprintf("%s: use %s.", what, memberPath(name, keys[0]))
+		}
+		if len(keys) > 0 {
+			return what + ": read one of its members."
+		}
+		return what + "."
+	}
+	if s, ok := m.recv.Export().(string); ok {
+		t := strings.TrimSpace(s)
+		if arrayMethods[f] && (strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{")) {
+			return fmt.Sprintf("a string of JSON text, which has no member %s%s: parse it first, JSON.parse(%s).%s.", f, at, name, callSuffix(f))
+		}
+		return fmt.Sprintf("a string, which has no member %s%s: use %s itself.", f, at, name)
+	}
+	return fmt.Sprintf("a number, which has no member %s%s: use %s itself.", f, at, name)
+}
+
+// callSuffix is how a hint shows a member being used: a method call for
+// a method, the member alone for length.
+func callSuffix(f string) string {
+	if f == "length" {
+		return f
+	}
+	return f + "(…)"
+}
+
+// exprBefore returns the script's expression whose member field was read
+// near line and col of the TypeScript: for "text.content.split(',')" and
+// field "split", "text.content". "" when the line does not show one.
+func (e *execution) exprBefore(line, col int, field string) string {
+	if line <= 0 {
+		return ""
+	}
+	lines := strings.Split(e.prog.ts, "\n")
+	if line > len(lines) {
+		return ""
+	}
+	l := lines[line-1]
+	best := -1
+	for i := 0; ; {
+		j := strings.Index(l[i:], "."+field)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + 1 + len(field)
+		if end == len(l) || !isIdentByte(l[end]) {
+			if best < 0 || abs(j-(col-1)) < abs(best-(col-1)) {
+				best = j
+			}
+		}
+		i = j + 1
+	}
+	if best <= 0 {
+		return ""
+	}
+	i := best
+	if l[i-1] == '?' { // optional chaining
+		i--
+	}
+	start := i
+	for start > 0 {
+		c := l[start-1]
+		switch {
+		case isIdentByte(c) || c == '.' || c == '?':
+			start--
+		case c == ']':
+			depth := 0
+			k := start - 1
+			for ; k >= 0; k-- {
+				if l[k] == ']' {
+					depth++
+				} else if l[k] == '[' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			if k < 0 {
+				return ""
+			}
+			start = k
+		default:
+			goto done
+		}
+	}
+done:
+	expr := strings.TrimLeft(l[start:i], ".?")
+	if expr == "" || !isIdentByte(expr[0]) || (expr[0] >= '0' && expr[0] <= '9') {
+		return ""
+	}
+	return expr
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// objectString is what String() makes of a plain object.
+var objectString = []byte("[object Object]")
+
+// warnObjectString warns, at the call, that the arguments a to name hold
+// "[object Object]": String(value), `${value}` or value + "" of an object,
+// which the host receives as that text. When a host result's toString
+// was looked up, the warning names that result's call and declared shape.
+func (e *execution) warnObjectString(name, site string, a goja.Value) {
+	defer func() { _ = recover() }() // see missHint
+	if len(e.warnings) >= maxHostWarnings {
+		e.droppedWarnings++
+		return
+	}
+	visits := maxLossyArgVisits
+	path, ok := stringPathWith(a, string(objectString), "args", &visits)
+	if !ok {
+		return
+	}
+	msg := fmt.Sprintf("in the arguments to %s, %s holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\")", name, path)
+	for i := len(e.origins.coerced) - 1; i >= 0; i-- {
+		o := e.origins.coerced[i]
+		r, rpath, found := e.origin(o)
+		if !found {
+			continue
+		}
+		msg += "; the object is "
+		if rpath != "" {
+			msg += "result" + rpath + ", part of "
+		}
+		msg += "the result of " + r.fn
+		if l := e.resultLine(r); l > 0 {
+			msg += fmt.Sprintf(" (line %d)", l)
+		}
+		if shape := e.explain("result", r.fn); shape != "" {
+			msg += ", declared `" + shape + "`"
+		}
+		if keys := o.Keys(); len(keys) > 0 {
+			if len(keys) > maxMembersNamed {
+				keys = keys[:maxMembersNamed]
+			}
+			msg += ". Pass the member you meant (" + strings.Join(dotted(keys), ", ") + ")"
+		}
+		break
+	}
+	line, col := e.sitePosition(site)
+	e.warnings = append(e.warnings, Warning{Kind: WarningValue, Function: name, Line: line, Column: col,
+		Message: msg + ", or JSON.stringify(x) to send its JSON."})
+}
+
+func dotted(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = memberPath("", k)
+	}
+	return out
+}
+
+// stringPathWith returns the path from root of the first string in v that
+// contains sub.
+func stringPathWith(v goja.Value, sub, path string, visits *int) (string, bool) {
+	if *visits--; *visits < 0 || v == nil {
+		return "", false
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		s, isStr := v.Export().(string)
+		return path, isStr && strings.Contains(s, sub)
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := int(o.Get("length").ToInteger())
+		for i := 0; i < n && *visits > 0; i++ {
+			if p, ok := stringPathWith(o.Get(itoa(i)), sub, path+"["+itoa(i)+"]", visits); ok {
+				return p, true
+			}
+		}
+	case "Object":
+		for _, k := range o.Keys() {
+			if p, ok := stringPathWith(o.Get(k), sub, memberPath(path, k), visits); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// maxResultArgVisits bounds the search of a failed call's arguments for
+// host results.
+const maxResultArgVisits = 200
+
+// warnResultArgs warns, when a call failed because a member was an object
+// or array where the host wanted something else ("Expected string, got
+// object"), about each member of its arguments that is a kept host
+// result or a member of one: { observations: [text] } for text.content.
+func (e *execution) warnResultArgs(name string, pc pendingCall, err error) {
+	if pc.args == nil || len(e.origins.kept) == 0 {
+		return
+	}
+	msg := callErrorText(err)
+	if !strings.Contains(msg, "got object") && !strings.Contains(msg, "got array") {
+		return
+	}
+	defer func() { _ = recover() }() // see missHint
+	visits := maxResultArgVisits
+	var walk func(v goja.Value, path string) bool
+	walk = func(v goja.Value, path string) bool {
+		if visits--; visits < 0 {
+			return false
+		}
+		o, ok := v.(*goja.Object)
+		if !ok {
+			return false
+		}
+		if path != "args" {
+			if r, rpath, found := e.keptObject(o); found {
+				e.warnResultArg(name, pc.site, path, o, r, rpath)
+				return true
+			}
+		}
+		switch o.ClassName() {
+		case "Array":
+			n := int(o.Get("length").ToInteger())
+			for i := 0; i < n && visits > 0; i++ {
+				if walk(o.Get(itoa(i)), path+"["+itoa(i)+"]") {
+					return true
+				}
+			}
+		case "Object":
+			for _, k := range o.Keys() {
+				if visits <= 0 {
+					break
+				}
+				if walk(o.Get(k), memberPath(path, k)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(pc.args, "args")
+}
+
+// keptObject reports whether o is a kept result or one of its members.
+func (e *execution) keptObject(o *goja.Object) (hostResult, string, bool) {
+	for i := len(e.origins.kept) - 1; i >= 0; i-- {
+		r := e.origins.kept[i]
+		top, ok := r.v.(*goja.Object)
+		if !ok {
+			continue
+		}
+		if top == o {
+			return r, "", true
+		}
+		if top.ClassName() != "Object" {
+			continue
+		}
+		for _, k := range top.Keys() {
+			if m, ok := top.Get(k).(*goja.Object); ok && m == o {
+				return r, memberPath("", k), true
+			}
+		}
+	}
+	return hostResult{}, "", false
+}
+
+// warnResultArg words one host result found at path in a failed call's
+// arguments.
+func (e *execution) warnResultArg(name, site, path string, o *goja.Object, r hostResult, rpath string) {
+	if len(e.warnings) >= maxHostWarnings {
+		e.droppedWarnings++
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "in the arguments to %s, %s is ", name, path)
+	if rpath != "" {
+		b.WriteString("result" + rpath + ", part of ")
+	}
+	b.WriteString("the result of " + r.fn)
+	if l := e.resultLine(r); l > 0 {
+		fmt.Fprintf(&b, " (line %d)", l)
+	}
+	if shape := e.explain("result", r.fn); shape != "" {
+		b.WriteString(", declared `" + shape + "`")
+	}
+	if o.ClassName() == "Array" {
+		b.WriteString(", an array, passed whole: pass an element or the values you meant.")
+	} else if keys := o.Keys(); len(keys) > 0 {
+		if len(keys) > maxMembersNamed {
+			keys = keys[:maxMembersNamed]
+		}
+		b.WriteString(", an object, passed whole: pass the member you meant (" + strings.Join(dotted(keys), ", ") + ").")
+	} else {
+		b.WriteString(", an object, passed whole.")
+	}
+	line, col := e.sitePosition(site)
+	e.warnings = append(e.warnings, Warning{Kind: WarningValue, Function: name, Line: line, Column: col, Message: b.String()})
+}

@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dop251/goja"
+)
+
+// BenchmarkResultOrigins measures what recording results' origins costs
+// when nothing fails, against the same work without it, in one run: the
+// coaching script end to end in process, and decoding the largest
+// fixture result with and without the recording prototypes.
+func BenchmarkResultOrigins(b *testing.B) {
+	host, src := loadFixtureHost(b)
+	sb := benchSandbox(b)
+	for _, off := range []bool{true, false} {
+		name := "coaching/on"
+		if off {
+			name = "coaching/off"
+		}
+		b.Run(name, func(b *testing.B) {
+			originsOff = off
+			defer func() { originsOff = false }()
+			benchRun(b, sb, src, host)
+		})
+	}
+	fixture, err := os.ReadFile("testdata/bench/fixture.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	vm := goja.New()
+	e := &execution{vm: vm}
+	e.primeOrigins()
+	b.Run("decode/off", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := jsonToValue(vm, fixture); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode/on", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := resultToValue(vm, fixture, e.origins.objProto, e.origins.arrProto); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkResultOriginsReturn returns a host result of 500 objects
+// unchanged, with the recording on and off: the value's serialisation
+// looks up toJSON on each object, through the recording prototype.
+func BenchmarkResultOriginsReturn(b *testing.B) {
+	var rows []string
+	for i := 0; i < 500; i++ {
+		rows = append(rows, `{"id":"s`+itoa(i)+`","trackName":"Spa","bestLapMs":120500,"laps":[1,2,3]}`)
+	}
+	out := json.RawMessage("[" + strings.Join(rows, ",") + "]")
+	host := &funcHost{funcs: map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"ns.list": func(context.Context, json.RawMessage) (json.RawMessage, error) { return out, nil },
+	}}
+	sb := benchSandbox(b)
+	for _, off := range []bool{true, false} {
+		name := "on"
+		if off {
+			name = "off"
+		}
+		b.Run(name, func(b *testing.B) {
+			originsOff = off
+			defer func() { originsOff = false }()
+			benchRun(b, sb, "return await ns.list({});", host)
+		})
+	}
+}
