@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/failedcalls"
 	"github.com/brakinglab/codemode-go/internal/jsonnull"
 	"github.com/brakinglab/codemode-go/internal/jsonscan"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -26,6 +26,14 @@ type execError struct {
 	Issues []catalog.Issue `json:"issues,omitempty"`
 }
 
+// at is where xe points, for package failedcalls; nil for no error.
+func (xe *execError) at() *failedcalls.Position {
+	if xe == nil {
+		return nil
+	}
+	return &failedcalls.Position{Line: xe.Line, Column: xe.Column}
+}
+
 // kindInvalidInput is the kind of a tools/call whose arguments are not
 // {"code": "…"}: the only kind the model sees that the sandbox does not
 // produce.
@@ -37,14 +45,7 @@ func newExecError(kind sandbox.Kind, message string) *execError {
 }
 
 // callSummary is one host call in structuredContent.calls.
-type callSummary struct {
-	Function string  `json:"function"`
-	Outcome  string  `json:"outcome"`
-	Ms       float64 `json:"ms"`
-	Error    string  `json:"error,omitempty"`
-	Line     int     `json:"line,omitempty"`
-	Column   int     `json:"column,omitempty"`
-}
+type callSummary = failedcalls.Call
 
 // structured is the structuredContent of a tool result.
 type structured struct {
@@ -122,7 +123,7 @@ func (s *Server) successResult(res *sandbox.Result) *mcp.CallToolResult {
 	st.Result = value
 
 	var b strings.Builder
-	writeFailedCalls(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", nil)
+	failedcalls.Write(&b, st.Calls, "Calls that failed (the script caught their errors and went on):", nil)
 	writeWarnings(&b, st.Warnings)
 	writeLogs(&b, st.Logs, "Logs:")
 	b.WriteString("Result:\n")
@@ -159,12 +160,12 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "  %d | %s\n", xe.Line, xe.Source)
 	}
 	for _, is := range xe.Issues {
-		fmt.Fprintf(&b, "  - %s: %s\n", issuePath(is.Path), is.Message)
+		fmt.Fprintf(&b, "  - %s: %s\n", failedcalls.IssuePath(is.Path), is.Message)
 	}
 	writeFrames(&b, xe)
-	if hasFailedCalls(st.Calls, xe) {
+	if at := xe.at(); failedcalls.Any(st.Calls, at) {
 		b.WriteString("\n")
-		writeFailedCalls(&b, st.Calls, "Calls that failed:", xe)
+		failedcalls.Write(&b, st.Calls, "Calls that failed:", at)
 		trimmed := strings.TrimRight(b.String(), "\n")
 		b.Reset()
 		b.WriteString(trimmed)
@@ -180,123 +181,6 @@ func errorResult(xe *execError, res *sandbox.Result) *mcp.CallToolResult {
 		StructuredContent: st,
 		IsError:           true,
 	}
-}
-
-// maxFailedGroups bounds the distinct failures the text lists.
-const maxFailedGroups = 5
-
-// failedGroup is the calls of one function at one position that failed
-// with one error: a loop's failures are one line.
-type failedGroup struct {
-	c callSummary
-	n int
-}
-
-// failedGroups groups the calls that failed (the host's errors and the
-// sandbox's refusals other than the call limit, which the error states)
-// in the order they started, leaving out a lone call that failed where
-// the execution's error (xe, nil for a success) points: that error is
-// already on the first line.
-func failedGroups(calls []callSummary, xe *execError) (groups []failedGroup, more int) {
-	idx := map[callSummary]int{}
-	for _, c := range calls {
-		if c.Outcome != sandbox.OutcomeError && (c.Outcome != sandbox.OutcomeRejected || c.Error == "call limit reached") {
-			continue
-		}
-		if approval.StoppedCall(c.Function, c.Error) {
-			continue // the approval's outcome, written in its place, says it
-		}
-		key := callSummary{Function: c.Function, Error: c.Error, Line: c.Line, Column: c.Column}
-		if i, ok := idx[key]; ok {
-			groups[i].n++
-			continue
-		}
-		if len(groups) == maxFailedGroups {
-			more++
-			continue
-		}
-		idx[key] = len(groups)
-		groups = append(groups, failedGroup{c: key, n: 1})
-	}
-	if xe != nil && len(groups) == 1 && groups[0].n == 1 && groups[0].c.Line == xe.Line && groups[0].c.Column == xe.Column {
-		return nil, 0
-	}
-	return groups, more
-}
-
-// hasFailedCalls reports whether writeFailedCalls would write anything.
-func hasFailedCalls(calls []callSummary, xe *execError) bool {
-	g, _ := failedGroups(calls, xe)
-	return len(g) > 0
-}
-
-// writeFailedCalls lists the calls that failed, one line per function,
-// position and error: a model whose script caught the errors, or that
-// ran into a limit while retrying, sees why without the logs.
-func writeFailedCalls(b *strings.Builder, calls []callSummary, title string, xe *execError) {
-	groups, more := failedGroups(calls, xe)
-	if len(groups) == 0 {
-		return
-	}
-	b.WriteString(title)
-	b.WriteString("\n")
-	for _, g := range groups {
-		b.WriteString("- ")
-		b.WriteString(g.c.Function)
-		if g.c.Line > 0 {
-			fmt.Fprintf(b, " at line %d, column %d", g.c.Line, g.c.Column)
-		}
-		if g.n > 1 {
-			fmt.Fprintf(b, " (%d calls)", g.n)
-		}
-		b.WriteString(": ")
-		b.WriteString(firstLine(callErrorLine(g.c.Error), 300))
-		b.WriteString("\n")
-	}
-	if more > 0 {
-		fmt.Fprintf(b, "- and %d more failed calls with other errors (structuredContent.calls lists every call)\n", more)
-	}
-	b.WriteString("\n")
-}
-
-// callErrorLine renders a call record's error, "message {…members}" (see
-// sandbox.CallRecord), as the model reads an uncaught one: a validation
-// error's issues as "path: message", joined by "; ".
-func callErrorLine(s string) string {
-	i := strings.Index(s, " {")
-	if i < 0 {
-		return s
-	}
-	var m struct {
-		Issues []catalog.Issue `json:"issues"`
-		Code   string          `json:"code"`
-	}
-	if json.Unmarshal([]byte(s[i+1:]), &m) != nil {
-		return s
-	}
-	if len(m.Issues) == 0 {
-		if m.Code != "" && !strings.Contains(s[i+1:], `,"`) { // the code alone
-			return s[:i] + " (code: " + m.Code + ")"
-		}
-		return s
-	}
-	parts := make([]string, len(m.Issues))
-	for j, is := range m.Issues {
-		parts[j] = issuePath(is.Path) + ": " + is.Message
-	}
-	return s[:i] + ": " + strings.Join(parts, "; ")
-}
-
-// firstLine is the first line of s, cut to n bytes at a rune boundary.
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 func summarize(res *sandbox.Result) structured {
@@ -362,26 +246,6 @@ func indentedSize(v []byte) int {
 		}
 	})
 	return n
-}
-
-// issuePath renders ["corners", 0, "verdict"] as corners[0].verdict.
-func issuePath(path []any) string {
-	if len(path) == 0 {
-		return "(arguments)"
-	}
-	var b strings.Builder
-	for i, p := range path {
-		switch v := p.(type) {
-		case int, int64, float64:
-			fmt.Fprintf(&b, "[%v]", v)
-		default:
-			if i > 0 {
-				b.WriteByte('.')
-			}
-			fmt.Fprintf(&b, "%v", v)
-		}
-	}
-	return b.String()
 }
 
 // resultBytes is the size of what an execution returned to the model.
