@@ -166,4 +166,3 @@ func within(base, u *url.URL) bool {
 	b := base.EscapedPath()
 	return b == "" || p == b || strings.HasPrefix(p, b+"/")
 }
-

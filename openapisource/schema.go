@@ -7,6 +7,7 @@ package openapisource
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -150,6 +151,11 @@ func (w *walk) schema(s *openapi3.Schema) map[string]any {
 	}
 	w.path[s] = true
 	defer delete(w.path, s)
+	if len(s.AllOf) > 0 {
+		if m := w.c.mergeAllOf(s, 0); m != nil {
+			s = m
+		}
+	}
 	if s.Always != nil {
 		if *s.Always {
 			return map[string]any{}
@@ -325,4 +331,67 @@ func contains(l []any, v any) bool {
 		}
 	}
 	return false
+}
+
+// mergeAllOf returns s with its allOf merged into one object schema
+// (properties and required members of every branch, components
+// followed), as declarations show only a single allOf branch; nil when a
+// branch is not a plain object schema (it has its own oneOf, anyOf, not,
+// or a type other than object), in which case allOf stays as written.
+func (c *converter) mergeAllOf(s *openapi3.Schema, depth int) *openapi3.Schema {
+	if depth > 8 {
+		return nil // allOf nested (or cycling) this deep: leave it
+	}
+	m := *s
+	m.AllOf = nil
+	m.Properties = openapi3.Schemas{}
+	for k, v := range s.Properties {
+		m.Properties[k] = v
+	}
+	m.Required = append([]string(nil), s.Required...)
+	if !objectish(&m) {
+		return nil
+	}
+	for _, br := range s.AllOf {
+		if br == nil || br.Value == nil {
+			return nil
+		}
+		b := br.Value
+		if len(b.AllOf) > 0 {
+			if b = c.mergeAllOf(b, depth+1); b == nil {
+				return nil
+			}
+		}
+		if !objectish(b) {
+			return nil
+		}
+		for k, v := range b.Properties {
+			if _, ok := m.Properties[k]; !ok {
+				m.Properties[k] = v
+			}
+		}
+		for _, r := range b.Required {
+			if !slices.Contains(m.Required, r) {
+				m.Required = append(m.Required, r)
+			}
+		}
+		if m.Description == "" {
+			m.Description = b.Description
+		}
+		if m.AdditionalProperties.Has == nil && m.AdditionalProperties.Schema == nil {
+			m.AdditionalProperties = b.AdditionalProperties
+		}
+		m.Nullable = m.Nullable && b.Nullable
+	}
+	m.Type = &openapi3.Types{openapi3.TypeObject}
+	return &m
+}
+
+// objectish reports a schema that is an object's properties and nothing
+// that merging would lose.
+func objectish(s *openapi3.Schema) bool {
+	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 || s.Not != nil || len(s.Enum) > 0 || s.Always != nil {
+		return false
+	}
+	return s.Type == nil || s.Type.Is(openapi3.TypeObject) || (len(s.Type.Slice()) == 0)
 }
