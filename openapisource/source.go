@@ -67,7 +67,7 @@ func New(spec []byte, opts *Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := load(spec)
+	doc, err := load(spec, s.MaxOperations)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func New(spec []byte, opts *Options) (*Source, error) {
 }
 
 // load parses and validates spec, converting Swagger 2.0.
-func load(spec []byte) (*openapi3.T, error) {
+func load(spec []byte, maxOps int) (*openapi3.T, error) {
 	var probe struct {
 		Swagger string `json:"swagger" yaml:"swagger"`
 		OpenAPI string `json:"openapi" yaml:"openapi"`
@@ -83,6 +83,9 @@ func load(spec []byte) (*openapi3.T, error) {
 	trimmed := bytes.TrimSpace(spec)
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '{' {
+		if d := depth(trimmed); d > maxDepth {
+			return nil, fmt.Errorf("%w: nested %d levels deep, more than %d", ErrDocument, d, maxDepth)
+		}
 		err = json.Unmarshal(trimmed, &probe)
 	} else {
 		err = yaml.Unmarshal(trimmed, &probe)
@@ -114,6 +117,9 @@ func load(spec []byte) (*openapi3.T, error) {
 		doc = &openapi3.T{}
 		if err = json.Unmarshal(trimmed, doc); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDocument, err)
+		}
+		if n := countOperations(doc); n > maxOps {
+			return nil, fmt.Errorf("%w: %d, more than %d (Options.MaxOperations)", ErrTooLarge, n, maxOps)
 		}
 		if err = loader.ResolveRefsIn(doc, nil); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDocument, err)
@@ -294,4 +300,49 @@ func description(method, path string, op *openapi3.Operation) string {
 	}
 	parts = append(parts, method+" "+path)
 	return strings.Join(parts, "\n\n")
+}
+
+// maxDepth bounds the nesting of a JSON document. Decoding nested
+// schemas costs the square of their depth (each level's decoder checks
+// the text below it), so a deeper document is refused before it is
+// decoded; real descriptions nest a few dozen levels (GitHub's, 21).
+const maxDepth = 200
+
+// depth returns the deepest nesting of objects and arrays in JSON text.
+func depth(b []byte) int {
+	d, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			d++
+			deepest = max(deepest, d)
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return deepest
+}
+
+// countOperations counts the operations of every path, before references
+// are resolved.
+func countOperations(doc *openapi3.T) int {
+	n := 0
+	if doc.Paths == nil {
+		return 0
+	}
+	for _, item := range doc.Paths.Map() {
+		if item != nil {
+			n += len(item.Operations())
+		}
+	}
+	return n
 }

@@ -143,6 +143,10 @@ type gen struct {
 	shared map[any]int
 	// tierScopes holds the scopes the header states for each tier.
 	tierScopes map[catalog.Tier]string
+	// unions holds the unions (oneOf/anyOf) being written: one reached
+	// again through itself, not through a named struct, is unknown
+	// there, as a type expression cannot name itself.
+	unions map[*jsontype.Node]bool
 }
 
 func (g *gen) generate(ns string, funcs []catalog.FuncInfo) (string, error) {

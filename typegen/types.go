@@ -35,6 +35,14 @@ func (g *gen) typeExpr(n *jsontype.Node, tag string) string {
 		return "unknown"
 	case jsontype.Any:
 		if len(n.Variants) > 0 {
+			if g.unions[n] {
+				return "unknown"
+			}
+			if g.unions == nil {
+				g.unions = map[*jsontype.Node]bool{}
+			}
+			g.unions[n] = true
+			defer delete(g.unions, n)
 			parts := make([]string, 0, len(n.Variants))
 			for _, v := range n.Variants {
 				e := g.typeExpr(v, "")
