@@ -286,8 +286,13 @@ func description(method, path string, op *openapi3.Operation) string {
 		parts = append(parts, strings.TrimSpace(op.Summary))
 	}
 	if d := strings.TrimSpace(op.Description); d != "" && d != op.Summary {
-		if len(d) > 600 {
-			d = d[:600]
+		// The first paragraph: what the operation does. The rest (media
+		// types, permissions, pagination) would dilute what search ranks.
+		if i := strings.Index(d, "\n\n"); i > 0 {
+			d = d[:i]
+		}
+		if len(d) > 300 {
+			d = d[:300]
 			for len(d) > 0 && !utf8.ValidString(d) {
 				d = d[:len(d)-1]
 			}
