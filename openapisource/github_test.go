@@ -193,4 +193,3 @@ func TestGitHubSearch(t *testing.T) {
 		}
 	}
 }
-
