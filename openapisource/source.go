@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi2"
@@ -45,12 +47,28 @@ func (s *Source) Funcs() []catalog.SchemaFunc { return slices.Clone(s.funcs) }
 // paths and methods.
 func (s *Source) Skipped() []Skipped { return slices.Clone(s.skipped) }
 
-// Register adds every function to c with [catalog.AddSchema]. It stops at
-// the first error, which names the function; functions added before it
-// stay registered.
+// Register adds every function to c with [catalog.AddSchema], compiling
+// their schemas on every core. It returns the error of the first function
+// (by name) that the catalogue refused, which names it; the functions it
+// accepted stay registered.
 func (s *Source) Register(c *catalog.Catalog) error {
-	for _, f := range s.funcs {
-		if err := catalog.AddSchema(c, f); err != nil {
+	errs := make([]error, len(s.funcs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(s.funcs)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = catalog.AddSchema(c, s.funcs[i])
+			}
+		})
+	}
+	for i := range s.funcs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
