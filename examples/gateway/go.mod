@@ -8,6 +8,15 @@ require (
 )
 
 require (
+	github.com/getkin/kin-openapi v0.153.0 // indirect
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	go.yaml.in/yaml/v4 v4.0.0 // indirect
+)
+
+require (
+	github.com/brakinglab/codemode-go/openapisource v0.0.0-00010101000000-000000000000
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
@@ -46,3 +55,5 @@ require (
 // The example is developed with the library beside it (go.work at the
 // repository root uses both); this keeps GOWORK=off builds on the same code.
 replace github.com/brakinglab/codemode-go => ../..
+
+replace github.com/brakinglab/codemode-go/openapisource => ../../openapisource
