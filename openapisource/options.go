@@ -19,9 +19,10 @@ import (
 // value is the documented default.
 type Options struct {
 	// BaseURL is where every request goes: an absolute http or https URL,
-	// whose path (if any) prefixes each operation's path. Required. The
-	// document's servers are never used: a document cannot send calls
-	// elsewhere.
+	// whose path (if any) prefixes each operation's path, so it includes
+	// the API's base path (a server URL's path, Swagger 2.0's basePath).
+	// Required. The document's servers are never used: a document cannot
+	// send calls elsewhere.
 	BaseURL string
 	// HTTPClient sends the requests (the host's transport, proxies,
 	// mTLS). Nil means a client with Go's default transport. Its

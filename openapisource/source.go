@@ -118,10 +118,16 @@ func load(spec []byte, maxOps int) (*openapi3.T, error) {
 	switch {
 	case strings.HasPrefix(probe.Swagger, "2."):
 		var doc2 openapi2.T
-		if trimmed[0] == '{' {
-			err = json.Unmarshal(trimmed, &doc2)
-		} else {
-			err = yaml.Unmarshal(trimmed, &doc2)
+		js := trimmed
+		if trimmed[0] != '{' {
+			// openapi2's types decode JSON only.
+			var v any
+			if err = yaml.Unmarshal(trimmed, &v); err == nil {
+				js, err = json.Marshal(v)
+			}
+		}
+		if err == nil {
+			err = json.Unmarshal(js, &doc2)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: swagger 2.0: %v", ErrDocument, err)

@@ -85,6 +85,9 @@ func notes(t *testing.T, base string, opts *openapisource.Options) (*catalog.Cat
 		opts = &openapisource.Options{}
 	}
 	opts.BaseURL = base
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
 	src, err := openapisource.New(readSpec(t, "notes.yaml"), opts)
 	if err != nil {
 		t.Fatal(err)

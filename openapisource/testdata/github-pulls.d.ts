@@ -18,11 +18,7 @@ repo: string; // The name of the repository without the `.git` extension. The na
 /**
  * Get a pull request
  *
- * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https://docs.github.com/github/getting-started-with-github/githubs-products) in the GitHub Help documentation.
- *
- * Lists details of a pull request by providing its number.
- *
- * When you get, [create](https://docs.github.com/rest/pulls/pulls/#create-a-pull-request), or [edit](https://docs.github.com/rest/pulls/pul…
+ * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https:/…
  *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}
  */
@@ -35,10 +31,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Get the result of an asynchronous merge
  *
  * Fetches the current result of an asynchronous merge request, identified by the UUID that was returned when the merge was requested.
- *
- * While the merge is still queued, the response includes the UUID, merge method, and expected head SHA of the request. Once the merge has completed, the response reports whether it was merged, including the merge commit OID on success or a message describing why it could not be merged on failure.
- *
- * The result of an asynchronous merge request is retained for 24 hours after its most recent update. After this window the request expires and this endpoint returns a `404`…
  *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/merge-async/{uuid}
  */
@@ -53,12 +45,6 @@ uuid: string; // The UUID of the asynchronous merge request, as returned when th
  *
  * Retrieves a pull request review by its ID.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will include `body_text`.
- * - **`application/vnd.github-comm…
- *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}
  */
 function pulls_get_review(args: {
@@ -72,12 +58,6 @@ review_id: int; // The unique identifier of the review.
  *
  * Provides details for a specified review comment.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will include `body_text`.
- * - **`application/vnd.githu…
- *
  * GET /repos/{owner}/{repo}/pulls/comments/{comment_id}
  */
 function pulls_get_review_comment(args: {
@@ -89,14 +69,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * List pull requests
  *
  * Lists pull requests in a specified repository.
- *
- * Draft pull requests are available in public repositories with GitHub
- * Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing
- * plans, and in public and private repositories with GitHub Team and GitHub Enterprise
- * Cloud. For more information, see [GitHub's products](https://docs.github.com/github/getting-started-with-github/githubs-products)
- * in the GitHub Help documentation.
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/g…
  *
  * GET /repos/{owner}/{repo}/pulls
  */
@@ -120,12 +92,6 @@ state?: "open" | "closed" | "all"; // Either `open`, `closed`, or `all` to filte
  *
  * Lists comments for a specific pull request review.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will include `body_text`.
- * - **`application/vnd.git…
- *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments
  */
 function pulls_list_comments_for_review(args: {
@@ -143,11 +109,6 @@ review_id: int; // The unique identifier of the review.
  * commit list for pull requests with more than 250 commits, use the [List commits](https://docs.github.com/rest/commits/commits#list-commits)
  * endpoint.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`applicati…
- *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/commits
  */
 function pulls_list_commits(args: {
@@ -162,14 +123,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  *
  * Lists the files in a specified pull request.
  *
- * > [!NOTE]
- * > Responses include a maximum of 3000 files. The paginated response returns 30 files per page by default.
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github.text+json`**: Returns a text only representatio…
- *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/files
  */
 function pulls_list_files(args: {
@@ -182,7 +135,7 @@ repo: string; // The name of the repository without the `.git` extension. The na
 /**
  * Get all requested reviewers for a pull request
  *
- * Gets the users or teams whose review is requested for a pull request. Once a requested reviewer submits a review, they are no longer considered a requested reviewer. Their review will instead be returned by the [List reviews for a pull request](https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request) operation.
+ * Gets the users or teams whose review is requested for a pull request. Once a requested reviewer submits a review, they are no longer considered a requested reviewer. Their review will instead be returned by the [List reviews for a pull request](https://docs.github.com/rest/pulls/reviews#list-reviews…
  *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers
  */
@@ -196,11 +149,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  *
  * Lists all review comments for a specified pull request. By default, review comments
  * are in ascending order by ID.
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown bo…
  *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/comments
  */
@@ -220,11 +168,6 @@ sort?: "created" | "updated"; // The property to sort the results by. @default "
  * Lists review comments for all pull requests in a repository. By default,
  * review comments are in ascending order by ID.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdo…
- *
  * GET /repos/{owner}/{repo}/pulls/comments
  */
 function pulls_list_review_comments_for_repo(args: {
@@ -241,11 +184,6 @@ sort?: "created" | "updated" | "created_at";
  *
  * Lists all reviews for a specified pull request. The list of reviews returns in chronological order.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response w…
- *
  * GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews
  */
 function pulls_list_reviews(args: {
@@ -260,11 +198,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Delete a pending review for a pull request
  *
  * Deletes a pull request review that has not been submitted. Submitted reviews cannot be deleted.
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will …
  *
  * DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id} @approval
  */
@@ -291,13 +224,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  *
  * Dismisses a specified review on a pull request.
  *
- * > [!NOTE]
- * > To dismiss a pull request review on a [protected branch](https://docs.github.com/rest/branches/branch-protection), you must be a repository administrator or be included in the list of people or teams who can dismiss pull request reviews.
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will incl…
- *
  * PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals @approval
  */
 const pulls_dismiss_review: Write<{
@@ -314,7 +240,7 @@ review_id: int; // The unique identifier of the review.
  * Merge a pull request
  *
  * Merges a pull request into the base branch.
- * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. For more information, see "[Rate limits for the API](https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits)" and "[Best practices for using the REST API](https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api)."
+ * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. For more information, see…
  *
  * PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge @approval
  */
@@ -333,10 +259,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Merge a pull request asynchronously
  *
  * Merges a pull request into the base branch in the background. Merging in this way allows certain types of errors to be retried, and avoids the risk of timeouts for particularly complex merges.
- *
- * This is the required method for merging stacked PRs, but also supports unstacked PRs. When using this endpoint to merge a stacked pull request, all pull requests in the stack up to and including the requested PR will be merged into the base branch.
- *
- * The response includes a UUID that can be used to fetch the result of the merge. If another asynchronous merge request has already been made for this pull re…
  *
  * PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge-async @approval
  */
@@ -374,9 +296,7 @@ repo: string; // The name of the repository without the `.git` extension. The na
 /**
  * Update a pull request
  *
- * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https://docs.github.com/github/getting-started-with-github/githubs-products) in the GitHub Help documentation.
- *
- * To open or update a pull request in a public repository, you must have write access to the head or the source branch. For organization-owned repositories, you must be a member of the organization…
+ * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https:/…
  *
  * PATCH /repos/{owner}/{repo}/pulls/{pull_number} @approval
  */
@@ -416,12 +336,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  *
  * Updates the contents of a specified review summary comment.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will include `body_text`.
- * - **`applicatio…
- *
  * PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id} @approval
  */
 const pulls_update_review: Write<{
@@ -438,12 +352,6 @@ review_id: int; // The unique identifier of the review.
  *
  * Edits the content of a specified review comment.
  *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any specific media type.
- * - **`application/vnd.github-commitcomment.text+json`**: Returns a text only representation of the markdown body. Response will include `body_text`.
- * - **`application/vnd.githu…
- *
  * PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id} @approval
  */
 const pulls_update_review_comment: Write<{
@@ -458,9 +366,7 @@ repo: string; // The name of the repository without the `.git` extension. The na
 /**
  * Create a pull request
  *
- * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https://docs.github.com/github/getting-started-with-github/githubs-products) in the GitHub Help documentation.
- *
- * To open or update a pull request in a public repository, you must have write access to the head or the source branch. For organization-owned repositories, you must be a member of the organization…
+ * Draft pull requests are available in public repositories with GitHub Free and GitHub Free for organizations, GitHub Pro, and legacy per-repository billing plans, and in public and private repositories with GitHub Team and GitHub Enterprise Cloud. For more information, see [GitHub's products](https:/…
  *
  * POST /repos/{owner}/{repo}/pulls
  */
@@ -483,8 +389,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  *
  * Creates a reply to a review comment for a pull request. For the `comment_id`, provide the ID of the review comment you are replying to. This must be the ID of a _top-level review comment_, not a reply to that comment. Replies to replies are not supported.
  *
- * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. For more information, see "[Rate limits for the API](https://docs.github.com/rest/using-the-rest-api/rate-limits…
- *
  * POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies
  */
 const pulls_create_reply_for_review_comment: Write<{
@@ -500,10 +404,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Create a review for a pull request
  *
  * Creates a review on a specified pull request.
- *
- * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. For more information, see "[Rate limits for the API](https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits)" and "[Best practices for using the REST API](https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api)."
- *
- * Pull request reviews created in the `PE…
  *
  * POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews
  */
@@ -537,12 +437,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Create a review comment for a pull request
  *
  * Creates a review comment on the diff of a specified pull request. To add a regular comment to a pull request timeline, see "[Create an issue comment](https://docs.github.com/rest/issues/comments#create-an-issue-comment)."
- *
- * If your comment applies to more than one line in the pull request diff, you should use the parameters `line`, `side`, and optionally `start_line` and `start_side` in your request.
- *
- * The `position` parameter is closing down. If you use `position`, the `line`, `side`, `start_line`, and `start_side` parameters are not required.
- *
- * This endpoint triggers [notifications](https://doc…
  *
  * POST /repos/{owner}/{repo}/pulls/{pull_number}/comments
  */
@@ -581,7 +475,7 @@ repo: string; // The name of the repository without the `.git` extension. The na
 /**
  * Request reviewers for a pull request
  *
- * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. See "[Secondary rate limits](https://docs.github.com/rest/overview/resources-in-the-rest-api#secondary-rate-limits)" and "[Dealing with secondary rate limits](https://docs.github.com/rest/guides/best-practices-for-integrators#dealing-with-secondary-rate-limits)" for details.
+ * This endpoint triggers [notifications](https://docs.github.com/github/managing-subscriptions-and-notifications-on-github/about-notifications). Creating content too quickly using this endpoint may result in secondary rate limiting. See "[Secondary rate limits](https://docs.github.com/rest/overview/re…
  *
  * POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers
  */
@@ -598,10 +492,6 @@ repo: string; // The name of the repository without the `.git` extension. The na
  * Submit a review for a pull request
  *
  * Submits a pending review for a pull request. For more information about creating a pending review for a pull request, see "[Create a review for a pull request](https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request)."
- *
- * This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest/using-the-rest-api/getting-started-with-the-rest-api#media-types)."
- *
- * - **`application/vnd.github-commitcomment.raw+json`**: Returns the raw markdown body. Response will include `body`. This is the default if you do not pass any spe…
  *
  * POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/events
  */
