@@ -54,7 +54,11 @@ func (c *caller) call(ctx context.Context, args json.RawMessage) (json.RawMessag
 		return nil, c.lost(ctx, cctx, resp.StatusCode, "the answer was cut off", err)
 	}
 	if int64(len(body)) > c.s.MaxResponseBytes {
-		return nil, c.lost(ctx, cctx, resp.StatusCode, fmt.Sprintf("the answer is larger than %d bytes (Options.MaxResponseBytes)", c.s.MaxResponseBytes), nil)
+		if resp.StatusCode < 400 {
+			return nil, c.lost(ctx, cctx, resp.StatusCode, fmt.Sprintf("the answer is larger than %d bytes (Options.MaxResponseBytes)", c.s.MaxResponseBytes), nil)
+		}
+		// An error's message: its beginning is enough.
+		body = body[:c.s.MaxResponseBytes]
 	}
 	switch code := resp.StatusCode; {
 	case code >= 200 && code < 300:

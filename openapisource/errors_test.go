@@ -41,6 +41,7 @@ func TestCallErrors(t *testing.T) {
 		{"cut write", "notes_create", `{"body":{"title":"t"}}`, drop, catalog.CodeOutcomeUnknown, "check its effect"},
 		{"cut read", "notes_get", `{"id":"x"}`, drop, catalog.CodeUpstream, "retry"},
 		{"too large read", "notes_list", `{}`, big, catalog.CodeUpstream, "larger than 4096 bytes"},
+		{"too large 404", "notes_get", `{"id":"x"}`, status(404, `{"message":"gone `+strings.Repeat("x", 10000)+`"}`), catalog.CodeNotFound, "HTTP 404: {"},
 		{"too large write", "notes_create", `{"body":{"title":"t"}}`, big, catalog.CodeOutcomeUnknown, "accepted the call (HTTP 200)"},
 		{"bad json write", "notes_create", `{"body":{"title":"t"}}`, status(201, `{"id":`), catalog.CodeOutcomeUnknown, "not the JSON"},
 		{"offsite redirect read", "notes_get", `{"id":"x"}`, redirect("http://evil.example.com/x"), catalog.CodeUpstream, "not followed"},

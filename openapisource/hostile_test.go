@@ -159,3 +159,17 @@ func TestServersAndExternalRefsIgnored(t *testing.T) {
 		t.Errorf("base got %d requests, the document's server %d", rec.count(), elsewhere.Load())
 	}
 }
+
+// A header parameter whose name is not a header name leaves its
+// operation out.
+func TestBadHeaderName(t *testing.T) {
+	spec := doc(`{"/h":{"get":{"operationId":"h","parameters":[{"name":"X-A\r\nHost: evil","in":"header","schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}},
+	 "/ok":{"get":{"operationId":"ok","responses":{"200":{"description":"ok"}}}}}`, `{}`)
+	_, src, err := load(t, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.Funcs()) != 1 || len(src.Skipped()) != 1 || !strings.Contains(src.Skipped()[0].Reason, "not a valid header name") {
+		t.Fatalf("functions %d, skipped %v", len(src.Funcs()), src.Skipped())
+	}
+}

@@ -41,6 +41,9 @@ type request struct {
 var ignoredHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Authorization": true, "Host": true,
 	"Content-Length": true, "Transfer-Encoding": true, "Connection": true, "Cookie": true}
 
+// headerName is RFC 9110's token, what a header's name may be.
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
 // pathParam finds {name} in a path template.
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
@@ -81,6 +84,9 @@ func newRequest(method, path string, item *openapi3.PathItem, op *openapi3.Opera
 		case openapi3.ParameterInHeader:
 			if ignoredHeaders[http.CanonicalHeaderKey(p.Name)] {
 				continue
+			}
+			if !headerName.MatchString(p.Name) {
+				return nil, "header parameter " + strconv.Quote(p.Name) + " is not a valid header name", nil
 			}
 		case openapi3.ParameterInPath:
 			if !inPath[p.Name] {
