@@ -62,6 +62,11 @@ func parseOpenAPI(entries map[string]OpenAPIConfig, byNS map[string]string) ([]U
 			h[name] = ex(v)
 		}
 		o.Headers = h
+		for name, v := range o.Headers {
+			if strings.ContainsAny(name+v, "\r\n\x00") || name == "" {
+				return nil, fmt.Errorf("config: openapi %q: header %q: a name or value with a line break or NUL", k, name)
+			}
+		}
 		switch {
 		case o.Spec == "":
 			return nil, fmt.Errorf("config: openapi %q has no spec: give a file or an http(s) URL of its OpenAPI document", k)

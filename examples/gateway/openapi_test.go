@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
@@ -114,6 +115,7 @@ func TestParseOpenAPIConfig(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
 		{`{"openapi": {"a": {"baseUrl": "http://h"}}}`, `openapi "a" has no spec`},
 		{`{"openapi": {"a": {"spec": "a.yaml"}}}`, `openapi "a" has no baseUrl`},
+		{`{"openapi": {"a": {"spec": "a.yaml", "baseUrl": "http://h", "headers": {"X-Key": "k\r\nHost: evil"}}}}`, `header "X-Key": a name or value with a line break`},
 		{`{"openapi": {"a": {"spec": "a.yaml", "baseUrl": "http://h", "namespace": "my-api"}}}`, `namespace "my-api" is not an identifier`},
 		{`{"mcpServers": {"gh": {"command": "x"}}, "openapi": {"a": {"spec": "a.yaml", "baseUrl": "http://h", "namespace": "gh"}}}`, "both become the namespace gh"},
 	} {
@@ -121,5 +123,43 @@ func TestParseOpenAPIConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.config, err, tc.want)
 		}
+	}
+}
+
+// A spec given by URL is fetched once at start; a bad one stops the
+// gateway with an error naming the entry.
+func TestOpenAPISpecFromURL(t *testing.T) {
+	api, _ := tasksAPI(t)
+	spec, err := os.ReadFile("testdata/tasks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/tasks.yaml" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(spec)
+	}))
+	t.Cleanup(specs.Close)
+	write := func(specURL string) string {
+		config := filepath.Join(t.TempDir(), "servers.json")
+		b, _ := json.Marshal(map[string]any{"openapi": map[string]any{"tasks": map[string]any{"spec": specURL, "baseUrl": api, "headers": map[string]string{"X-Api-Key": "k-123"}}}})
+		if err := os.WriteFile(config, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return config
+	}
+	cs := connect(t, write(specs.URL+"/tasks.yaml"), nil)
+	if got := string(call(t, cs, `await tasks.createTask({ body: { title: "t" } }); return (await tasks.listTasks()).length`)); got != "1" {
+		t.Fatalf("tasks: %s", got)
+	}
+	ups, err := ReadConfig(write(specs.URL + "/missing.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: quietLog()}, quietLog())
+	if err == nil || !strings.Contains(err.Error(), "openapi tasks: reading the spec") || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Fatalf("got %v", err)
 	}
 }
