@@ -138,8 +138,7 @@ func load(spec []byte, maxOps int) (*openapi3.T, error) {
 	case strings.HasPrefix(probe.OpenAPI, "3.") && trimmed[0] == '{':
 		// JSON straight into the model: the loader would parse it as
 		// YAML first (for positions), at twice the time.
-		doc = &openapi3.T{}
-		if err = json.Unmarshal(trimmed, doc); err != nil {
+		if doc, err = decodeJSON(trimmed); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrDocument, err)
 		}
 		if n := countOperations(doc); n > maxOps {

@@ -2,6 +2,7 @@ package openapisource_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -96,6 +97,25 @@ func TestOpenAPI31(t *testing.T) {
 		_, err := c.Call(t.Context(), "measure", json.RawMessage(args))
 		if (err == nil) != ok {
 			t.Errorf("%s: %v", args, err)
+		}
+	}
+}
+
+// Extensions of the paths object are not paths; null components are
+// none; a document whose parts are the wrong JSON type is refused.
+func TestDecodeShapes(t *testing.T) {
+	_, src, err := load(t, []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"components":null,
+	  "paths":{"x-note":{"a":1},"/a":{"get":{"operationId":"a","responses":{"200":{"description":"ok"}}}}}}`), nil)
+	if err != nil || len(src.Funcs()) != 1 {
+		t.Fatalf("%v", err)
+	}
+	for _, bad := range []string{
+		`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":[]}`,
+		`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"responses":{"200":{"description":"ok"}}}}},"components":{"schemas":{"A":7}}}`,
+		`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a":[]}}`,
+	} {
+		if _, _, err := load(t, []byte(bad), nil); !errors.Is(err, openapisource.ErrDocument) {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }
