@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -74,13 +75,20 @@ func (c *caller) call(ctx context.Context, args json.RawMessage) (json.RawMessag
 		}
 		return nil, &catalog.Error{Code: catalog.CodeUpstream, Message: msg}
 	case code >= 400 && code < 500:
-		return nil, &catalog.Error{Code: clientCode(code), Message: fmt.Sprintf("%s: HTTP %d: %s", c.name, code, c.apiMessage(body))}
+		msg := fmt.Sprintf("%s: HTTP %d: %s", c.name, code, c.apiMessage(body))
+		if code == http.StatusTooManyRequests {
+			msg += "; rate limited: " + retryAfter(resp)
+		}
+		return nil, &catalog.Error{Code: clientCode(code), Message: msg}
 	default:
 		msg := fmt.Sprintf("%s: the API failed with HTTP %d: %s", c.name, code, c.apiMessage(body))
 		if c.write {
 			return nil, outcomeUnknown(c.name, msg)
 		}
-		return nil, &catalog.Error{Code: catalog.CodeUpstream, Message: msg + "; retry later"}
+		if code == http.StatusNotImplemented || code == http.StatusHTTPVersionNotSupported {
+			return nil, &catalog.Error{Code: catalog.CodeUpstream, Message: msg + "; retrying will not help"}
+		}
+		return nil, &catalog.Error{Code: catalog.CodeUpstream, Message: msg + "; " + retryAfter(resp)}
 	}
 }
 
@@ -213,4 +221,13 @@ func cut(s string, n int) string {
 		s = s[:len(s)-1]
 	}
 	return s + "…"
+}
+
+// retryAfter says when to retry: after the answer's Retry-After seconds
+// when it gives them, else later.
+func retryAfter(resp *http.Response) string {
+	if n, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && n >= 0 && n < 86400 {
+		return fmt.Sprintf("retry after %d seconds", n)
+	}
+	return "retry later"
 }

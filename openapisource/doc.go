@@ -3,14 +3,18 @@
 // what typed functions get: validation against the operation's schemas,
 // tiers, scopes, approvals, audit, declarations and discovery.
 //
-// Library. Documents are read with github.com/getkin/kin-openapi: it
-// reads OpenAPI 3.0 and 3.1 (type arrays, const, $defs, boolean schemas,
-// numeric exclusive bounds), converts Swagger 2.0 to 3.0
-// (openapi2conv), resolves $ref cycles by keeping them as references,
-// never follows external references when told not to, and decodes
-// GitHub's 11 MB description into plain Go structs in about a second,
-// where libopenapi keeps a YAML node tree beside its model and needs
-// several times the memory.
+// Library. Documents are read with github.com/getkin/kin-openapi rather
+// than libopenapi: it reads OpenAPI 3.0 and 3.1 (type arrays, const,
+// $defs, boolean schemas, numeric exclusive bounds), converts Swagger
+// 2.0 to 3.0 (openapi2conv; libopenapi has a separate 2.0 model and no
+// conversion, so every 2.0 construct would need its own code here),
+// keeps $ref cycles as references, never follows external references
+// when told not to, and decodes JSON into plain Go structs, which New
+// does on every core for a large document; libopenapi builds a YAML
+// node tree beside its model, which costs memory on a 13 MB
+// description like GitHub's. [New] refuses a JSON document nested more
+// than 200 levels deep before decoding it, as decoding nested schemas
+// costs the square of their depth.
 //
 // Functions. [New] reads the document (JSON or YAML) and makes one
 // function per operation. Its arguments are one object: a member per
@@ -60,9 +64,11 @@
 // 4xx answer reaches the model as the API's own message (its message,
 // error, detail or title member, or its text), cut to
 // [Options.MaxErrorBytes], with code not_found (404, 410), conflict (409,
-// 412), invalid (400, 422) or tool_error. A read that fails with a 5xx,
-// a timeout, a lost connection, an oversized or malformed answer fails
-// with [catalog.CodeUpstream] and says whether to retry. A function that
+// 412), invalid (400, 422) or tool_error; a 429 adds when to retry
+// (Retry-After). A read that fails with a 5xx, a timeout, a lost
+// connection, an oversized or malformed answer fails with
+// [catalog.CodeUpstream] and says whether to retry (not after 501 or
+// 505; after Retry-After when given). A function that
 // may write (not READ-ONLY) is never told to retry once its request may
 // have left: a 5xx, a redirect it did not follow, a lost or unusable
 // answer, or an execution that ends while the call is in flight fails it

@@ -35,6 +35,11 @@ func TestCallErrors(t *testing.T) {
 			io.WriteString(w, "rate limited")
 		}, catalog.CodeToolError, "HTTP 403: rate limited"},
 		{"503 read", "notes_get", `{"id":"x"}`, status(503, `{"message":"maintenance"}`), catalog.CodeUpstream, "HTTP 503: maintenance; retry later"},
+		{"429 read", "notes_get", `{"id":"x"}`, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "30")
+			status(429, `{"message":"API rate limit exceeded"}`)(w, r)
+		}, catalog.CodeToolError, "HTTP 429: API rate limit exceeded; rate limited: retry after 30 seconds"},
+		{"501 read", "notes_get", `{"id":"x"}`, status(501, `{"message":"no"}`), catalog.CodeUpstream, "retrying will not help"},
 		{"500 write", "notes_delete", `{"id":"x"}`, status(500, `oops`), catalog.CodeOutcomeUnknown, "may have taken effect"},
 		{"timeout read", "notes_get", `{"id":"x"}`, hang, catalog.CodeUpstream, "did not answer within 200ms; retry later"},
 		{"timeout write", "notes_create", `{"body":{"title":"t"}}`, hang, catalog.CodeOutcomeUnknown, "did not answer within 200ms"},
