@@ -17,7 +17,8 @@ import (
 // resolved.
 func decodeJSON(b []byte) (*openapi3.T, error) {
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
+	err := json.Unmarshal(b, &top)
+	if err != nil {
 		return nil, err
 	}
 	var paths, comps map[string]json.RawMessage
@@ -32,16 +33,29 @@ func decodeJSON(b []byte) (*openapi3.T, error) {
 		if err := json.Unmarshal(raw, &comps); err != nil {
 			return nil, err
 		}
+		// Examples are documentation the functions never use (GitHub's
+		// are a fifth of its description): each becomes empty, so that
+		// references to them still resolve.
+		if ex, ok := comps["examples"]; ok && !isNull(ex) {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(ex, &m); err != nil {
+				return nil, err
+			}
+			for k := range m {
+				m[k] = json.RawMessage("{}")
+			}
+			if comps["examples"], err = json.Marshal(m); err != nil {
+				return nil, err
+			}
+		}
 		if s, ok := comps["schemas"]; ok && !isNull(s) {
 			if err := json.Unmarshal(s, &schemas); err != nil {
 				return nil, err
 			}
 			comps["schemas"] = json.RawMessage("{}")
-			rest, err := json.Marshal(comps)
-			if err != nil {
-				return nil, err
-			}
-			top["components"] = rest
+		}
+		if top["components"], err = json.Marshal(comps); err != nil {
+			return nil, err
 		}
 	}
 	rest, err := json.Marshal(top)
