@@ -56,6 +56,10 @@
 // included) is forwarded. Each call is bounded by [Options.Timeout] and
 // its answer by [Options.MaxResponseBytes].
 //
+// A JSON body is sent as the catalogue passes it on, which drops optional
+// members given null at every level: a PATCH cannot send null to clear a
+// field.
+//
 // Results. A 2xx answer's JSON body is the result; a text body is a
 // string; other content is {contentType, base64}; an empty body is null.
 //
