@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,6 +18,10 @@ import (
 // Claude Code (.mcp.json) read: one entry per server, keyed by a name.
 type Config struct {
 	MCPServers map[string]ServerConfig `json:"mcpServers"`
+	// OpenAPI is the gateway's own key, beside Claude's: HTTP APIs
+	// described by OpenAPI, one entry per API, keyed by a name as
+	// servers are (see OpenAPIConfig).
+	OpenAPI map[string]OpenAPIConfig `json:"openapi,omitempty"`
 }
 
 // ServerConfig is one upstream: a command spoken to over stdio, or a URL
@@ -47,6 +52,9 @@ type Upstream struct {
 	// approved).
 	UnannotatedTier catalog.Tier
 	ServerConfig
+	// OpenAPI is set for an entry of the configuration's "openapi"
+	// object, instead of ServerConfig.
+	OpenAPI *OpenAPIConfig
 }
 
 // unannotatedTiers are the values of ServerConfig.Unannotated, and what
@@ -66,7 +74,17 @@ func ReadConfig(path string) ([]Upstream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseConfig(b)
+	ups, err := ParseConfig(b)
+	if err != nil {
+		return nil, err
+	}
+	// A spec file is relative to the configuration's directory.
+	for _, u := range ups {
+		if o := u.OpenAPI; o != nil && !isURL(o.Spec) && !filepath.IsAbs(o.Spec) {
+			o.Spec = filepath.Join(filepath.Dir(path), o.Spec)
+		}
+	}
+	return ups, nil
 }
 
 // ParseConfig checks a configuration and returns its servers sorted by
@@ -77,8 +95,8 @@ func ParseConfig(b []byte) ([]Upstream, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if len(c.MCPServers) == 0 {
-		return nil, errors.New(`config: no servers: want {"mcpServers": {"name": {"command": ..., "args": [...]}}}`)
+	if len(c.MCPServers) == 0 && len(c.OpenAPI) == 0 {
+		return nil, errors.New(`config: no servers: want {"mcpServers": {"name": {"command": ..., "args": [...]}}} or {"openapi": {"name": {"spec": ..., "baseUrl": ...}}}`)
 	}
 	keys := make([]string, 0, len(c.MCPServers))
 	for k := range c.MCPServers {
@@ -110,7 +128,11 @@ func ParseConfig(b []byte) ([]Upstream, error) {
 		byNS[ns] = k
 		out = append(out, Upstream{Key: k, Namespace: ns, UnannotatedTier: tier, ServerConfig: sc})
 	}
-	return out, nil
+	apis, err := parseOpenAPI(c.OpenAPI, byNS)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, apis...), nil
 }
 
 // expand replaces ${VAR} with the gateway's environment.

@@ -13,6 +13,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/mcpsource"
+	"github.com/brakinglab/codemode-go/openapisource"
 )
 
 // Gateway is one code-mode server over every upstream of a configuration.
@@ -43,6 +44,14 @@ func Open(ctx context.Context, ups []Upstream, opts *codemode.Options, log *slog
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("%s: %w", u.Key, err)
+		}
+		if u.OpenAPI != nil {
+			if err := openAPI(ctx, cat, u, &openapisource.Options{Logger: log.With("api", u.Key)}); err != nil {
+				g.Close()
+				return nil, fmt.Errorf("openapi %s: %w", u.Key, err)
+			}
+			cats = append(cats, cat)
+			continue
 		}
 		mo := &mcpsource.Options{Logger: log.With("upstream", u.Key), UnannotatedTier: u.UnannotatedTier}
 		if u.Command != "" {

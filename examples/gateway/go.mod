@@ -7,8 +7,19 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
+require go.yaml.in/yaml/v3 v3.0.6 // indirect
+
 require (
 	github.com/brakinglab/codemode-go/oauthmeta/jwtverify v0.0.0-00010101000000-000000000000
+	github.com/getkin/kin-openapi v0.153.0 // indirect
+	github.com/go-openapi/jsonpointer v0.22.5 // indirect
+	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	go.yaml.in/yaml/v4 v4.0.0 // indirect
+)
+
+require (
+	github.com/brakinglab/codemode-go/openapisource v0.0.0-00010101000000-000000000000
 	github.com/coreos/go-oidc/v3 v3.21.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b // indirect
@@ -39,3 +50,5 @@ require (
 replace github.com/brakinglab/codemode-go => ../..
 
 replace github.com/brakinglab/codemode-go/oauthmeta/jwtverify => ../../oauthmeta/jwtverify
+
+replace github.com/brakinglab/codemode-go/openapisource => ../../openapisource

@@ -12,7 +12,10 @@
 // Calls of tools an upstream marks destructive, or does not say whether
 // they are, wait for the user's approval; a server's entry may set
 // "unannotated": "CREATIVE" (or "READ-ONLY") to trust its tools that do
-// not say.
+// not say. The file may also hold "openapi" entries beside
+// "mcpServers": HTTP APIs by their OpenAPI description (spec, baseUrl,
+// headers, namespace), each a namespace too, whose PUT, PATCH and DELETE
+// operations wait for the user's approval.
 package main
 
 import (
@@ -43,7 +46,7 @@ func main() {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
-	config := fs.String("config", "servers.json", `the {"mcpServers": {...}} file of Claude Desktop or Claude Code`)
+	config := fs.String("config", "servers.json", `the {"mcpServers": {...}} file of Claude Desktop or Claude Code, optionally with "openapi": {...} entries for HTTP APIs`)
 	stdio := fs.Bool("stdio", false, "serve one local user over stdin and stdout instead of HTTP")
 	addr := fs.String("addr", "127.0.0.1:8080", "HTTP listen address")
 	public := fs.String("url", "", "the public base URL of the HTTP endpoint (default http://<addr>)")

@@ -9,8 +9,9 @@
 // whose path is internal (nothing outside the repository can import
 // them): today the root module (api/v0.txt), chartpng (chartpng/api/v0.txt),
 // codemode/pgstate (codemode/pgstate/api/v0.txt), otelcodemode
-// (otelcodemode/api/v0.txt) and oauthmeta/jwtverify
-// (oauthmeta/jwtverify/api/v0.txt).
+// (otelcodemode/api/v0.txt), oauthmeta/jwtverify
+// (oauthmeta/jwtverify/api/v0.txt) and openapisource
+// (openapisource/api/v0.txt).
 //
 // A line that disappears (a removed or changed declaration) breaks
 // consumers: the change must be deliberate and noted in CHANGELOG.md. A
