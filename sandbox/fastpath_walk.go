@@ -141,7 +141,9 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 	if w.notPlain || s == nil {
 		return
 	}
-	w.anchor(s.Idx0())
+	if _, ok := s.(*ast.ExpressionStatement); !ok { // esbuild maps an expression statement's expression only
+		w.anchor(s.Idx0())
+	}
 	switch s := s.(type) {
 	case *ast.EmptyStatement, *ast.DebuggerStatement, *ast.BranchStatement:
 	case *ast.BlockStatement:
@@ -317,7 +319,24 @@ func (w *plainWalker) expr(e ast.Expression) {
 	if w.notPlain || e == nil {
 		return
 	}
-	w.anchor(e.Idx0())
+	switch e.(type) {
+	// The expressions esbuild maps where they start (js_printer): not
+	// calls, binary, conditional or sequence expressions, whose start is
+	// their first operand's, nor undefined, which it prints as void 0.
+	case *ast.BinaryExpression, *ast.AssignExpression, *ast.ConditionalExpression, *ast.SequenceExpression,
+		*ast.CallExpression, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression,
+		*ast.OptionalChain, *ast.Optional:
+	case *ast.UnaryExpression:
+		if !e.(*ast.UnaryExpression).Postfix {
+			w.anchor(e.Idx0())
+		}
+	case *ast.Identifier:
+		if e.(*ast.Identifier).Name != "undefined" {
+			w.anchor(e.Idx0())
+		}
+	default:
+		w.anchor(e.Idx0())
+	}
 	switch e := e.(type) {
 	case *ast.BooleanLiteral, *ast.NullLiteral, *ast.NumberLiteral, *ast.StringLiteral,
 		*ast.ThisExpression, *ast.SuperExpression, *ast.MetaProperty:
@@ -365,6 +384,20 @@ func (w *plainWalker) expr(e ast.Expression) {
 	case *ast.ArrayPattern, *ast.ObjectPattern:
 		w.target(e, nil)
 	case *ast.BinaryExpression:
+		if e.Operator == token.COALESCE && (logical(e.Left) || logical(e.Right)) {
+			// goja accepts a ?? b && c, which JavaScript forbids without
+			// parentheses: let esbuild decide.
+			w.notPlain = true
+		}
+		if e.Operator == token.INSTANCEOF {
+			switch e.Left.(type) {
+			case *ast.Identifier, *ast.NumberLiteral, *ast.StringLiteral, *ast.BooleanLiteral, *ast.NullLiteral, *ast.TemplateLiteral:
+				// esbuild folds x instanceof y to false when it knows x is
+				// a primitive (a literal, or a const it inlines), even
+				// where y is not callable and JavaScript throws.
+				w.notPlain = true
+			}
+		}
 		w.expr(e.Left)
 		w.expr(e.Right)
 	case *ast.UnaryExpression:
@@ -494,4 +527,10 @@ func (w *plainWalker) class(c *ast.ClassLiteral, expression bool) {
 		}
 	}
 	w.pop()
+}
+
+// logical reports whether e is an && or || expression.
+func logical(e ast.Expression) bool {
+	b, ok := e.(*ast.BinaryExpression)
+	return ok && (b.Operator == token.LOGICAL_AND || b.Operator == token.LOGICAL_OR)
 }
