@@ -229,10 +229,10 @@ func TestFastPathDifferential(t *testing.T) {
 func TestFastPathRefuses(t *testing.T) {
 	for _, src := range []string{
 		"const f = (x) => x, a = 1, b = 2; return f(a < b, b > (a))", // f<a, b>(c): type arguments
-		"const a = 1, b = 2, c = 3; return a < b >\nc",                // a<b> then c
+		"const a = 1, b = 2, c = 3; return a < b >\nc",               // a<b> then c
 		"const a = 1, b = 2, c = 3; return a < b >> (c)",
 		"const a = (x) => x, b = 2, c = 3; return a < b | c > (1)",
-		"const x = 1, y = 2; return x ? (y) : z => z",        // (y): z => z, an arrow with a return type
+		"const x = 1, y = 2; return x ? (y) : z => z",         // (y): z => z, an arrow with a return type
 		"return /a/d.exec('a')",                               // d flag: goja lacks it
 		"return /\\p{L}/u.test('a')",                          // goja's \p never matches
 		"{ function f() {} }",                                 // Annex B hoisting

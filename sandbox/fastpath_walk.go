@@ -319,7 +319,7 @@ func (w *plainWalker) expr(e ast.Expression) {
 	if w.notPlain || e == nil {
 		return
 	}
-	switch e.(type) {
+	switch x := e.(type) {
 	// The expressions esbuild maps where they start (js_printer): not
 	// calls, binary, conditional or sequence expressions, whose start is
 	// their first operand's, nor undefined, which it prints as void 0.
@@ -327,11 +327,11 @@ func (w *plainWalker) expr(e ast.Expression) {
 		*ast.CallExpression, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression,
 		*ast.OptionalChain, *ast.Optional:
 	case *ast.UnaryExpression:
-		if !e.(*ast.UnaryExpression).Postfix {
+		if !x.Postfix {
 			w.anchor(e.Idx0())
 		}
 	case *ast.Identifier:
-		if e.(*ast.Identifier).Name != "undefined" {
+		if x.Name != "undefined" {
 			w.anchor(e.Idx0())
 		}
 	default:
