@@ -54,6 +54,9 @@ type compiled struct {
 	// anchors are the sorted byte offsets in js where esbuild's source map
 	// would have had a mapping (compileDirect), for directOriginal.
 	anchors []int
+	// redirects maps positions the esbuild path reports elsewhere
+	// (plainWalker.redirects).
+	redirects map[int]int
 }
 
 // sourceMap returns the source map, making it on first use by running

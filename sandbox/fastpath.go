@@ -32,7 +32,7 @@ func compileDirect(ts string) *compiled {
 	if err != nil {
 		return nil
 	}
-	w := newPlainWalker()
+	w := newPlainWalker(js)
 	w.program(ast)
 	if !w.plain() || !plainTokens(js, w.regexps) {
 		return nil
@@ -42,7 +42,7 @@ func compileDirect(ts string) *compiled {
 		return nil
 	}
 	slices.Sort(w.anchors)
-	return &compiled{js: js, ts: ts, program: prog, lines: strings.Count(ts, "\n") + 1, direct: true, anchors: slices.Compact(w.anchors)}
+	return &compiled{js: js, ts: ts, program: prog, lines: strings.Count(ts, "\n") + 1, direct: true, anchors: slices.Compact(w.anchors), redirects: w.redirects}
 }
 
 // loneCR reports whether s has a carriage return not followed by a line
@@ -80,6 +80,9 @@ func (c *compiled) directOriginal(line, col int) (int, int, bool) {
 		start += n + 1
 	}
 	off := start + col - 1
+	if to, ok := c.redirects[off]; ok {
+		off = to
+	}
 	if i, found := slices.BinarySearch(c.anchors, off); found {
 		off = c.anchors[i]
 	} else if i > 0 {

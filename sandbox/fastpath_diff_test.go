@@ -312,7 +312,7 @@ func (g *gen) sep() string {
 	}
 }
 
-var genAtoms = []string{"a", "b", "c", "d", "1", "2.5", "0x10", "'<s>'", "\"x>y\"", "null", "[a, b]", "({ k: a })", "K.s", "new K()", "this"}
+var genAtoms = []string{"a", "b", "c", "d", "1", "2.5", "0x10", "'<s>'", "\"x>y\"", "null", "undefined", "[a, b]", "({ k: a })", "K.s", "new K()", "this"}
 var genOps = []string{"<", ">", "<=", ">=", "<<", ">>", ">>>", "+", "-", "*", "/", "%", "==", "!==", "&&", "||", "??", "|", "&", "^", ",", "in", "instanceof"}
 
 // gen makes one program; flavor 0 writes no '<', 1 no '>' (but arrows),

@@ -35,6 +35,11 @@ type plainWalker struct {
 	// two maps to the one before it on the esbuild path; directOriginal
 	// does the same.
 	anchors []int
+	// redirects maps the start of an arrow function written (x) => … to
+	// its parameter: esbuild prints it x => …, and its map gives the
+	// arrow's start the parameter's position.
+	redirects map[int]int
+	src       string // the wrapped source
 }
 
 func (w *plainWalker) anchor(idx file.Idx) {
@@ -54,8 +59,8 @@ type walkRef struct {
 	scope *walkScope
 }
 
-func newPlainWalker() *plainWalker {
-	w := &plainWalker{regexps: map[int]int{}}
+func newPlainWalker(src string) *plainWalker {
+	w := &plainWalker{regexps: map[int]int{}, redirects: map[int]int{}, src: src}
 	w.push(true)
 	return w
 }
@@ -334,6 +339,12 @@ func (w *plainWalker) expr(e ast.Expression) {
 		if x.Name != "undefined" {
 			w.anchor(e.Idx0())
 		}
+	case *ast.ArrowFunctionLiteral:
+		if id := w.bareParam(x); id != nil {
+			w.redirects[int(x.Start)-1] = int(id.Idx) - 1
+		} else {
+			w.anchor(e.Idx0())
+		}
 	default:
 		w.anchor(e.Idx0())
 	}
@@ -458,6 +469,20 @@ func (w *plainWalker) expr(e ast.Expression) {
 	default: // anything this walker does not know
 		w.notPlain = true
 	}
+}
+
+// bareParam returns the one parameter of an arrow function written
+// (x) => …, which esbuild prints without the parentheses, or nil.
+func (w *plainWalker) bareParam(f *ast.ArrowFunctionLiteral) *ast.Identifier {
+	p := f.ParameterList
+	if f.Async || p == nil || p.Rest != nil || len(p.List) != 1 || p.List[0].Initializer != nil {
+		return nil
+	}
+	id, ok := p.List[0].Target.(*ast.Identifier)
+	if !ok || int(f.Start) < 1 || int(f.Start) > len(w.src) || w.src[int(f.Start)-1] != '(' {
+		return nil
+	}
+	return id
 }
 
 // function walks a function; named is true for a function expression,
