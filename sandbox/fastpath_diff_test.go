@@ -369,3 +369,19 @@ func (g *gen) expr(depth int) string {
 		return "(" + g.expr(depth-1) + ")"
 	}
 }
+
+// TestFastPathIgnoresSourceMapComments checks that the direct parse, like
+// the esbuild path's, never follows a sourceMappingURL comment to a file
+// (goja's parser would read it, and /dev/zero never ends).
+func TestFastPathIgnoresSourceMapComments(t *testing.T) {
+	src := "return 1\n//# sourceMappingURL=file:///dev/zero"
+	if compileDirect(src) == nil {
+		t.Fatal("the script does not take the direct path, so this test proves nothing")
+	}
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		res, err := sb.Run(context.Background(), src, nil)
+		if err != nil || string(res.Value) != "1" {
+			t.Fatalf("got %v, %v; want 1", res, err)
+		}
+	})
+}
