@@ -100,11 +100,16 @@ func (w *plainWalker) expr(e ast.Expression) {
 			w.notPlain = true
 		}
 		if e.Operator == token.INSTANCEOF {
-			switch e.Left.(type) {
-			case *ast.Identifier, *ast.NumberLiteral, *ast.StringLiteral, *ast.BooleanLiteral, *ast.NullLiteral, *ast.TemplateLiteral:
-				// esbuild folds x instanceof y to false when it knows x is
-				// a primitive (a literal, or a const it inlines), even
-				// where y is not callable and JavaScript throws.
+			// esbuild folds x instanceof y to false when it knows x is a
+			// primitive (a literal, an operator's result, a const it
+			// inlines), even where y is not callable and JavaScript
+			// throws. Only what it cannot know passes.
+			switch l := e.Left.(type) {
+			case *ast.Identifier:
+				w.instanceofNames = append(w.instanceofNames, l.Name.String())
+			case *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
+				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
+			default:
 				w.notPlain = true
 			}
 		}

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"github.com/dop251/goja/token"
+
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
 )
@@ -37,6 +39,11 @@ type plainWalker struct {
 	// arrow's start the parameter's position.
 	redirects map[int]int
 	src       string // the wrapped source
+	// instanceofNames are the identifiers on the left of instanceof;
+	// primitiveConsts the consts whose value may be a primitive esbuild
+	// inlines (plain refuses the program if the two meet).
+	instanceofNames []string
+	primitiveConsts map[string]bool
 }
 
 func (w *plainWalker) anchor(idx file.Idx) {
@@ -57,7 +64,7 @@ type walkRef struct {
 }
 
 func newPlainWalker(src string) *plainWalker {
-	w := &plainWalker{regexps: map[int]int{}, redirects: map[int]int{}, src: src}
+	w := &plainWalker{regexps: map[int]int{}, redirects: map[int]int{}, src: src, primitiveConsts: map[string]bool{"undefined": true}}
 	w.push(true)
 	return w
 }
@@ -88,6 +95,11 @@ func (w *plainWalker) varScope() *walkScope {
 func (w *plainWalker) plain() bool {
 	if w.notPlain {
 		return false
+	}
+	for _, name := range w.instanceofNames {
+		if w.primitiveConsts[name] {
+			return false
+		}
 	}
 	unbound := map[string]bool{}
 	for _, r := range w.refs {
@@ -155,6 +167,9 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 	case *ast.VariableStatement:
 		w.bindings(s.List, w.varScope())
 	case *ast.LexicalDeclaration:
+		if s.Token == token.CONST {
+			w.consts(s.List)
+		}
 		w.bindings(s.List, w.cur)
 	case *ast.FunctionDeclaration:
 		if !top {
@@ -214,6 +229,9 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 		case *ast.ForLoopInitializerVarDeclList:
 			w.bindings(in.List, w.varScope())
 		case *ast.ForLoopInitializerLexicalDecl:
+			if in.LexicalDeclaration.Token == token.CONST {
+				w.consts(in.LexicalDeclaration.List)
+			}
 			w.bindings(in.LexicalDeclaration.List, w.cur)
 		default:
 			w.notPlain = true
@@ -246,6 +264,24 @@ func (w *plainWalker) forInto(into ast.ForInto, src ast.Expression, body ast.Sta
 	w.expr(src)
 	w.stmt(body, false)
 	w.pop()
+}
+
+// consts records the names of consts whose value esbuild may know to be
+// a primitive: all but those initialized with what is surely an object or
+// unknown to it.
+func (w *plainWalker) consts(list []*ast.Binding) {
+	for _, b := range list {
+		id, ok := b.Target.(*ast.Identifier)
+		if !ok {
+			continue
+		}
+		switch b.Initializer.(type) {
+		case *ast.CallExpression, *ast.NewExpression, *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.FunctionLiteral,
+			*ast.ArrowFunctionLiteral, *ast.ClassLiteral, *ast.AwaitExpression, *ast.DotExpression, *ast.BracketExpression:
+		default:
+			w.primitiveConsts[id.Name.String()] = true
+		}
+	}
 }
 
 func (w *plainWalker) bindings(list []*ast.Binding, s *walkScope) {
