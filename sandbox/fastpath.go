@@ -26,6 +26,9 @@ func compileDirect(ts string) *compiled {
 	if strings.ContainsAny(ts, "\u2028\u2029") || strings.Contains(ts, "<!--") || strings.Contains(ts, "-->") || loneCR(ts) {
 		return nil
 	}
+	if looksTyped(ts) {
+		return nil // save the goja parse that would fail
+	}
 	js := wrapPrefix + ts + wrapSuffix
 	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
 	ast, err := parser.ParseFile(nil, sourceName, js, 0, parser.WithDisableSourceMaps)
@@ -43,6 +46,21 @@ func compileDirect(ts string) *compiled {
 	}
 	slices.Sort(w.anchors)
 	return &compiled{js: js, ts: ts, program: prog, lines: strings.Count(ts, "\n") + 1, direct: true, anchors: slices.Compact(w.anchors), redirects: w.redirects}
+}
+
+// typeHints are texts that nearly always mean TypeScript. Finding one
+// only skips the direct attempt, which is always safe; it saves a goja
+// parse that would fail (goja reads to the end, collecting errors).
+var typeHints = []string{": any", ": string", ": number", ": boolean", ": unknown", ": Record<", ": Array<", " as any", " as const", "interface ", "<any>"}
+
+// looksTyped reports whether ts holds one of typeHints.
+func looksTyped(ts string) bool {
+	for _, h := range typeHints {
+		if strings.Contains(ts, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // loneCR reports whether s has a carriage return not followed by a line
