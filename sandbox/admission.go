@@ -24,10 +24,17 @@ import (
 // pool is saturated.
 //
 // It is work-conserving: with no one else waiting, one caller may use
-// every worker of the capacity.
+// every worker of the capacity. In process it goes further: a caller alone
+// (no other caller running or waiting) may run up to burst executions, as
+// executions waiting for host calls leave their core idle and goroutines
+// cost no process. Slots beyond the capacity are not taken again while
+// anyone else runs or waits, and the reserve is counted apart from them,
+// so a newcomer still starts at once.
 type admission struct {
 	capacity int // workers any caller may hold
+	burst    int // executions a caller alone may run (≥ capacity)
 	reserve  int // further slots, for callers with nothing running
+	reserved int // executions running on a reserve slot
 	// maxWaiting bounds one caller's waiting executions: each holds a
 	// request and its connection, and callers can start new ones faster
 	// than long scripts finish.
@@ -43,19 +50,47 @@ type admissionWaiter struct {
 	key     string
 	ready   chan struct{}
 	granted bool
+	reserve bool // granted a reserve slot
 }
 
 // admissionReserve is the number of extra slots kept for callers with
 // nothing running.
 const admissionReserve = 1
 
-func newAdmission(workers int) *admission {
-	return &admission{capacity: workers, reserve: admissionReserve, maxWaiting: max(2*workers, 8), running: map[string]int{}}
+func newAdmission(workers int) *admission { return newAdmissionBurst(workers, workers) }
+
+// newAdmissionBurst is newAdmission where a caller alone may run up to
+// burst executions.
+func newAdmissionBurst(workers, burst int) *admission {
+	return &admission{capacity: workers, burst: max(burst, workers), reserve: admissionReserve, maxWaiting: max(2*workers, 8), running: map[string]int{}}
 }
 
-// may reports whether key may take a slot now. Call with mu held.
-func (q *admission) may(key string) bool {
-	return q.total < q.capacity || (q.total < q.capacity+q.reserve && q.running[key] == 0)
+// slot reports whether key may take a slot now, and whether it is a
+// reserve slot. Call with mu held.
+func (q *admission) slot(key string) (ok, reserve bool) {
+	switch {
+	case q.total-q.reserved < q.capacity:
+		return true, false
+	case q.total-q.reserved < q.burst && q.alone(key):
+		return true, false
+	case q.running[key] == 0 && q.reserved < q.reserve:
+		return true, true
+	}
+	return false, false
+}
+
+// alone reports whether no caller but key runs or waits. Call with mu
+// held.
+func (q *admission) alone(key string) bool {
+	if len(q.running) > 1 || (len(q.running) == 1 && q.running[key] == 0) {
+		return false
+	}
+	for _, w := range q.waiting {
+		if w.key != key {
+			return false
+		}
+	}
+	return true
 }
 
 // busyError refuses an execution whose caller already has maxWaiting
@@ -69,12 +104,11 @@ func busyError(waiting int) *Error {
 // acquire waits for a worker for key (or for ctx to end, or quit to close)
 // and returns the function that gives it back.
 func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{}) (release func(), err error) {
-	release = func() { q.release(key) }
 	q.mu.Lock()
-	if len(q.waiting) == 0 && q.may(key) {
-		q.grant(key)
+	if ok, reserve := q.slot(key); ok && len(q.waiting) == 0 {
+		q.grant(key, reserve)
 		q.mu.Unlock()
-		return release, nil
+		return func() { q.release(key, reserve) }, nil
 	}
 	mine := 0
 	for _, x := range q.waiting {
@@ -96,7 +130,7 @@ func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{
 	var stopped error
 	select {
 	case <-w.ready:
-		return release, nil
+		return func() { q.release(key, w.reserve) }, nil
 	case <-ctx.Done():
 		stopped = cancelledError(ctx)
 	case <-quit:
@@ -105,8 +139,7 @@ func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if w.granted { // granted as the wait ended: hand the worker on
-		q.running[key]--
-		q.total--
+		q.ungrant(key, w.reserve)
 		q.dispatch()
 	} else {
 		for i, x := range q.waiting {
@@ -119,28 +152,36 @@ func (q *admission) acquire(ctx context.Context, key string, quit <-chan struct{
 	return nil, stopped
 }
 
-func (q *admission) release(key string) {
+func (q *admission) release(key string, reserve bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.running[key]--
-	q.total--
+	q.ungrant(key, reserve)
 	q.dispatch()
 }
 
 // grant counts one running execution of key. Call with mu held.
-func (q *admission) grant(key string) {
+func (q *admission) grant(key string, reserve bool) {
 	q.running[key]++
 	q.total++
+	if reserve {
+		q.reserved++
+	}
+}
+
+// ungrant undoes grant. Call with mu held.
+func (q *admission) ungrant(key string, reserve bool) {
+	if q.running[key]--; q.running[key] <= 0 {
+		delete(q.running, key)
+	}
+	q.total--
+	if reserve {
+		q.reserved--
+	}
 }
 
 // dispatch hands free slots to waiters, fewest running first. Call with
 // mu held.
 func (q *admission) dispatch() {
-	for k, n := range q.running {
-		if n <= 0 {
-			delete(q.running, k)
-		}
-	}
 	for len(q.waiting) > 0 {
 		best := 0
 		for i, w := range q.waiting {
@@ -149,13 +190,14 @@ func (q *admission) dispatch() {
 			}
 		}
 		w := q.waiting[best]
-		if !q.may(w.key) {
+		ok, reserve := q.slot(w.key)
+		if !ok {
 			// The waiter with the fewest running may not: nobody may.
 			return
 		}
 		q.waiting = append(q.waiting[:best], q.waiting[best+1:]...)
-		q.grant(w.key)
-		w.granted = true
+		q.grant(w.key, reserve)
+		w.granted, w.reserve = true, reserve
 		close(w.ready)
 	}
 }

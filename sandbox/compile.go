@@ -47,6 +47,16 @@ type compiled struct {
 	// lines is the number of lines of the model's source; positions past it
 	// belong to the wrapper.
 	lines int
+	// direct is true for plain JavaScript compiled without esbuild
+	// (compileDirect): js is the wrapped source itself, positions need no
+	// source map (directOriginal).
+	direct bool
+	// anchors are the sorted byte offsets in js where esbuild's source map
+	// would have had a mapping (compileDirect), for directOriginal.
+	anchors []int
+	// redirects maps positions the esbuild path reports elsewhere
+	// (plainWalker.redirects).
+	redirects map[int]int
 }
 
 // sourceMap returns the source map, making it on first use by running
@@ -55,7 +65,7 @@ type compiled struct {
 func (c *compiled) sourceMap() *sourcemap.Consumer {
 	c.mapOnce.Do(func() {
 		raw := c.rawMap
-		if raw == nil && c.ts != "" {
+		if raw == nil && c.ts != "" && !c.direct {
 			opts := transformOptions
 			opts.Sourcemap = api.SourceMapExternal
 			opts.SourcesContent = api.SourcesContentExclude
@@ -128,6 +138,11 @@ func compile(src source, maxCodeBytes int) (*compiled, error) {
 		return nil, err
 	}
 	if c, ok := cache.get(src.key); ok && c.ts == src.ts {
+		return c, nil
+	}
+	if c := compileDirect(src.ts); c != nil {
+		c.key = src.key
+		cache.put(src.key, c)
 		return c, nil
 	}
 	c, err := transpile(src.ts)

@@ -5,7 +5,9 @@
 //
 // A program is transpiled by esbuild (TypeScript, top-level await, a final
 // return; syntax goja lacks, such as async generators and for await, is
-// lowered), compiled once per distinct source and partition
+// lowered), except plain JavaScript that esbuild would leave alone, which
+// goja compiles directly (docs/sandbox.md, "The plain-JavaScript fast
+// path"); it is compiled once per distinct source and partition
 // ([RunOptions.Partition]) and run in a fresh goja
 // runtime per execution, in strict mode, without eval, the Function
 // constructors, require, timers or any access to the host beyond a [Host].
@@ -105,7 +107,11 @@
 // taken, a freed worker goes to the waiting caller with the fewest
 // executions running, so one caller starting many long scripts cannot
 // hold every worker while others wait. In process the same admission
-// bounds the executions running at once. A caller with
+// bounds the executions running at once, except that a caller alone (no
+// other caller running or waiting) may run up to 2 × PoolSize: an
+// execution waiting for a host call leaves its core idle. The reserve is
+// counted apart from those, so another caller still starts at once. A
+// caller with
 // max(2 × PoolSize, 8) executions already waiting is refused at once with
 // [KindBusy]. [Sandbox.Stats] reports the pool size and how many
 // executions run and wait.

@@ -32,12 +32,18 @@ type inProcess struct {
 	// admit bounds the executions running at once as the pool's workers
 	// do, with the same fairness and reserve: goroutines cost no process,
 	// but one caller's spinning scripts would otherwise take every core.
+	// A caller alone may run up to inProcessBurst times as many: an
+	// execution waiting for a host call leaves its core idle.
 	admit *admission
 	quit  <-chan struct{} // closed when the sandbox starts closing
 }
 
+// inProcessBurst is how many times the slots a caller alone may use in
+// process (admission.burst).
+const inProcessBurst = 2
+
 func newInProcess(slots int, quit <-chan struct{}) *inProcess {
-	p := &inProcess{ready: make(chan *execution, 1), admit: newAdmission(slots), quit: quit}
+	p := &inProcess{ready: make(chan *execution, 1), admit: newAdmissionBurst(slots, inProcessBurst*slots), quit: quit}
 	p.refill()
 	return p
 }

@@ -30,8 +30,10 @@ func newLRU(maxN, maxBytes int) *lru {
 }
 
 // cost estimates an entry's heap: its compiled form, its source and its
-// source map.
-func cost(c *compiled) int { return cacheBytesPerJS*len(c.js) + len(c.ts) + len(c.rawMap) }
+// source map, or the fast path's position anchors.
+func cost(c *compiled) int {
+	return cacheBytesPerJS*len(c.js) + len(c.ts) + len(c.rawMap) + 8*len(c.anchors)
+}
 
 func (c *lru) get(k [32]byte) (*compiled, bool) {
 	c.mu.Lock()

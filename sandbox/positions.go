@@ -20,6 +20,9 @@ const maxFrames = 12
 // model's TypeScript (1-based line and column). ok is false for positions
 // in the wrapper or without a mapping.
 func (c *compiled) original(line, col int) (int, int, bool) {
+	if c.direct {
+		return c.directOriginal(line, col)
+	}
 	m := c.sourceMap()
 	if m == nil {
 		return 0, 0, false

@@ -154,9 +154,10 @@ type Stats struct {
 	// Workers is the pool size: how many executions any caller may run at
 	// once. In process it is the same bound on executions running at once.
 	Workers int
-	// Running is how many executions hold a worker. It exceeds Workers by
-	// at most one: the worker kept in reserve for a caller with nothing
-	// running while the others are busy.
+	// Running is how many executions hold a worker. In worker mode it
+	// exceeds Workers by at most one: the worker kept in reserve for a
+	// caller with nothing running while the others are busy. In process a
+	// caller alone may run up to 2 × Workers, plus that one.
 	Running int
 	// Waiting is how many executions wait for one.
 	Waiting int

@@ -1,0 +1,265 @@
+package sandbox
+
+// plainWalker's expressions, functions and classes (fastpath_walk.go).
+
+import (
+	"strings"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/token"
+)
+
+func (w *plainWalker) ref(id *ast.Identifier) {
+	w.refs = append(w.refs, walkRef{name: id.Name.String(), scope: w.cur})
+}
+
+func (w *plainWalker) exprs(list []ast.Expression) {
+	for _, e := range list {
+		w.expr(e)
+	}
+}
+
+func (w *plainWalker) expr(e ast.Expression) {
+	if w.notPlain || e == nil {
+		return
+	}
+	switch x := e.(type) {
+	// The expressions esbuild maps where they start (js_printer): not
+	// calls, binary, conditional or sequence expressions, whose start is
+	// their first operand's, nor undefined, which it prints as void 0.
+	case *ast.BinaryExpression, *ast.AssignExpression, *ast.ConditionalExpression, *ast.SequenceExpression,
+		*ast.CallExpression, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression,
+		*ast.OptionalChain, *ast.Optional:
+	case *ast.UnaryExpression:
+		if !x.Postfix {
+			w.anchor(e.Idx0())
+		}
+	case *ast.Identifier:
+		if x.Name != "undefined" {
+			w.anchor(e.Idx0())
+		}
+	case *ast.ArrowFunctionLiteral:
+		if id := w.bareParam(x); id != nil {
+			w.redirects[int(x.Start)-1] = int(id.Idx) - 1
+		} else {
+			w.anchor(e.Idx0())
+		}
+	default:
+		w.anchor(e.Idx0())
+	}
+	switch e := e.(type) {
+	case *ast.BooleanLiteral, *ast.NullLiteral, *ast.NumberLiteral, *ast.StringLiteral,
+		*ast.ThisExpression, *ast.SuperExpression, *ast.MetaProperty:
+	case *ast.Identifier:
+		w.ref(e)
+	case *ast.RegExpLiteral:
+		if strings.ContainsAny(e.Flags, "dv") || strings.Contains(e.Pattern, `\p`) || strings.Contains(e.Pattern, `\P`) {
+			w.notPlain = true
+		}
+		w.regexps[int(e.Idx)-1] = len(e.Literal)
+	case *ast.TemplateLiteral:
+		w.expr(e.Tag)
+		w.exprs(e.Expressions)
+	case *ast.ArrayLiteral:
+		w.anchor(e.RightBracket)
+		w.exprs(e.Value)
+	case *ast.ObjectLiteral:
+		w.anchor(e.RightBrace)
+		for _, p := range e.Value {
+			switch p := p.(type) {
+			case *ast.PropertyShort:
+				w.ref(&p.Name)
+				w.expr(p.Initializer)
+			case *ast.PropertyKeyed:
+				w.anchor(p.Key.Idx0())
+				if p.Computed {
+					w.expr(p.Key)
+				}
+				w.expr(p.Value)
+			case *ast.SpreadElement:
+				w.expr(p.Expression)
+			default:
+				w.notPlain = true
+			}
+		}
+	case *ast.SpreadElement:
+		w.expr(e.Expression)
+	case *ast.AssignExpression:
+		if e.Operator == token.ASSIGN {
+			w.target(e.Left, nil)
+		} else {
+			w.expr(e.Left)
+		}
+		w.expr(e.Right)
+	case *ast.ArrayPattern, *ast.ObjectPattern:
+		w.target(e, nil)
+	case *ast.BinaryExpression:
+		if e.Operator == token.COALESCE && (logical(e.Left) || logical(e.Right)) {
+			// goja accepts a ?? b && c, which JavaScript forbids without
+			// parentheses: let esbuild decide.
+			w.notPlain = true
+		}
+		if e.Operator == token.INSTANCEOF {
+			// esbuild folds x instanceof y to false when it knows x is a
+			// primitive (a literal, an operator's result, a const it
+			// inlines), even where y is not callable and JavaScript
+			// throws. Only what it cannot know passes.
+			switch l := e.Left.(type) {
+			case *ast.Identifier:
+				w.instanceofNames = append(w.instanceofNames, l.Name.String())
+			case *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
+				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
+			default:
+				w.notPlain = true
+			}
+		}
+		w.expr(e.Left)
+		w.expr(e.Right)
+	case *ast.UnaryExpression:
+		w.expr(e.Operand)
+	case *ast.ConditionalExpression:
+		w.expr(e.Test)
+		w.expr(e.Consequent)
+		w.expr(e.Alternate)
+	case *ast.SequenceExpression:
+		w.exprs(e.Sequence)
+	case *ast.CallExpression:
+		w.anchor(e.RightParenthesis)
+		w.expr(e.Callee)
+		w.exprs(e.ArgumentList)
+	case *ast.NewExpression:
+		w.anchor(e.RightParenthesis)
+		w.expr(e.Callee)
+		w.exprs(e.ArgumentList)
+	case *ast.DotExpression:
+		w.anchor(e.Identifier.Idx)
+		w.expr(e.Left)
+	case *ast.PrivateDotExpression:
+		w.anchor(e.Identifier.Idx)
+		w.expr(e.Left)
+	case *ast.BracketExpression:
+		w.anchor(e.RightBracket)
+		w.expr(e.Left)
+		w.expr(e.Member)
+	case *ast.OptionalChain:
+		w.expr(e.Expression)
+	case *ast.Optional:
+		w.expr(e.Expression)
+	case *ast.AwaitExpression:
+		w.expr(e.Argument)
+	case *ast.YieldExpression:
+		w.expr(e.Argument)
+	case *ast.FunctionLiteral:
+		w.function(e, true)
+	case *ast.ArrowFunctionLiteral:
+		w.push(false) // parameters
+		w.params(e.ParameterList)
+		switch b := e.Body.(type) {
+		case *ast.BlockStatement:
+			w.anchor(b.RightBrace)
+			w.push(true)
+			w.stmts(b.List, true)
+			w.pop()
+		case *ast.ExpressionBody:
+			w.push(true)
+			w.expr(b.Expression)
+			w.pop()
+		default:
+			w.notPlain = true
+		}
+		w.pop()
+	case *ast.ClassLiteral:
+		w.class(e, true)
+	default: // anything this walker does not know
+		w.notPlain = true
+	}
+}
+
+// bareParam returns the one parameter of an arrow function written
+// (x) => …, which esbuild prints without the parentheses, or nil.
+func (w *plainWalker) bareParam(f *ast.ArrowFunctionLiteral) *ast.Identifier {
+	p := f.ParameterList
+	if f.Async || p == nil || p.Rest != nil || len(p.List) != 1 || p.List[0].Initializer != nil {
+		return nil
+	}
+	id, ok := p.List[0].Target.(*ast.Identifier)
+	if !ok || int(f.Start) < 1 || int(f.Start) > len(w.src) || w.src[int(f.Start)-1] != '(' {
+		return nil
+	}
+	return id
+}
+
+// function walks a function; named is true for a function expression,
+// whose name is bound in a scope of its own.
+func (w *plainWalker) function(f *ast.FunctionLiteral, expression bool) {
+	if f.Async && f.Generator {
+		w.notPlain = true
+		return
+	}
+	if expression && f.Name != nil {
+		w.push(false)
+		w.declare(f.Name.Name.String(), w.cur)
+		defer w.pop()
+	}
+	w.push(false) // parameters: esbuild gives them a scope of their own
+	w.params(f.ParameterList)
+	if f.Body != nil {
+		w.anchor(f.Body.RightBrace)
+		w.push(true)
+		w.stmts(f.Body.List, true)
+		w.pop()
+	}
+	w.pop()
+}
+
+func (w *plainWalker) params(p *ast.ParameterList) {
+	if p == nil {
+		return
+	}
+	for _, b := range p.List {
+		w.target(b.Target, w.cur)
+		w.expr(b.Initializer)
+	}
+	w.target(p.Rest, w.cur)
+}
+
+// class walks a class; an expression's name is bound in the class's own
+// scope, a declaration's where it is declared.
+func (w *plainWalker) class(c *ast.ClassLiteral, expression bool) {
+	w.expr(c.SuperClass)
+	w.push(false)
+	if expression && c.Name != nil {
+		w.declare(c.Name.Name.String(), w.cur)
+	}
+	w.anchor(c.RightBrace)
+	for _, el := range c.Body {
+		w.anchor(el.Idx0())
+		switch el := el.(type) {
+		case *ast.MethodDefinition:
+			if el.Computed {
+				w.expr(el.Key)
+			}
+			w.function(el.Body, false)
+		case *ast.FieldDefinition:
+			if el.Computed {
+				w.expr(el.Key)
+			}
+			w.expr(el.Initializer)
+		case *ast.ClassStaticBlock:
+			if el.Block != nil {
+				w.push(true)
+				w.stmts(el.Block.List, true)
+				w.pop()
+			}
+		default:
+			w.notPlain = true
+		}
+	}
+	w.pop()
+}
+
+// logical reports whether e is an && or || expression.
+func logical(e ast.Expression) bool {
+	b, ok := e.(*ast.BinaryExpression)
+	return ok && (b.Operator == token.LOGICAL_AND || b.Operator == token.LOGICAL_OR)
+}
