@@ -103,8 +103,6 @@ func diffOutcome(sb *Sandbox, src string, fixture fixtureHost) string {
 
 var positionText = regexp.MustCompile(`(at |agent\.ts:)?\d+:\d+`)
 
-// withoutPositions is an outcome without its line:column positions.
-func withoutPositions(s string) string { return positionText.ReplaceAllString(s, "L:C") }
 
 // diffCorpus is the repository's scripts: the benchmark's coaching
 // script, the model-mistake scripts of the reference server and their
@@ -195,12 +193,6 @@ func TestFastPathDifferential(t *testing.T) {
 		t.Errorf("too few scripts take the direct path (%d of %d, %d of %d): the proof would prove little", directCorpus, corpus, directGen, n)
 	}
 	forEachMode(t, Limits{Timeout: 5 * time.Second}, func(t *testing.T, sb *Sandbox) {
-		positions := 0
-		defer func() {
-			if positions > 0 {
-				t.Logf("%d scripts differ only in an error's or warning's position (see docs/sandbox.md)", positions)
-			}
-		}()
 		for _, name := range names {
 			src := scripts[name]
 			if compileDirect(src) == nil {
@@ -208,11 +200,6 @@ func TestFastPathDifferential(t *testing.T) {
 			}
 			viaEsbuild := diffOutcome(sb, src+forceEsbuild, fixture)
 			viaDirect := diffOutcome(sb, src, fixture)
-			if viaEsbuild != viaDirect && withoutPositions(viaEsbuild) == withoutPositions(viaDirect) {
-				positions++
-				t.Logf("%s: positions differ\nesbuild:\n%s\ndirect:\n%s", name, viaEsbuild, viaDirect)
-				continue
-			}
 			if viaEsbuild != viaDirect {
 				t.Errorf("%s: the paths differ\nscript:\n%s\nesbuild:\n%s\ndirect:\n%s", name, src, viaEsbuild, viaDirect)
 				if generated[name] {

@@ -35,9 +35,14 @@ func (w *plainWalker) expr(e ast.Expression) {
 			w.anchor(e.Idx0())
 		}
 	case *ast.Identifier:
-		if x.Name != "undefined" {
-			w.anchor(e.Idx0())
+		if x.Name == "undefined" {
+			// esbuild prints it as void 0 with no mapping, so an error
+			// there has a coarser position on its path than the direct
+			// one would: take its path, so that positions stay the same.
+			w.notPlain = true
+			return
 		}
+		w.anchor(e.Idx0())
 	case *ast.ArrowFunctionLiteral:
 		if id := w.bareParam(x); id != nil {
 			w.redirects[int(x.Start)-1] = int(id.Idx) - 1
