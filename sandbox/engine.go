@@ -390,6 +390,9 @@ func newExecution() (e *execution, err error) {
 	if err := e.bindConsole(); err != nil {
 		return nil, err
 	}
+	if err := e.guardAllocations(); err != nil {
+		return nil, fmt.Errorf("allocation guard: %w", err)
+	}
 	return e, nil
 }
 
