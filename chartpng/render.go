@@ -9,9 +9,13 @@
 //	opts.ChartRenderer = chartpng.New()
 //
 // Every image is [Width]×[Height] pixels, whatever the spec: the memory a
-// rendering takes does not depend on the model's input, and its time is
-// bounded by the spec's caps (chart.MaxPoints). A chart takes about 15 ms
-// and 2 MB.
+// rendering takes does not depend on the model's input. Its time is
+// bounded by what is drawn, not by the points: series are reduced to the
+// pixel grid, lines are stroked in short pieces within an antialiasing
+// budget and drawn straight into the image beyond it, bars merge per
+// pixel column, markers are stamped (see reduce.go). A usual chart takes
+// about 15 ms of CPU and 2 MB; the costliest spec the caps allow stays
+// under 100 ms.
 package chartpng
 
 import (
