@@ -115,3 +115,79 @@ func TestRenderCostBound(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkRenderHostile(b *testing.B) {
+	s := hostileSpecs()["area 8x1250 zigzag"]
+	for b.Loop() {
+		if _, err := plotPNG(s, &stats{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// reduce keeps every peak and trough: a single spike among 10,000 flat
+// points survives, in order, and at most four points per column remain.
+func TestReduceKeepsPeaks(t *testing.T) {
+	pts := make([]xy, 10000)
+	for i := range pts {
+		pts[i] = xy{float64(i), 0}
+	}
+	pts[5000].y, pts[7001].y = 1, -1
+	got := reduce(pts, 0, 9999)
+	if len(got) > 4*columns {
+		t.Fatalf("%d points, over %d", len(got), 4*columns)
+	}
+	var spike, dip bool
+	for i, p := range got {
+		if i > 0 && p.x < got[i-1].x {
+			t.Fatalf("out of order at %d: %v after %v", i, p, got[i-1])
+		}
+		spike = spike || p == xy{5000, 1}
+		dip = dip || p == xy{7001, -1}
+	}
+	if !spike || !dip || got[0] != pts[0] || got[len(got)-1] != pts[len(pts)-1] {
+		t.Fatalf("spike %v, dip %v, ends %v %v", spike, dip, got[0], got[len(got)-1])
+	}
+	// Out of order: every n-th point, at most maxUnordered and the last.
+	pts[1], pts[2] = pts[2], pts[1]
+	if got := reduce(pts, 0, 9999); len(got) > maxUnordered+1 || got[len(got)-1] != pts[len(pts)-1] {
+		t.Fatalf("unordered: %d points, last %v", len(got), got[len(got)-1])
+	}
+}
+
+// A series drawn straight into the image (over the ink budget) is where
+// its data is: the colour reaches the top of the zigzag and not above it.
+func TestDirectLineIsWhereTheDataIs(t *testing.T) {
+	s := hostileSpecs()["line 8x1250 zigzag"]
+	s.Series = s.Series[:1]
+	s.Series[0].Y = s.Series[0].Y[:1250]
+	var st stats
+	b, err := plotPNG(s, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.direct != 1 {
+		t.Fatalf("stats %+v: want the line drawn straight into the image", st)
+	}
+	img := decode(t, b)
+	blue := palette[0]
+	column := func(x int) (top, bottom int) {
+		top, bottom = -1, -1
+		for y := range Height {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if near(uint8(r>>8), blue.R) && near(uint8(g>>8), blue.G) && near(uint8(bl>>8), blue.B) {
+				if top < 0 {
+					top = y
+				}
+				bottom = y
+			}
+		}
+		return top, bottom
+	}
+	top, bottom := column(Width / 2)
+	// The y axis runs from 0 to 1e6 plus 5% and the legend's headroom:
+	// the zigzag fills most of the height, and leaves the top eighth.
+	if top < Height/16 || bottom-top < Height/2 {
+		t.Fatalf("middle column painted from row %d to %d", top, bottom)
+	}
+}

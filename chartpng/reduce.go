@@ -202,26 +202,78 @@ func clipRect(c vg.Rectangle) image.Rectangle {
 	return image.Rect(int(math.Floor(min(x0, x1))), int(math.Floor(min(y0, y1))), int(math.Ceil(max(x0, x1))), int(math.Ceil(max(y0, y1)))).Intersect(image.Rect(0, 0, Width, Height))
 }
 
-// plotDirect draws a polyline 2 pixels wide in an opaque colour straight
-// into img, inside clip.
+// plotDirect draws a polyline about 2 pixels wide in an opaque colour
+// straight into img, inside clip. With x in order the line is a function
+// graph, so what it covers in each pixel column is one interval: each
+// column is painted once, from the lowest to the highest point of the
+// line in it. Otherwise each segment is walked pixel by pixel (reduce
+// leaves at most maxUnordered points of such a series).
 func plotDirect(img *image.RGBA, clip image.Rectangle, pts []vg.Point, col color.RGBA) {
-	set := func(x, y int) {
-		for dy := range 2 {
-			for dx := range 2 {
-				if p := image.Pt(x+dx, y+dy); p.In(clip) {
-					i := img.PixOffset(p.X, p.Y)
-					img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = col.R, col.G, col.B, 0xff
-				}
+	if clip.Empty() || len(pts) == 0 {
+		return
+	}
+	px := make([][2]float64, len(pts))
+	ordered := true
+	for i, p := range pts {
+		x, y := pixel(p)
+		px[i] = [2]float64{x, y}
+		if i > 0 && x < px[i-1][0] {
+			ordered = false
+		}
+	}
+	paint := func(cx, y0, y1 int) { // rows y0..y1 of columns cx and cx+1
+		y0, y1 = max(y0, clip.Min.Y), min(y1, clip.Max.Y-1)
+		if y0 > y1 {
+			return
+		}
+		for x := max(cx, clip.Min.X); x <= min(cx+1, clip.Max.X-1); x++ {
+			i := img.PixOffset(x, y0)
+			for y := y0; y <= y1; y++ {
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = col.R, col.G, col.B, 0xff
+				i += img.Stride
 			}
 		}
 	}
-	for i := 1; i < len(pts); i++ {
-		x0, y0 := pixel(pts[i-1])
-		x1, y1 := pixel(pts[i])
-		steps := int(max(math.Abs(x1-x0), math.Abs(y1-y0))) + 1
-		for s := 0; s <= steps; s++ {
-			t := float64(s) / float64(steps)
-			set(int(x0+(x1-x0)*t-0.5), int(y0+(y1-y0)*t-0.5))
+	if !ordered {
+		for i := 1; i < len(px); i++ {
+			x0, y0, x1, y1 := px[i-1][0], px[i-1][1], px[i][0], px[i][1]
+			steps := int(max(math.Abs(x1-x0), math.Abs(y1-y0))) + 1
+			for s := 0; s <= steps; s++ {
+				t := float64(s) / float64(steps)
+				x, y := int(x0+(x1-x0)*t-0.5), int(y0+(y1-y0)*t-0.5)
+				paint(x, y, y+1)
+			}
+		}
+		return
+	}
+	lo := make([]float64, clip.Dx())
+	hi := make([]float64, clip.Dx())
+	for i := range lo {
+		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
+	}
+	cover := func(x int, y0, y1 float64) {
+		if x < clip.Min.X || x >= clip.Max.X {
+			return
+		}
+		i := x - clip.Min.X
+		lo[i], hi[i] = min(lo[i], y0, y1), max(hi[i], y0, y1)
+	}
+	at := func(x0, y0, x1, y1, x float64) float64 {
+		if x1 == x0 {
+			return y0
+		}
+		return y0 + (y1-y0)*(x-x0)/(x1-x0)
+	}
+	for i := 1; i < len(px); i++ {
+		x0, y0, x1, y1 := px[i-1][0], px[i-1][1], px[i][0], px[i][1]
+		for c := int(math.Floor(x0)); c <= int(math.Floor(x1)); c++ {
+			a, b := max(x0, float64(c)), min(x1, float64(c+1))
+			cover(c, at(x0, y0, x1, y1, a), at(x0, y0, x1, y1, b))
+		}
+	}
+	for i := range lo {
+		if lo[i] <= hi[i] {
+			paint(clip.Min.X+i, int(math.Round(lo[i]))-1, int(math.Round(hi[i])))
 		}
 	}
 }
@@ -229,7 +281,7 @@ func plotDirect(img *image.RGBA, clip image.Rectangle, pts []vg.Point, col color
 // fillDirect fills the area between a polyline and the pixel row bottom,
 // straight into img inside clip: each column once, from the highest point
 // of the line over it, blending col.
-func fillDirect(img *image.RGBA, clip image.Rectangle, pts []vg.Point, bottom float64, col color.RGBA) {
+func fillDirect(img *image.RGBA, clip image.Rectangle, pts []vg.Point, bottom float64, col color.Color) {
 	top := make([]float64, clip.Dx())
 	for i := range top {
 		top[i] = math.Inf(1)
@@ -246,7 +298,10 @@ func fillDirect(img *image.RGBA, clip image.Rectangle, pts []vg.Point, bottom fl
 			}
 			y := min(y0, y1) // a segment within one column
 			if int(math.Round(x0)) != int(math.Round(x1)) {
-				y = y0 + (y1-y0)*(float64(x)-x0)/(x1-x0)
+				// At the column's centre, kept on the segment: a steep
+				// segment extrapolated half a pixel would overshoot.
+				xc := min(max(float64(x), x0), x1)
+				y = y0 + (y1-y0)*(xc-x0)/(x1-x0)
 			}
 			top[x-clip.Min.X] = min(top[x-clip.Min.X], y)
 		}

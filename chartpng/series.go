@@ -29,8 +29,11 @@ func (l *lineSeries) style() draw.LineStyle {
 	return draw.LineStyle{Color: l.color, Width: lineWidth}
 }
 
-func (l *lineSeries) fillColor() color.RGBA {
-	return color.RGBA{l.color.R, l.color.G, l.color.B, 0x55}
+// fillColor is the series colour at a third of its opacity. It is
+// NRGBA: the same values as a premultiplied RGBA (what this was before)
+// overflow when blended and showed areas in the wrong hue.
+func (l *lineSeries) fillColor() color.NRGBA {
+	return color.NRGBA{l.color.R, l.color.G, l.color.B, 0x55}
 }
 
 func (l *lineSeries) Plot(c draw.Canvas, p *plot.Plot) {
