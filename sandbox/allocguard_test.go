@@ -114,6 +114,10 @@ func TestAllocationGuardRoutes(t *testing.T) {
 		{"Reflect.construct", `return Reflect.construct(BigInt64Array, [1e8]).length`, "BigInt64Array"},
 		{"constructor of an instance", `const C = new Int32Array(1).constructor; return new C(3e8).length`, "Int32Array"},
 		{"dynamic global name", `const C = (globalThis as any)["Float" + "32Array"]; return new C(3e8).length`, "Float32Array"},
+		{"escaped identifier", `return new Float64\u0041rray(1e8).length`, "Float64Array"},
+		{"escaped global", `return new (gl\u006fbalThis as any)["Float64" + "Arr" + "ay"](1e8).length`, "Float64Array"},
+		{"this at the top", `const g: any = this; return new g["Float64" + "Arr" + "ay"](1e8).length`, "Float64Array"},
+		{"this in an arrow", `const f = () => (this as any)["Uint8" + "Arr" + "ay"]; return new (f())(9e8).length`, "Uint8Array"},
 		{"caught", `try { new Float64Array(1e8) } catch (e) { return "caught" } return "after"`, "Float64Array"},
 	}
 	works := []struct{ name, src, want string }{

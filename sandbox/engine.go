@@ -390,9 +390,6 @@ func newExecution() (e *execution, err error) {
 	if err := e.bindConsole(); err != nil {
 		return nil, err
 	}
-	if err := e.guardAllocations(); err != nil {
-		return nil, fmt.Errorf("allocation guard: %w", err)
-	}
 	return e, nil
 }
 
@@ -402,6 +399,11 @@ func (e *execution) setup() error {
 	if strings.Contains(e.prog.js, "Symbol") {
 		if _, err := e.vm.RunProgram(symbolsPolyfill()); err != nil {
 			return e.scriptError(err)
+		}
+	}
+	if mayAllocateBuffers(e.prog.js) {
+		if err := e.guardAllocations(); err != nil {
+			return internalError("setting up the allocation guard failed: " + err.Error())
 		}
 	}
 	return e.bindHost()
