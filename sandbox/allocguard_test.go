@@ -35,7 +35,9 @@ func wantRefused(t *testing.T, what string, res *Result, err error, ctor string)
 // TestTypedArrayRefusedOnEveryPath runs the 800 MB typed array on every
 // path an execution can take, repeatedly, and asserts MEMORY_LIMIT from
 // the guard every time: in process, on a fresh worker (first execution of
-// a new sandbox), on a reused worker (after a clean execution), on the
+// a new sandbox), on a reused worker (after a clean execution), on a warm
+// worker (its heap grown and collected: without the guard, 16 of 160 such
+// runs returned OK), on the
 // reserve's spare (while another caller holds the only pool worker), and
 // after the workers were killed from outside (lost before start, retried
 // on a new worker).
@@ -67,6 +69,21 @@ func TestTypedArrayRefusedOnEveryPath(t *testing.T) {
 			}
 			res, err := sb.Run(ctx, hugeTypedArray, nil)
 			wantRefused(t, "round "+strconv.Itoa(i), res, err, "Float64Array")
+		}
+	})
+	t.Run("warm-worker", func(t *testing.T) {
+		// The path that slipped: a worker whose heap had grown and been
+		// collected needs no fresh mapping for the buffer, which the
+		// kernel's data cap then does not see (internal/proc/rlimit.go).
+		for i := range rounds {
+			warm := `const a: string[] = []; for (let i = 0; i < 1e5; i++) a.push("x" + i); return a.length`
+			if res, err := sb.Run(ctx, warm, nil); err != nil || string(res.Value) != "100000" {
+				t.Fatalf("warming: %v %v", res, err)
+			}
+			res, err := sb.Run(ctx, hugeTypedArray, nil)
+			wantRefused(t, "round "+strconv.Itoa(i), res, err, "Float64Array")
+			res, err = sb.Run(ctx, "const a: string[] = []; for (let i = 0; i < 1e5; i++) a.push('x' + i); "+strings.TrimPrefix(hugeTypedArray, "return ")+"; return a.length", nil)
+			wantRefused(t, "round "+strconv.Itoa(i)+", same run", res, err, "Float64Array")
 		}
 	})
 	t.Run("spare-worker", func(t *testing.T) {
