@@ -22,6 +22,13 @@
 //
 // Without one, such a client gets the specs in the result's
 // structuredContent.charts and a line of text per chart.
+//
+// Rendering runs in the host, so its CPU is bounded at three levels: a
+// renderer keeps one chart under [RenderCPU] whatever the spec (chartpng
+// reduces what it draws to the pixel grid), a [Budget] keeps one
+// execution's charts under [ExecutionCPU], and [Slots] bounds the
+// renderings running at once in the process, shared fairly between
+// principals.
 package chart
 
 import (
@@ -187,6 +194,7 @@ func kindOf(se Series) string {
 // given only specs that passed [Spec.Check]. It is called concurrently,
 // from the goroutine of the request whose result the chart joins; codemode
 // bounds how many charts are drawn at once in the process to GOMAXPROCS.
+// One rendering should take at most [RenderCPU] of CPU, whatever the spec.
 // An error leaves that chart out of the images (the model is told it
 // could not be drawn, and the error is logged); a panic is the renderer's
 // to recover.

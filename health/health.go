@@ -9,15 +9,18 @@
 // codemode's Server.CheckWorker) and answers 503 while any fails, so
 // traffic goes elsewhere until the dependency is back.
 //
-// Both answer JSON. The readiness body names each check and, for a failed
-// one, its error: mount it where only operators and probes reach it if
-// those errors say more than the public should read.
+// Both answer JSON, and to an anonymous caller nothing beyond the verdict:
+// {"status":"ready"} or {"status":"not ready"}. A failed check's error
+// (a database driver's names its user, database and host:port) goes to
+// the log, once each time it changes, never to the response. A caller
+// that [Options.Authorize] admits also gets each check's name and result.
 package health
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -38,13 +41,24 @@ type Options struct {
 	// probes from many balancers do not each start a worker or open a
 	// connection. Zero checks on every request.
 	CacheFor time.Duration
+	// Logger receives a warning when a check fails or its error changes,
+	// with the check's name and error, and an info line when it passes
+	// again. Nil means slog.Default().
+	Logger *slog.Logger
+	// Authorize, if set, is asked for each readiness request; a caller it
+	// admits (an operator's token, a request from the cluster's own
+	// network) gets Report.Checks, each check's name and "ok" or error.
+	// Nil means no caller does: the body is the status alone.
+	Authorize func(*http.Request) bool
 }
 
-// Report is the readiness answer: the overall status and each check's.
+// Report is the readiness answer: the overall status and, for an
+// authorized caller only, each check's.
 type Report struct {
 	// Status is "ready" or "not ready" (also "ok" for liveness).
 	Status string `json:"status"`
-	// Checks maps each check's name to "ok" or its error.
+	// Checks maps each check's name to "ok" or its error; it is sent only
+	// to callers Options.Authorize admits.
 	Checks map[string]string `json:"checks,omitempty"`
 }
 
@@ -57,7 +71,8 @@ func Liveness() http.Handler {
 
 // Readiness returns a handler that runs checks concurrently, each under
 // the timeout, and answers 200 with status "ready" when all pass, else
-// 503 with status "not ready". Names key the report.
+// 503 with status "not ready". The body says nothing more unless
+// Options.Authorize admits the caller; failures are logged.
 func Readiness(checks map[string]Check, opts *Options) http.Handler {
 	var o Options
 	if opts != nil {
@@ -66,12 +81,18 @@ func Readiness(checks map[string]Check, opts *Options) http.Handler {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	r := &readiness{checks: checks, opts: o}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	r := &readiness{checks: checks, opts: o, last: map[string]string{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rep := r.report(req.Context())
 		code := http.StatusOK
 		if rep.Status != "ready" {
 			code = http.StatusServiceUnavailable
+		}
+		if o.Authorize == nil || !o.Authorize(req) {
+			rep = Report{Status: rep.Status}
 		}
 		write(w, code, rep)
 	})
@@ -90,6 +111,9 @@ type readiness struct {
 	mu     sync.Mutex
 	cached Report
 	at     time.Time
+
+	logMu sync.Mutex
+	last  map[string]string // each check's last result, to log changes only
 }
 
 func (r *readiness) report(ctx context.Context) Report {
@@ -120,10 +144,29 @@ func (r *readiness) report(ctx context.Context) Report {
 			rep.Status = "not ready"
 		}
 	}
+	r.log(rep.Checks)
 	if r.opts.CacheFor > 0 {
 		r.cached, r.at = rep, time.Now()
 	}
 	return rep
+}
+
+// log reports each check whose result changed since the last run: a
+// failure (or a different error) as a warning, a recovery as info.
+func (r *readiness) log(results map[string]string) {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	for name, msg := range results {
+		prev, seen := r.last[name]
+		r.last[name] = msg
+		switch {
+		case msg == prev:
+		case msg != "ok":
+			r.opts.Logger.Warn("health: readiness check failed", "check", name, "err", msg)
+		case seen:
+			r.opts.Logger.Info("health: readiness check passes again", "check", name)
+		}
+	}
 }
 
 // run runs one check under the timeout. A check that ignores its context

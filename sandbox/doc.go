@@ -90,6 +90,10 @@
 // at timeout + 1 s apply). In a cgo build every thread's 8 MiB stack counts
 // against that cap, so a memory-hungry script may end with a worker death
 // rather than the watchdog's interrupt; both are reported as MEMORY_LIMIT.
+// An ArrayBuffer or typed array larger than Limits.MemoryBytes is refused
+// with MEMORY_LIMIT before goja allocates it, in both modes: the watchdog
+// samples every millisecond, and an untouched 800 MB Float64Array could
+// be allocated, used and dropped between two samples.
 // Race-detector builds multiply the headroom by 4 (build tag race); normal
 // builds never relax it. An embedding service must call [Sandbox.Close]
 // when it is done with a sandbox: Close kills its workers, which otherwise

@@ -399,5 +399,10 @@ func (e *execution) setup() error {
 			return e.scriptError(err)
 		}
 	}
+	if mayAllocateBuffers(e.prog.js) {
+		if err := e.guardAllocations(); err != nil {
+			return internalError("setting up the allocation guard failed: " + err.Error())
+		}
+	}
 	return e.bindHost()
 }

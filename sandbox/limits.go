@@ -17,7 +17,9 @@ type Limits struct {
 	// Timeout is the wall-clock limit of one execution, host calls included.
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// MemoryBytes caps the heap one execution may use. Only worker mode
-	// enforces it.
+	// enforces it in general; in both modes a single ArrayBuffer or typed
+	// array larger than it is refused with MEMORY_LIMIT before it is
+	// allocated.
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	// MaxCalls is the number of host calls one execution may make.
 	MaxCalls int `json:"maxCalls,omitempty"`

@@ -19,8 +19,9 @@ const (
 	// only mode that enforces Limits.MemoryBytes.
 	ModeWorker Mode = iota
 	// ModeInProcess runs executions on goroutines of the calling process.
-	// It enforces every limit except memory: a script can exhaust the
-	// process. Compilation cannot be interrupted either: the caller gets
+	// It enforces every limit except memory (apart from refusing an
+	// ArrayBuffer or typed array larger than Limits.MemoryBytes): a script
+	// can exhaust the process. Compilation cannot be interrupted either: the caller gets
 	// TIMEOUT at the hard deadline (timeout + 1 s) and the compilation is
 	// abandoned but keeps its CPU until it ends; while
 	// [MaxAbandonedInProcess] are still running, new executions are refused.

@@ -170,11 +170,13 @@ func (a *app) wire(ctx context.Context, boundAddr string) (*httpServer, error) {
 		addConformanceFixtures(cm.MCPServer())
 	}
 	// Probes: alive while it serves; ready while the database answers
-	// and a sandbox worker can start.
+	// and a sandbox worker can start. Anonymous callers read the verdict
+	// only: a failed check's error (the driver's names the database user,
+	// name and host:port) goes to the log.
 	health.Mount(mux, map[string]health.Check{
 		"database": a.store.DB().PingContext,
 		"sandbox":  cm.CheckWorker,
-	}, &health.Options{CacheFor: time.Second})
+	}, &health.Options{CacheFor: time.Second, Logger: a.log})
 	if a.metrics != nil {
 		mux.Handle("GET /metrics", a.metrics)
 	}

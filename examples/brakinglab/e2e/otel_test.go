@@ -137,7 +137,8 @@ func TestNoExporterByDefault(t *testing.T) {
 }
 
 // /readyz follows the database: ready, then not ready once PostgreSQL
-// stops, while /healthz stays up.
+// stops, while /healthz stays up; an anonymous probe reads the verdict
+// alone, never the driver's error.
 func TestReadinessFollowsDatabase(t *testing.T) {
 	pg := pgtest.Start(t)
 	s := startServer(t, "-db", pg.NewDatabase(t), "-insecure-no-auth")
@@ -150,7 +151,7 @@ func TestReadinessFollowsDatabase(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(bytes.TrimSpace(b))
 	}
-	if code, body := probe("/readyz"); code != 200 || body != `{"status":"ready","checks":{"database":"ok","sandbox":"ok"}}` {
+	if code, body := probe("/readyz"); code != 200 || body != `{"status":"ready"}` {
 		t.Fatalf("/readyz: %d %s", code, body)
 	}
 	if err := pg.Stop(); err != nil {
@@ -159,7 +160,12 @@ func TestReadinessFollowsDatabase(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, body := probe("/readyz")
-		if code == 503 && strings.Contains(body, `"status":"not ready"`) && strings.Contains(body, `"sandbox":"ok"`) && !strings.Contains(body, `"database":"ok"`) {
+		if code == 503 {
+			// Nothing but the verdict: the driver's error names the
+			// database user, name and host:port.
+			if body != `{"status":"not ready"}` {
+				t.Fatalf("/readyz with PostgreSQL stopped discloses more than its verdict: %s", body)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

@@ -23,6 +23,22 @@ import (
 // memory-hungry scripts; that is reported as MEMORY_LIMIT too and the next
 // execution gets a fresh worker.
 
+// What the cap does not do. Go grows its heap by reserving address space
+// (PROT_NONE, not data) and then mapping it read-write over the
+// reservation (MAP_FIXED), and Linux 6.x charges such a mapping against
+// RLIMIT_DATA less the pages it replaces, the reservation included. The
+// heap itself can therefore grow past the cap: with a cap of 167 MiB,
+// make([]byte, 8e8) succeeded and VmData read 816 MiB. The cap then stops
+// the next fresh mapping (the collector's mark bits), which kills most
+// such workers, but not one that had already collected: there an
+// untouched 800 MB typed array could be allocated, answered and dropped
+// between two samples of the heap watchdog (issue 40, two of eight
+// full-suite runs). The sandbox refuses such buffers before goja
+// allocates them (sandbox/allocguard.go); allocations that are touched
+// take long enough for the watchdog. Capping RLIMIT_AS over the start-up
+// VmSize does stop the reservation, but ordinary workers then died
+// (arena reservations of 64 MiB, thread stacks), so it is not applied.
+
 // DataHeadroom returns the bytes a worker may map beyond its start-up data
 // size when the memory limit is mem.
 func DataHeadroom(mem int64) int64 {
