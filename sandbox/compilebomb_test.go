@@ -208,6 +208,10 @@ func TestCompileBombInProcess(t *testing.T) {
 	if _, err := sb.Run(context.Background(), "return 1", nil); !errors.Is(err, &Error{Kind: KindInternal}) || !strings.Contains(err.Error(), "ran past their deadline") {
 		t.Errorf("with %d compilations abandoned: err = %v, want a refusal", MaxAbandonedInProcess, err)
 	}
+	// The bound is the caller's: another caller is still served.
+	if res, err := sb.RunWith(context.Background(), "return 1", nil, &RunOptions{Partition: "another caller"}); err != nil || string(res.Value) != "1" {
+		t.Errorf("another caller, with the first one's compilations abandoned: %v, %v; want 1", res, err)
+	}
 	start = time.Now()
 	if err := sb.Close(); err != nil {
 		t.Fatal(err)

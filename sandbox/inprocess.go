@@ -17,7 +17,13 @@ import (
 // compilation or a single builtin call that cannot be interrupted) before
 // ModeInProcess refuses new executions. Worker mode kills such executions
 // with their process instead.
+// The bound is per caller (partition): one caller's runaway builtins do
+// not refuse anyone else. All callers together may leave
+// maxAbandonedTotal such executions before every new one is refused.
 const MaxAbandonedInProcess = 2
+
+// maxAbandonedTotal bounds the abandoned executions of all callers.
+const maxAbandonedTotal = 4 * MaxAbandonedInProcess
 
 // inProcess runs executions on goroutines of the calling process.
 type inProcess struct {
@@ -28,6 +34,9 @@ type inProcess struct {
 	bg    sync.WaitGroup // a runtime being made
 
 	abandoned atomic.Int32 // executions past their hard deadline, still running
+
+	abandonedMu sync.Mutex
+	abandonedBy map[string]int // abandoned, by partition
 
 	// admit bounds the executions running at once as the pool's workers
 	// do, with the same fairness and reserve: goroutines cost no process,
@@ -69,7 +78,10 @@ func (p *inProcess) refill() {
 // a builtin returns soon after the pending interrupt, a compilation runs
 // to its end.
 func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) (*Result, error) {
-	if n := p.abandoned.Load(); n >= MaxAbandonedInProcess {
+	if n := p.abandonedOf(src.partition); n >= MaxAbandonedInProcess {
+		return nil, newError(KindInternal, "the sandbox is still stopping %d of this caller's earlier executions that ran past their deadline; retry in a few seconds", n)
+	}
+	if n := p.abandoned.Load(); n >= maxAbandonedTotal {
 		return nil, newError(KindInternal, "the sandbox is still stopping %d earlier executions that ran past their deadline; retry in a few seconds", n)
 	}
 	release, err := p.admit.acquire(ctx, src.partition, p.quit)
@@ -110,7 +122,7 @@ func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) 
 			o.res, o.err = runScript(ctx, prog, host, lim, execHooks{prepared: prepared, spent: time.Since(start), entropy: src.entropy})
 		}()
 		if !state.CompareAndSwap(0, 1) {
-			p.abandoned.Add(-1)
+			p.abandon(src.partition, -1)
 		}
 		done <- o
 	}()
@@ -129,7 +141,7 @@ func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) 
 				o := <-done // finished in the meantime
 				return o.res, o.err
 			}
-			p.abandoned.Add(1)
+			p.abandon(src.partition, 1)
 			if compiling.Load() {
 				if ctx.Err() != nil {
 					return nil, cancelledError(ctx)
@@ -144,6 +156,29 @@ func (p *inProcess) run(ctx context.Context, src source, host Host, lim Limits) 
 				"the script ran past its %s limit inside a single builtin call that cannot be interrupted (such as indexOf or sort on a huge array) and was abandoned. Work on smaller data.", lim.Timeout)}
 		}
 	}
+}
+
+// abandon counts d more (or, negative, fewer) abandoned executions of
+// partition.
+func (p *inProcess) abandon(partition string, d int) {
+	p.abandoned.Add(int32(d))
+	p.abandonedMu.Lock()
+	defer p.abandonedMu.Unlock()
+	if p.abandonedBy == nil {
+		p.abandonedBy = map[string]int{}
+	}
+	if n := p.abandonedBy[partition] + d; n > 0 {
+		p.abandonedBy[partition] = n
+	} else {
+		delete(p.abandonedBy, partition)
+	}
+}
+
+// abandonedOf is how many abandoned executions of partition still run.
+func (p *inProcess) abandonedOf(partition string) int {
+	p.abandonedMu.Lock()
+	defer p.abandonedMu.Unlock()
+	return p.abandonedBy[partition]
 }
 
 // compileTimeoutError is the TIMEOUT of a program whose compilation did
