@@ -4,9 +4,11 @@ package openapisource
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime"
 	"slices"
@@ -27,6 +29,8 @@ import (
 // Source is the functions of one OpenAPI document, ready to register.
 type Source struct {
 	funcs   []catalog.SchemaFunc
+	ops     map[string]Skipped // each function's operation, by name (Reason unset)
+	logger  *slog.Logger
 	skipped []Skipped
 }
 
@@ -48,9 +52,11 @@ func (s *Source) Funcs() []catalog.SchemaFunc { return slices.Clone(s.funcs) }
 func (s *Source) Skipped() []Skipped { return slices.Clone(s.skipped) }
 
 // Register adds every function to c with [catalog.AddSchema], compiling
-// their schemas on every core. It returns the error of the first function
-// (by name) that the catalogue refused, which names it; the functions it
-// accepted stay registered.
+// their schemas on every core. A function the catalogue refuses (a schema
+// past the type model's bounds, a name c already has) is left out and
+// added to Skipped with the catalogue's reason, and logged; the others are
+// registered, and Funcs lists only them from then on. Register returns
+// an error only when c refused every one.
 func (s *Source) Register(c *catalog.Catalog) error {
 	errs := make([]error, len(s.funcs))
 	next := make(chan int)
@@ -67,11 +73,29 @@ func (s *Source) Register(c *catalog.Catalog) error {
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	var first error
+	refused := 0
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		refused++
+		first = cmp.Or(first, err)
+		sk := s.ops[s.funcs[i].Name]
+		sk.Reason = err.Error()
+		s.logger.Warn("openapisource: operation left out", "operation", sk.Operation, "reason", sk.Reason)
+		s.skipped = append(s.skipped, sk)
+	}
+	if refused > 0 && refused == len(s.funcs) {
+		return first
+	}
+	kept := s.funcs[:0:0]
+	for i, f := range s.funcs {
+		if errs[i] == nil {
+			kept = append(kept, f)
 		}
 	}
+	s.funcs = kept
 	return nil
 }
 
@@ -205,7 +229,7 @@ func build(doc *openapi3.T, s *settings) (*Source, error) {
 			return nil, fmt.Errorf("%w: %s: Name %q is not a JavaScript identifier", ErrConfig, k, cfg.Name)
 		}
 	}
-	src := &Source{}
+	src := &Source{ops: map[string]Skipped{}, logger: s.Logger}
 	conv := newConverter(doc, s.MaxSchemaNodes)
 	byName := map[string]string{}
 	for _, f := range ops {
@@ -254,6 +278,7 @@ func build(doc *openapi3.T, s *settings) (*Source, error) {
 		c := &caller{s: s, r: r, name: name, write: tier != catalog.ReadOnly}
 		fn.Handler = c.call
 		src.funcs = append(src.funcs, fn)
+		src.ops[name] = Skipped{Operation: f.key, Method: f.method, Path: f.path}
 	}
 	sort.Slice(src.funcs, func(i, j int) bool { return src.funcs[i].Name < src.funcs[j].Name })
 	return src, nil
