@@ -88,6 +88,11 @@ func pendingText(pending []pendingCall, why, link string, ttl time.Duration, mad
 func (e *execution) pageResume(ctx context.Context) (out *mcp.CallToolResult, handled bool) {
 	a := e.s
 	p, err := a.page.store.Latest(ctx, pageMatch(e.bound))
+	if err != nil && ctx.Err() != nil {
+		// The request ended (cancelled, or past its deadline) while the
+		// store was read: nothing ran, and the model reads why.
+		return e.failed(ctx, sandbox.KindCancelled, "the request was cancelled before the code ran; nothing was run.", nil, nil), true
+	}
 	if err != nil {
 		e.s.logger.Error("codemode: reading pending approvals failed", "err", err)
 		return e.failed(ctx, KindUnavailable, "the server could not check whether the user answered an approval for this code, so it ran nothing. Run the same code again in a moment.", nil, nil), true
