@@ -63,7 +63,13 @@ func (w *plainWalker) expr(e ast.Expression) {
 		}
 		w.regexps[int(e.Idx)-1] = len(e.Literal)
 	case *ast.TemplateLiteral:
-		w.expr(e.Tag)
+		if e.Tag != nil {
+			// A tagged template (often made by ASI: a template at the
+			// start of a line tags the call above) maps its errors
+			// elsewhere on esbuild's path: let esbuild decide.
+			w.notPlain = true
+			return
+		}
 		w.exprs(e.Expressions)
 	case *ast.ArrayLiteral:
 		w.anchor(e.RightBracket)
@@ -113,6 +119,14 @@ func (w *plainWalker) expr(e ast.Expression) {
 			case *ast.Identifier:
 				w.instanceofNames = append(w.instanceofNames, l.Name.String())
 			case *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
+				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
+			default:
+				w.notPlain = true
+			}
+			// Nor does a right side esbuild knows (a literal, an
+			// operator's result), which it may fold or rewrite too.
+			switch e.Right.(type) {
+			case *ast.Identifier, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
 				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
 			default:
 				w.notPlain = true
