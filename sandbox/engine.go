@@ -130,6 +130,9 @@ type execution struct {
 	// catches the refusal and calls again is looping (see hostFunc).
 	refused int
 
+	// sub holds the sub-programs this execution has run.
+	sub subState
+
 	// explained caches the host's answers to explain, per question.
 	explained map[string]string
 
