@@ -103,7 +103,6 @@ func diffOutcome(sb *Sandbox, src string, fixture fixtureHost) string {
 
 var positionText = regexp.MustCompile(`(at |agent\.ts:)?\d+:\d+`)
 
-
 // diffCorpus is the repository's scripts: the benchmark's coaching
 // script, the model-mistake scripts of the reference server and their
 // fixes, the fuzz corpus, the kept generator seeds, and the shared
