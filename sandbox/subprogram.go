@@ -311,3 +311,28 @@ func (e *execution) callerSub() string {
 	}
 	return ""
 }
+
+// CompileSubprogram compiles code as a call of a sub-program of
+// namespace ns with key would, and caches it in this process under key.
+// Its error is a SYNTAX or CODE_TOO_LARGE *Error; a SYNTAX error's Line
+// and Column are in code. Like any compilation its cost may grow faster
+// than code's size: call it where a deadline can abandon it.
+func CompileSubprogram(ns, key, code string, maxCodeBytes int) error {
+	if maxCodeBytes <= 0 {
+		maxCodeBytes = DefaultMaxCodeBytes
+	}
+	if err := codeTooLarge(code, maxCodeBytes); err != nil {
+		return err
+	}
+	ts := subWrap(ns, code)
+	_, err := compile(source{key: sourceKey("\x00sub\x00"+key, ts), ts: ts, file: subFile(key)}, maxCodeBytes+len(ts)-len(code))
+	var se *Error
+	if errors.As(err, &se) && se.Line > 0 {
+		if se.Line == 1 {
+			se.Line, se.Column = 1, 1
+		} else {
+			se.Line--
+		}
+	}
+	return err
+}
