@@ -398,4 +398,3 @@ func cutNamespace(u string) (string, bool) {
 	}
 	return "", false
 }
-
