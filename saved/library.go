@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +92,27 @@ type Env struct {
 	// Tier returns the tier of the function name ("ns.fn") the principal
 	// may call, or false when there is none.
 	Tier func(name string) (catalog.Tier, bool)
+	// ReadOnly: the principal may call READ-ONLY saved functions only
+	// (codemode's execute_readonly_code); the others are not listed, and
+	// calling one is refused.
+	ReadOnly bool
+}
+
+// NewEnv returns the Env of owner, who may call the functions of tiers
+// (qualified name → tier).
+func NewEnv(owner string, tiers map[string]catalog.Tier, readOnly bool) Env {
+	env := Env{Owner: owner, ReadOnly: readOnly, Tier: func(name string) (catalog.Tier, bool) {
+		t, ok := tiers[name]
+		return t, ok
+	}}
+	seen := map[string]bool{}
+	for name := range tiers {
+		if ns, _, ok := strings.Cut(name, "."); ok && !seen[ns] {
+			seen[ns] = true
+			env.Namespaces = append(env.Namespaces, ns)
+		}
+	}
+	return env
 }
 
 // Draft is what is saved.
@@ -336,6 +358,9 @@ func (l *Library) Subprogram(ctx context.Context, env Env, name string, args jso
 	f, err := l.Get(ctx, env.Owner, name, 0)
 	if err != nil {
 		return nil, err
+	}
+	if env.ReadOnly && f.Tier != catalog.ReadOnly {
+		return nil, catalog.NotFound("saved.%s is %s: this tool runs READ-ONLY saved functions only; call it from execute_code", name, f.Tier)
 	}
 	if err := l.stillValid(ctx, env, f); err != nil {
 		return nil, err
