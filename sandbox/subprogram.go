@@ -328,11 +328,16 @@ func CompileSubprogram(ns, key, code string, maxCodeBytes int) error {
 	_, err := compile(source{key: sourceKey("\x00sub\x00"+key, ts), ts: ts, file: subFile(key)}, maxCodeBytes+len(ts)-len(code))
 	var se *Error
 	if errors.As(err, &se) && se.Line > 0 {
-		if se.Line == 1 {
+		lines := strings.Split(code, "\n")
+		switch {
+		case se.Line == 1:
 			se.Line, se.Column = 1, 1
-		} else {
+		case se.Line-1 > len(lines): // in the wrapper's end: past the last line
+			se.Line, se.Column = len(lines), len(lines[len(lines)-1])+1
+		default:
 			se.Line--
 		}
+		se.Source = strings.TrimRight(lines[se.Line-1], "\r")
 	}
 	return err
 }

@@ -73,7 +73,7 @@ func (l *Library) Save(ctx context.Context, env Env, d Draft) (*Function, error)
 		}
 		tier, uses = l.derive(ctx, env, d.Name, d.Code, add)
 	}
-	if len(issues) == 0 {
+	if len(d.Input) > 0 && len(d.Input) <= l.lim.MaxSchemaBytes && len(d.Output) <= l.lim.MaxSchemaBytes {
 		// The schemas, through the same checker a call uses.
 		f := &Function{Name: d.Name, Description: d.Description, Tier: tier, Input: d.Input, Output: d.Output}
 		if _, err := l.checker(f); err != nil {
