@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/saved"
 )
 
@@ -141,4 +142,40 @@ func value(res *mcp.CallToolResult) string {
 		t = t[i+len("Result:"):]
 	}
 	return strings.TrimSpace(t)
+}
+
+// The official TypeScript SDK client saves a function, calls it with bad
+// and good arguments (the deleting call asks once, naming it), lists its
+// versions and removes it, in one connection over Streamable HTTP.
+func TestSavedFunctionsTypeScriptClient(t *testing.T) {
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.Saved = saved.New(nil) })
+	b.add("alice", "Spa", "cancelled")
+	b.add("alice", "Imola", "planned")
+	got := tsclienttest.RunApproval(t, t.Context(), ts.URL, ts.token("alice"), "accept",
+		saveCancelledCleanup,
+		`return await saved.cleanup({ state: "cancelled" })`,
+		`return await saved.cleanup({ status: "cancelled" })`,
+		strings.Replace(saveCancelledCleanup, "returns how many", "returns how many, again", 1),
+		`return (await codemode.savedHistory("cleanup")).map(f => f.version)`,
+		`await codemode.removeSaved("cleanup"); return (await codemode.saved()).functions.length`,
+	)
+	c := got.Calls
+	if c[0].IsError || !strings.Contains(c[0].Text, "saved.cleanup") {
+		t.Fatalf("save: %s", got)
+	}
+	if !c[1].IsError || !strings.Contains(c[1].Text, "status") {
+		t.Fatalf("bad arguments: %+v", c[1])
+	}
+	if c[2].IsError || string(c[2].Result.Result) != "1" {
+		t.Fatalf("call: %+v", c[2])
+	}
+	if len(got.Asked) != 1 || !strings.Contains(got.Asked[0], "races.deleteRace (MUTATING), called by saved.cleanup version 1") {
+		t.Fatalf("asked %q", got.Asked)
+	}
+	if string(c[4].Result.Result) != "[1,2]" || string(c[5].Result.Result) != "0" {
+		t.Fatalf("versions %s, after removal %s", c[4].Result.Result, c[5].Result.Result)
+	}
+	if d := b.deleted("alice"); len(d) != 1 {
+		t.Fatalf("deleted %v", d)
+	}
 }
