@@ -132,8 +132,12 @@ type Draft struct {
 
 // Function is one version of a saved function.
 type Function struct {
-	Name        string          `json:"name"`
-	Version     int             `json:"version"`
+	// Name is how it is called: saved.Name.
+	Name string `json:"name"`
+	// Version is 1 for the first save of the name, one more for each
+	// save after it.
+	Version int `json:"version"`
+	// Description, Code, Input and Output are what was saved.
 	Description string          `json:"description"`
 	Code        string          `json:"code"`
 	Input       json.RawMessage `json:"input"`
@@ -145,7 +149,8 @@ type Function struct {
 	// Published: every principal may call it.
 	Published bool `json:"published"`
 	// Mine is false for a published function of another owner.
-	Mine    bool      `json:"mine"`
+	Mine bool `json:"mine"`
+	// Created is when this version was saved.
 	Created time.Time `json:"created"`
 
 	owner string
@@ -324,6 +329,21 @@ func (l *Library) checker(f *Function) (*catalog.Catalog, error) {
 	if c != nil {
 		return c, nil
 	}
+	c, err := newChecker(f)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	if len(l.cats) >= 4096 {
+		clear(l.cats)
+	}
+	l.cats[k] = c
+	l.mu.Unlock()
+	return c, nil
+}
+
+// newChecker makes the catalog checker returns.
+func newChecker(f *Function) (*catalog.Catalog, error) {
 	c, err := catalog.New(Namespace, &catalog.Options{AllowAnonymous: true})
 	if err != nil {
 		return nil, err
@@ -341,12 +361,6 @@ func (l *Library) checker(f *Function) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.mu.Lock()
-	if len(l.cats) >= 4096 {
-		clear(l.cats)
-	}
-	l.cats[k] = c
-	l.mu.Unlock()
 	return c, nil
 }
 

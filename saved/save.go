@@ -75,9 +75,9 @@ func (l *Library) Save(ctx context.Context, env Env, d Draft) (*Function, error)
 	}
 	if len(d.Input) > 0 && len(d.Input) <= l.lim.MaxSchemaBytes && len(d.Output) <= l.lim.MaxSchemaBytes {
 		// The schemas, through the same checker a call uses.
-		f := &Function{Name: d.Name, Description: d.Description, Tier: tier, Input: d.Input, Output: d.Output}
-		if _, err := l.checker(f); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "catalog: "+d.Name+": ")
+		f := &Function{Name: "f", Description: d.Description, Tier: tier, Input: d.Input, Output: d.Output}
+		if _, err := newChecker(f); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "catalog: f: ")
 			path := "input"
 			if rest, ok := strings.CutPrefix(msg, "output schema: "); ok {
 				path, msg = "output", rest
@@ -123,7 +123,7 @@ func (l *Library) checkName(ctx context.Context, env Env, name string, add func(
 		return
 	}
 	if err := jsident.Check(name); err != nil {
-		add("name", "Not a JavaScript identifier (%v): use letters, digits, _ and $, starting with a letter, such as weeklyReview", err)
+		add("name", "%v: choose one such as weeklyReview", err)
 		return
 	}
 	p, err := l.store.Published(ctx, name, 0)
