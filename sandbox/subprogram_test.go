@@ -59,6 +59,7 @@ func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 			"boom":  "const x = 1;\n  null.f;\nreturn x;",
 			"loop":  "return await saved.loop({});",
 			"dry":   "return 1;",
+			"typed": "const x: any = null;\nconst y: number = 2;\n  x.f;\nreturn y;",
 		})
 		res := mustRun(t, sb, `const r = await db.get({n: 0}); return [await saved.twice({ n: 3 }), await saved.outer({ n: 4 })];`, h)
 		if !jsonEqual(t, res.Value, `[{"got":3,"double":6},9]`) {
@@ -77,6 +78,12 @@ func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 		_ = json.Unmarshal(res.Value, &msg)
 		if !strings.HasPrefix(msg, "in saved.boom version 1, line 2 column ") {
 			t.Fatalf("error %q does not name the function and its line", msg)
+		}
+
+		res = mustRun(t, sb, `try { await saved.typed({}) } catch (e) { return e.message }`, h)
+		_ = json.Unmarshal(res.Value, &msg)
+		if !strings.HasPrefix(msg, "in saved.typed version 1, line 3 column ") {
+			t.Fatalf("TypeScript error %q does not name its line", msg)
 		}
 
 		res = mustRun(t, sb, `try { await saved.loop({}) } catch (e) { return e.message }`, h)
