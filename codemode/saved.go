@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/saved"
@@ -17,6 +18,10 @@ import (
 // per-execution budget of free calls, when there is one, applies to
 // them). The host calls of saved code pass through the execution's chain
 // like the script's own, carrying sandbox.CallPosition.From.
+
+// savedStoreTimeout bounds listing saved functions where no request
+// context reaches (binding, discovery).
+const savedStoreTimeout = 5 * time.Second
 
 // savedBinding is the saved functions an execution bound, listed once.
 type savedBinding struct {
@@ -40,8 +45,10 @@ func (h *execHost) bindSaved(fns map[string][]string) {
 		return
 	}
 	h.saved.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
+		defer cancel()
 		var err error
-		if h.saved.names, err = h.s.opts.Saved.Names(context.Background(), h.savedEnv()); err != nil {
+		if h.saved.names, err = h.s.opts.Saved.Names(ctx, h.savedEnv()); err != nil {
 			h.s.logger.Error("codemode: listing saved functions failed", "err", err)
 		}
 	})
@@ -77,5 +84,7 @@ func (h *execHost) savedDiscover(fn string, args json.RawMessage, catalogAnswer 
 	if len(h.SubprogramNamespaces()) == 0 {
 		return catalogAnswer(args)
 	}
-	return h.s.opts.Saved.Discover(context.Background(), h.savedEnv(), fn, args, catalogAnswer)
+	ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
+	defer cancel()
+	return h.s.opts.Saved.Discover(ctx, h.savedEnv(), fn, args, catalogAnswer)
 }

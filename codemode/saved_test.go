@@ -179,3 +179,33 @@ func TestSavedFunctionsTypeScriptClient(t *testing.T) {
 		t.Fatalf("deleted %v", d)
 	}
 }
+
+// execute_readonly_code binds only READ-ONLY saved functions and does not
+// save or remove.
+func TestSavedFunctionsInTheReadOnlyTool(t *testing.T) {
+	ts, b := startApprovals(t, func(o *codemode.Options) { o.Saved = saved.New(nil); o.ReadOnlyTool = true })
+	b.add("alice", "Spa", "cancelled")
+	cs := ts.connectAt(t, ts.token("alice"), "2026-07-28", nil)
+	if res := run(t, cs, saveCancelledCleanup); res.IsError {
+		t.Fatal(text(res))
+	}
+	if res := run(t, cs, `return await codemode.save({ name: "count", description: "Counts races.", code: "return (await races.listRaces({})).length", input: { type: "object", properties: {} } })`); res.IsError {
+		t.Fatal(text(res))
+	}
+	ro := func(code string) *mcp.CallToolResult {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ReadOnlyToolName, Arguments: map[string]any{"code": code}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := ro(`return await saved.count({})`); res.IsError || value(res) != "1" {
+		t.Fatalf("read-only saved function: %s", text(res))
+	}
+	if res := ro(`return await saved.cleanup({ status: "cancelled" })`); !res.IsError || len(b.deleted("alice")) != 0 {
+		t.Fatalf("MUTATING saved function in the read-only tool: %s", text(res))
+	}
+	if res := ro(`return await codemode.save({ name: "x", description: "x", code: "return 1", input: { type: "object" } })`); !res.IsError || !strings.Contains(text(res), "read-only tool") {
+		t.Fatalf("save in the read-only tool: %s", text(res))
+	}
+}

@@ -49,6 +49,9 @@ func (l *Library) ScriptCall(ctx context.Context, env Env, fn string, args json.
 		}
 		return strings.TrimPrefix(s, Namespace+"."), nil
 	}
+	if env.ReadOnly && (fn == "save" || fn == "removeSaved") {
+		return nil, false, catalog.Invalid("codemode.%s changes your saved functions, which this read-only tool does not do; call it from execute_code", fn)
+	}
 	switch fn {
 	case "save":
 		var d Draft
