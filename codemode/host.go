@@ -143,6 +143,9 @@ func (h *execHost) auditLink(next catalog.CallFunc) catalog.CallFunc {
 		ev.Time = start
 		ev.Function = name
 		ev.Tier = h.tiers[name].String()
+		if pos, ok := sandbox.PositionOf(ctx); ok {
+			ev.From = pos.From
+		}
 		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
 		ev.Duration = time.Since(start)
 		ev.ResultBytes = len(out)

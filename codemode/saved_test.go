@@ -60,6 +60,15 @@ func TestSavedFunctionsEndToEnd(t *testing.T) {
 			if got := b.deleted("alice"); len(got) != 2 {
 				t.Fatalf("deleted %v", got)
 			}
+			from := 0
+			for _, ev := range ts.audit.all() {
+				if ev.Function == "races.deleteRace" && ev.From == "saved.cleanup version 1" {
+					from++
+				}
+			}
+			if from != 2 {
+				t.Fatalf("%d audited deletions name saved.cleanup, want 2", from)
+			}
 
 			// Bob cannot see or call it: the same answer as a missing name.
 			bob := ts.connectAt(t, ts.token("bob"), rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
