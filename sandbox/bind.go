@@ -207,7 +207,8 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
-		pos := CallPosition{Index: e.made, Answered: e.answered, From: e.callerSub()}
+		from, subSite := e.callerSub()
+		pos := CallPosition{Index: e.made, Answered: e.answered, From: from}
 		e.made++
 		pv := vm.ToValue(promise)
 		if e.promiseFrom == nil {
@@ -221,7 +222,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0)}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0), subSite: subSite}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}

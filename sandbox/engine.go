@@ -102,6 +102,7 @@ type pendingCall struct {
 	origin          string     // see callSiteOrigin
 	index           int        // CallPosition.Index
 	args            goja.Value // the script's argument, for resultArgsWarning
+	subSite         string     // "    at sub:KEY:L:C\n" when a sub-program made the call
 }
 
 // execution is the state of one run of runScript. Everything except the

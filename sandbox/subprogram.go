@@ -295,21 +295,23 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 }
 
 // callerSub returns the label of the sub-program whose code is running
-// (the innermost frame of the current stack), or "".
-func (e *execution) callerSub() string {
+// (the innermost frame of the current stack) and that frame as a stack
+// line, or "" and "".
+func (e *execution) callerSub() (label, site string) {
 	if len(e.sub.labels) == 0 {
-		return ""
+		return "", ""
 	}
 	for _, f := range e.vm.CaptureCallStack(4, nil) {
 		n := f.SrcName()
 		if n == sourceName {
-			return ""
+			return "", ""
 		}
 		if label, ok := e.sub.labels[n]; ok {
-			return label
+			p := f.Position()
+			return label, "    at " + n + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column) + "\n"
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // CompileSubprogram compiles code as a call of a sub-program of

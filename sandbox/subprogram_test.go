@@ -48,7 +48,11 @@ func (h *subHost) Call(ctx context.Context, name string, args json.RawMessage) (
 }
 
 func newSubHost(code map[string]string) *subHost {
-	return &subHost{funcHost: echoHost("db.get"), code: code}
+	h := &subHost{funcHost: echoHost("db.get"), code: code}
+	h.funcs["db.fail"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("db.fail refused")
+	}
+	return h
 }
 
 func TestSubprogramRunsInsideTheExecution(t *testing.T) {
@@ -59,6 +63,7 @@ func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 			"boom":  "const x = 1;\n  null.f;\nreturn x;",
 			"loop":  "return await saved.loop({});",
 			"dry":   "return 1;",
+			"bad":   "const a = 1;\nawait db.fail({ a });\nreturn a;",
 			"typed": "const x: any = null;\nconst y: number = 2;\n  x.f;\nreturn y;",
 		})
 		res := mustRun(t, sb, `const r = await db.get({n: 0}); return [await saved.twice({ n: 3 }), await saved.outer({ n: 4 })];`, h)
@@ -78,6 +83,12 @@ func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 		_ = json.Unmarshal(res.Value, &msg)
 		if !strings.HasPrefix(msg, "in saved.boom version 1, line 2 column ") {
 			t.Fatalf("error %q does not name the function and its line", msg)
+		}
+
+		res = mustRun(t, sb, `try { await saved.bad({}) } catch (e) { return e.message }`, h)
+		_ = json.Unmarshal(res.Value, &msg)
+		if !strings.HasPrefix(msg, "in saved.bad version 1, line 2 column ") || !strings.Contains(msg, "db.fail refused") {
+			t.Fatalf("a failed host call inside: %q", msg)
 		}
 
 		res = mustRun(t, sb, `try { await saved.typed({}) } catch (e) { return e.message }`, h)
