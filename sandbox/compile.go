@@ -60,6 +60,10 @@ type compiled struct {
 	// file is the name goja's stack frames give the program; "" is
 	// sourceName.
 	file string
+	// shapeOnce and shapeErr hold a sub-program's shape check
+	// (subShape).
+	shapeOnce sync.Once
+	shapeErr  error
 }
 
 // fileName is the name goja's stack frames give the program.

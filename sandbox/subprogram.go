@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 )
 
 // MaxSubprogramDepth bounds how deeply sub-programs may call each other:
@@ -239,6 +241,9 @@ func (e *execution) subProgram(ns string, sp *Subprogram) (goja.Callable, *compi
 	ts := subWrap(ns, sp.Code)
 	file := subFile(sp.Key)
 	c, err := compile(source{key: sourceKey("\x00sub\x00"+sp.Key, ts), ts: ts, file: file}, e.lim.MaxCodeBytes+len(ts)-len(sp.Code))
+	if err == nil {
+		err = c.subShape()
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s does not compile: %v", sp.Label, err)
 	}
@@ -327,7 +332,10 @@ func CompileSubprogram(ns, key, code string, maxCodeBytes int) error {
 		return err
 	}
 	ts := subWrap(ns, code)
-	_, err := compile(source{key: sourceKey("\x00sub\x00"+key, ts), ts: ts, file: subFile(key)}, maxCodeBytes+len(ts)-len(code))
+	c, err := compile(source{key: sourceKey("\x00sub\x00"+key, ts), ts: ts, file: subFile(key)}, maxCodeBytes+len(ts)-len(code))
+	if err == nil {
+		err = c.subShape()
+	}
 	var se *Error
 	if errors.As(err, &se) && se.Line > 0 {
 		lines := strings.Split(code, "\n")
@@ -342,4 +350,51 @@ func CompileSubprogram(ns, key, code string, maxCodeBytes int) error {
 		se.Source = strings.TrimRight(lines[se.Line-1], "\r")
 	}
 	return err
+}
+
+// subShape checks that a compiled sub-program is the one function subWrap
+// makes: code that closed its braces early would run outside the
+// function, its error annotation and its nesting bound. The check parses
+// the program once per compilation.
+func (c *compiled) subShape() error {
+	c.shapeOnce.Do(func() {
+		c.shapeErr = &Error{Kind: KindSyntax, Message: "the code closes more braces than it opens: it must be the body of one function"}
+		prog, err := parser.ParseFile(nil, "", c.js, 0, parser.WithDisableSourceMaps)
+		if err != nil {
+			return
+		}
+		for _, st := range prog.Body {
+			es, ok := st.(*ast.ExpressionStatement)
+			if !ok {
+				continue // esbuild's helpers
+			}
+			call, ok := es.Expression.(*ast.CallExpression)
+			if !ok {
+				continue
+			}
+			outer, ok := call.Callee.(*ast.ArrowFunctionLiteral)
+			if !ok {
+				return
+			}
+			body, ok := outer.Body.(*ast.BlockStatement)
+			if !ok || len(body.List) != 1 {
+				return
+			}
+			ret, ok := body.List[0].(*ast.ReturnStatement)
+			if !ok {
+				return
+			}
+			inner, ok := ret.Argument.(*ast.ArrowFunctionLiteral)
+			if !ok {
+				return
+			}
+			if ib, ok := inner.Body.(*ast.BlockStatement); ok && len(ib.List) == 1 {
+				if _, ok := ib.List[0].(*ast.TryStatement); ok {
+					c.shapeErr = nil
+				}
+			}
+			return
+		}
+	})
+	return c.shapeErr
 }

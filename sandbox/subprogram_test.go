@@ -58,13 +58,14 @@ func newSubHost(code map[string]string) *subHost {
 func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
 		h := newSubHost(map[string]string{
-			"twice": "const r = await db.get({ n: input.n });\nreturn { got: r.args.n, double: input.n * 2 };",
-			"outer": "const a = await saved.twice({ n: input.n });\nreturn a.double + 1;",
-			"boom":  "const x = 1;\n  null.f;\nreturn x;",
-			"loop":  "return await saved.loop({});",
-			"dry":   "return 1;",
-			"bad":   "const a = 1;\nawait db.fail({ a });\nreturn a;",
-			"typed": "const x: any = null;\nconst y: number = 2;\n  x.f;\nreturn y;",
+			"twice":  "const r = await db.get({ n: input.n });\nreturn { got: r.args.n, double: input.n * 2 };",
+			"outer":  "const a = await saved.twice({ n: input.n });\nreturn a.double + 1;",
+			"boom":   "const x = 1;\n  null.f;\nreturn x;",
+			"loop":   "return await saved.loop({});",
+			"dry":    "return 1;",
+			"escape": "return 1 } catch (e) {} finally { globalThis.x = 1 }\n  try {",
+			"bad":    "const a = 1;\nawait db.fail({ a });\nreturn a;",
+			"typed":  "const x: any = null;\nconst y: number = 2;\n  x.f;\nreturn y;",
 		})
 		res := mustRun(t, sb, `const r = await db.get({n: 0}); return [await saved.twice({ n: 3 }), await saved.outer({ n: 4 })];`, h)
 		if !jsonEqual(t, res.Value, `[{"got":3,"double":6},9]`) {
@@ -83,6 +84,12 @@ func TestSubprogramRunsInsideTheExecution(t *testing.T) {
 		_ = json.Unmarshal(res.Value, &msg)
 		if !strings.HasPrefix(msg, "in saved.boom version 1, line 2 column ") {
 			t.Fatalf("error %q does not name the function and its line", msg)
+		}
+
+		res = mustRun(t, sb, `try { await saved.escape({}) } catch (e) { return e.message + " " + typeof globalThis.x }`, h)
+		_ = json.Unmarshal(res.Value, &msg)
+		if !strings.Contains(msg, "closes more braces than it opens") || !strings.HasSuffix(msg, "undefined") {
+			t.Fatalf("escaping code: %q", msg)
 		}
 
 		res = mustRun(t, sb, `try { await saved.bad({}) } catch (e) { return e.message }`, h)

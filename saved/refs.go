@@ -20,7 +20,7 @@ import (
 // which make its tier unknowable.
 func references(code string, nss map[string]bool) (refs, bare []string, err error) {
 	res := api.Transform("async function __saved(input) {\n"+code+"\n}", api.TransformOptions{
-		Loader: api.LoaderTS, Target: api.ES2017, LogLevel: api.LogLevelSilent,
+		Loader: api.LoaderTS, Target: api.ESNext, LogLevel: api.LogLevelSilent, Supported: lowered,
 	})
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%s", res.Errors[0].Text)
@@ -40,6 +40,14 @@ func references(code string, nss map[string]bool) (refs, bare []string, err erro
 	slices.Sort(refs)
 	slices.Sort(bare)
 	return refs, bare, nil
+}
+
+// lowered is what esbuild lowers for goja's parser, as the sandbox's
+// compiler does (its helpers land outside the function, harmlessly).
+var lowered = map[string]bool{
+	"async-generator": false, "for-await": false, "using": false, "top-level-await": false,
+	"decorators": false, "dynamic-import": false, "import-meta": false,
+	"regexp-match-indices": false, "regexp-set-notation": false, "regexp-unicode-property-escapes": false,
 }
 
 type refWalker struct {

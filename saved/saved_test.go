@@ -71,6 +71,7 @@ func TestTierIsDerivedFromWhatTheCodeCalls(t *testing.T) {
 		uses string
 	}{
 		{"return 1", catalog.ReadOnly, ""},
+		{"const a = { ...input, b: 1 };\nfor await (const x of [1]) a.b += x;\nreturn a?.b ?? 0", catalog.ReadOnly, ""},
 		{"return await lab.listSessions({})", catalog.ReadOnly, "lab.listSessions"},
 		{"await lab.listSessions({}); return lab['createNote']({ text: input.trackName })", catalog.Creative, "lab.createNote,lab.listSessions"},
 		{"const s: any[] = await lab.listSessions({});\nfor (const x of s) await lab.deleteSession({ id: x.id });", catalog.Mutating, "lab.deleteSession,lab.listSessions"},
@@ -84,13 +85,13 @@ func TestTierIsDerivedFromWhatTheCodeCalls(t *testing.T) {
 			t.Errorf("%q: tier %v uses %v, want %v %s", c.code, f.Tier, f.Uses, c.tier, c.uses)
 		}
 	}
-	for _, bad := range []string{"return lab.nope({})", "const ns = lab; return ns.deleteSession({})"} {
+	for _, bad := range []string{"return lab.nope({})", "const ns = lab; return ns.deleteSession({})", "return 1 }; globalThis.x = 1; async function y() {"} {
 		if _, err := l.Save(ctx, env("ann"), draft("bad", bad)); err == nil {
 			t.Errorf("%q saved", bad)
 		}
 	}
 	// Calling another saved function takes its tier.
-	f, err := l.Save(ctx, env("ann"), draft("outer", "return saved.fd({ trackName: 'x' })"))
+	f, err := l.Save(ctx, env("ann"), draft("outer", "return saved.fe({ trackName: 'x' })"))
 	if err != nil || f.Tier != catalog.Mutating {
 		t.Fatalf("outer: %v %v", f, err)
 	}
