@@ -289,7 +289,7 @@ func (r *approvalRun) ask(fn string, tier catalog.Tier, pos sandbox.CallPosition
 	if len(r.pending) == 0 {
 		r.answered = pos.Answered
 	}
-	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon}, Tier: tier, Index: index})
+	r.pending = append(r.pending, pendingCall{approvedCall: approvedCall{Fn: fn, Args: canon, From: pos.From}, Tier: tier, Index: index})
 	r.mu.Unlock()
 	return decision{err: errApprovalPending{name: fn}}
 }

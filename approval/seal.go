@@ -13,6 +13,10 @@ import (
 type approvedCall struct {
 	Fn   string          `json:"fn"`
 	Args json.RawMessage `json:"args"`
+	// From is the sub-program that made the call
+	// (sandbox.CallPosition.From), such as "saved.weeklyReview version
+	// 3"; "" for the script itself. The question names it.
+	From string `json:"from,omitempty"`
 }
 
 // approvalState is what an input-required result's request state carries,

@@ -89,7 +89,11 @@ func approvalMessage(who, ns string, pending []pendingCall, made []Write, perFun
 	}
 	var fns []string
 	for i, p := range pending {
-		fmt.Fprintf(&b, "%d. %s (%s)\n", i+1, p.Fn, p.Tier)
+		fmt.Fprintf(&b, "%d. %s (%s)", i+1, p.Fn, p.Tier)
+		if p.From != "" {
+			fmt.Fprintf(&b, ", called by %s", p.From)
+		}
+		b.WriteString("\n")
 		lines := readableArgs(p.Args)
 		if len(lines) == 0 {
 			b.WriteString("   (no arguments)\n")

@@ -44,6 +44,9 @@ type AuditEvent struct {
 	// Function and Tier are set on FunctionCalled events.
 	Function string `json:"function,omitempty"`
 	Tier     string `json:"tier,omitempty"`
+	// From names the saved function whose code made the call
+	// ("saved.weeklyReview version 3"); empty for the script's own calls.
+	From string `json:"from,omitempty"`
 	// Args describes the call's arguments as configured by Options.Audit.Args:
 	// a map from key to JSON size by default, the JSON itself with
 	// AuditArgValues, nil with AuditArgsNone.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/discover"
+	"github.com/brakinglab/codemode-go/saved"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) describeTool(v *view, readOnly bool, sibling string, example st
 		MaxOutput:    int64(lim.MaxOutputBytes),
 		Example:      strings.TrimSpace(example),
 		Declarations: strings.TrimSpace(decls),
-		Charts:       "declare namespace " + DiscoveryNamespace + " {\n" + chartrun.Declaration + "\n}",
+		Charts:       "declare namespace " + DiscoveryNamespace + " {\n" + chartrun.Declaration + s.savedText("\n"+saved.ScriptDeclarations) + "\n}" + s.savedText(saved.DescriptionNote),
 	}
 	mode := s.opts.Discovery
 	if mode != DiscoveryIndex {
@@ -43,7 +44,7 @@ func (s *Server) describeTool(v *view, readOnly bool, sibling string, example st
 	}
 	d.Declarations = strings.Join(pre, "\n")
 	d.Index = s.index(v, fns)
-	d.Discovery = discoveryDeclarations(strings.Join(nss, ", "))
+	d.Discovery = s.discoveryDeclarations(strings.Join(nss, ", "))
 	d.Count = len(fns)
 	out, err := d.Render()
 	return out, DiscoveryIndex, err

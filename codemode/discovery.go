@@ -9,6 +9,7 @@ import (
 	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/declres"
 	"github.com/brakinglab/codemode-go/internal/discover"
+	"github.com/brakinglab/codemode-go/saved"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -113,9 +114,10 @@ func (t discTool) Declare(ids []string) (string, error) {
 }
 
 // discoveryDeclarations declares the discovery namespace for the model,
-// with chart among its free functions.
-func discoveryDeclarations(ns string) string {
-	return discover.Declarations(ns, chartrun.Declaration)
+// with chart (and the saved functions' management) among its free
+// functions.
+func (s *Server) discoveryDeclarations(ns string) string {
+	return discover.Declarations(ns, chartrun.Declaration+s.savedText("\n"+saved.ScriptDeclarations))
 }
 
 // index lists fns for the index-mode description: one line per function

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/saved"
 )
 
 // execHost adapts the catalog to sandbox.Host for one execution: it binds
@@ -32,6 +34,7 @@ type execHost struct {
 	call      catalog.CallFunc // the links a call passes through (chain)
 	start     time.Time        // the execution's start, for its audit event
 
+	saved  savedBinding    // the saved functions bound, once listed
 	disc   discover.Budget // this execution's discovery budget
 	charts *chartrun.Run   // what codemode.chart added in the current run
 	apps   bool            // the client declared the MCP Apps extension
@@ -45,6 +48,7 @@ func (h *execHost) Functions() map[string][]string {
 		out[ns] = names
 	}
 	out[DiscoveryNamespace] = []string{"chart", "describe", "progress", "search"}
+	h.bindSaved(out)
 	return out
 }
 
@@ -59,6 +63,10 @@ func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	if name == DiscoveryNamespace+".chart" {
 		return h.scriptChart(ctx, args)
+	}
+	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && len(h.SubprogramNamespaces()) > 0 && slices.Contains(saved.ScriptFunctions, fn) {
+		out, _, err := h.s.opts.Saved.ScriptCall(ctx, h.savedEnv(), fn, args)
+		return out, err
 	}
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
 		// Discovery needs no scope: it shows only what this tool binds.
@@ -135,6 +143,9 @@ func (h *execHost) auditLink(next catalog.CallFunc) catalog.CallFunc {
 		ev.Time = start
 		ev.Function = name
 		ev.Tier = h.tiers[name].String()
+		if pos, ok := sandbox.PositionOf(ctx); ok {
+			ev.From = pos.From
+		}
 		ev.Args = auditArgs(h.s.opts.Audit.Args, args)
 		ev.Duration = time.Since(start)
 		ev.ResultBytes = len(out)

@@ -11,6 +11,7 @@ import (
 	"github.com/brakinglab/codemode-go/chart"
 	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/saved"
 )
 
 // Defaults used for zero fields of [Options].
@@ -113,6 +114,12 @@ type Options struct {
 	// can auto-approve queries while execute_code (and so every mutation)
 	// still asks the user. Off by default.
 	ReadOnlyTool bool
+	// Saved, if set, offers saved functions (package
+	// [github.com/brakinglab/codemode-go/saved]): scripts save code that
+	// worked with codemode.save and call it as saved.name(input) in later
+	// executions, as the caller, inside the caller's execution. Nil means
+	// none.
+	Saved *saved.Library
 	// Approvals says which calls wait for the user's approval (through
 	// MCP elicitation) before they run, and seals the approvals. The zero
 	// value asks for none, unless a catalog.Func requires it.

@@ -23,6 +23,12 @@ import (
 func (e *execution) bindHost() error {
 	vm := e.vm
 	free := freeNamespaces(e.host)
+	sub := map[string]bool{}
+	if sh, ok := e.host.(SubprogramHost); ok {
+		for _, ns := range sh.SubprogramNamespaces() {
+			sub[ns] = true
+		}
+	}
 	for ns, names := range e.host.Functions() {
 		if !jsident.Valid(ns) {
 			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q is not a JavaScript identifier", ns)}
@@ -30,46 +36,64 @@ func (e *execution) bindHost() error {
 		if vm.GlobalObject().Get(ns) != nil {
 			return &Error{Kind: KindInternal, Message: fmt.Sprintf("host namespace %q would replace a JavaScript global; choose another name", ns)}
 		}
-		target := vm.NewObject()
-		sorted := append([]string(nil), names...)
-		sort.Strings(sorted)
-		sorted = slices.Compact(sorted)
-		for _, name := range sorted {
-			native := e.hostFunc
-			if free[ns] {
-				native = e.freeFunc
-			}
-			fn := vm.ToValue(native(ns + "." + name)).ToObject(vm)
-			if err := nameFunction(vm, fn, name); err != nil {
-				return err
-			}
-			if err := target.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-				return err
-			}
+		native := e.hostFunc
+		if free[ns] {
+			native = e.freeFunc
 		}
-		nsName := ns
-		proxy := vm.NewProxy(target, &goja.ProxyTrapConfig{
-			Get: func(t *goja.Object, prop string, receiver goja.Value) goja.Value {
-				if v := t.Get(prop); v != nil {
-					return v
-				}
-				switch prop {
-				case "then", "toJSON", "constructor", "inspect", "length":
-					return goja.Undefined()
-				}
-				e.throwTypeError("%s", e.unknownFunction(nsName, prop, sorted))
-				return nil
-			},
-			Set: func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
-			DeleteProperty: func(*goja.Object, string) bool {
-				return false
-			},
-		})
+		var proxy goja.Value
+		var err error
+		if sub[ns] {
+			proxy, err = e.subNamespace(ns, 0)
+		} else {
+			proxy, err = e.namespaceObject(ns, names, native)
+		}
+		if err != nil {
+			return err
+		}
 		if err := vm.Set(ns, proxy); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// namespaceObject makes the object bound as namespace ns: one method per
+// name, made by native, behind a proxy so that a misspelled function
+// fails with a hint.
+func (e *execution) namespaceObject(ns string, names []string, native func(string) func(goja.FunctionCall) goja.Value) (goja.Value, error) {
+	vm := e.vm
+	target := vm.NewObject()
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	sorted = slices.Compact(sorted)
+	for _, name := range sorted {
+		fn := vm.ToValue(native(ns + "." + name)).ToObject(vm)
+		if err := nameFunction(vm, fn, name); err != nil {
+			return nil, err
+		}
+		if err := target.DefineDataProperty(name, fn, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return nil, err
+		}
+	}
+	nsName := ns
+	proxy := vm.NewProxy(target, &goja.ProxyTrapConfig{
+		Get: func(t *goja.Object, prop string, receiver goja.Value) goja.Value {
+			if v := t.Get(prop); v != nil {
+				return v
+			}
+			switch prop {
+			case "then", "toJSON", "constructor", "inspect", "length":
+				return goja.Undefined()
+			}
+			e.throwTypeError("%s", e.unknownFunction(nsName, prop, sorted))
+			return nil
+		},
+		Set: func(*goja.Object, string, goja.Value, goja.Value) bool { return false },
+		DeleteProperty: func(*goja.Object, string) bool {
+			return false
+		},
+	})
+	return vm.ToValue(proxy), nil
 }
 
 // unknownFunction explains ns.prop, which the namespace does not hold
@@ -183,7 +207,8 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			}
 			return vm.ToValue(promise)
 		}
-		pos := CallPosition{Index: e.made, Answered: e.answered}
+		from, subSite := e.callerSub()
+		pos := CallPosition{Index: e.made, Answered: e.answered, From: from}
 		e.made++
 		pv := vm.ToValue(promise)
 		if e.promiseFrom == nil {
@@ -197,7 +222,7 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 			// await: the frame that called it is gone.
 			origin = e.lastOrigin
 		}
-		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0)}
+		e.pending[id] = pendingCall{resolve: resolve, reject: reject, site: site, origin: origin, index: pos.Index, args: call.Argument(0), subSite: subSite}
 		if len(undef) > 0 {
 			e.warnUndefined(name, site, undef)
 		}

@@ -61,9 +61,10 @@ func (e *execution) settle(r callResult) error {
 	e.warnResultArgs(e.calls[r.id].Name, pc, r.err)
 	obj := e.hostError(r.err)
 	e.markCallError(obj)
-	if pc.site != "" {
-		// Point the error at the call, since it was made on the loop.
-		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+pc.site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if site := pc.site + pc.subSite; site != "" {
+		// Point the error at the call, since it was made on the loop; a
+		// sub-program's frame lets it name the line in its code.
+		_ = obj.DefineDataProperty("stack", e.vm.ToValue(errorMessage(obj)+"\n"+site), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	return pc.reject(obj)
 }

@@ -373,7 +373,7 @@ func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFun
 	}
 	hooks.spent = time.Since(start)
 	hooks.entropy = m.Entropy
-	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, explain: m.Explain, withhold: m.Withhold}, m.Limits, hooks)
+	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, sub: m.Sub, explain: m.Explain, withhold: m.Withhold}, m.Limits, hooks)
 	breached := stop()
 	done.Result = res
 	if err != nil {

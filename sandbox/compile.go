@@ -57,6 +57,21 @@ type compiled struct {
 	// redirects maps positions the esbuild path reports elsewhere
 	// (plainWalker.redirects).
 	redirects map[int]int
+	// file is the name goja's stack frames give the program; "" is
+	// sourceName.
+	file string
+	// shapeOnce and shapeErr hold a sub-program's shape check
+	// (subShape).
+	shapeOnce sync.Once
+	shapeErr  error
+}
+
+// fileName is the name goja's stack frames give the program.
+func fileName(file string) string {
+	if file == "" {
+		return sourceName
+	}
+	return file
 }
 
 // sourceMap returns the source map, making it on first use by running
@@ -88,6 +103,10 @@ type source struct {
 	ts        string
 	partition string   // the caller (RunOptions.Partition), for admission
 	entropy   *Entropy // RunOptions.Entropy: not part of the cache key
+	// file names the program in goja's stack frames; "" is sourceName.
+	// Sub-programs (subprogram.go) have names of their own, so a frame
+	// says which program it is in. It is part of key.
+	file string
 }
 
 // sourceKey is the cache key of ts run in partition: runs in different
@@ -140,7 +159,7 @@ func compile(src source, maxCodeBytes int) (*compiled, error) {
 	if c, ok := cache.get(src.key); ok && c.ts == src.ts {
 		return c, nil
 	}
-	if c := compileDirect(src.ts); c != nil {
+	if c := compileDirect(src.ts, src.file); c != nil {
 		c.key = src.key
 		cache.put(src.key, c)
 		return c, nil
@@ -154,7 +173,7 @@ func compile(src source, maxCodeBytes int) (*compiled, error) {
 			"the program transpiles to %d bytes of JavaScript, over the %d-byte limit (deeply nested blocks or generated code grow it). Write flatter code: loops and functions instead of repeated or nested blocks.",
 			n, max)}
 	}
-	c.key, c.ts = src.key, src.ts
+	c.key, c.ts, c.file = src.key, src.ts, src.file
 	if err := c.compileJS(); err != nil {
 		var se *Error
 		if errors.As(err, &se) && se.Line > 0 {
@@ -252,7 +271,7 @@ func (c *compiled) compileJS() error {
 	// esbuild accepts some sloppy-mode code that goja, compiling in strict
 	// mode, refuses (a variable named let, octal literals, with): those
 	// are the model's syntax errors, mapped back to its TypeScript.
-	ast, err := parser.ParseFile(nil, sourceName, c.js, 0, parser.WithDisableSourceMaps)
+	ast, err := parser.ParseFile(nil, fileName(c.file), c.js, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		var list parser.ErrorList
 		if errors.As(err, &list) && len(list) > 0 {

@@ -42,7 +42,9 @@
 // the closest ones. A Host that is also an [Explainer] supplies its own
 // ranking of close functions and the argument object a function takes;
 // one that is a [Withholder] says why a function it has is not bound for
-// this execution, and where it is.
+// this execution, and where it is. A [SubprogramHost] binds namespaces of
+// sub-programs: named code it keeps (saved functions) that runs inside
+// the current execution, within its limits, compiled once per version.
 //
 // Every execution is bounded by [Limits]: wall-clock time, heap memory,
 // number of host calls, source size and output size. A breach ends the

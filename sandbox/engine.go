@@ -102,6 +102,7 @@ type pendingCall struct {
 	origin          string     // see callSiteOrigin
 	index           int        // CallPosition.Index
 	args            goja.Value // the script's argument, for resultArgsWarning
+	subSite         string     // "    at sub:KEY:L:C\n" when a sub-program made the call
 }
 
 // execution is the state of one run of runScript. Everything except the
@@ -129,6 +130,9 @@ type execution struct {
 	// refused counts calls refused for the call limit: a script that
 	// catches the refusal and calls again is looping (see hostFunc).
 	refused int
+
+	// sub holds the sub-programs this execution has run.
+	sub subState
 
 	// explained caches the host's answers to explain, per question.
 	explained map[string]string

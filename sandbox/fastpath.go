@@ -19,7 +19,7 @@ import (
 // not be: the caller then transpiles it as before. It never reports an
 // error: every failure (a syntax error, TypeScript syntax, a strict-mode
 // error) takes the esbuild path, which reports it as it always did.
-func compileDirect(ts string) *compiled {
+func compileDirect(ts, file string) *compiled {
 	// Line terminators other than \n and \r\n, and HTML-like comments,
 	// are rare and read differently by the two parsers' line counting or
 	// comment rules.
@@ -31,7 +31,7 @@ func compileDirect(ts string) *compiled {
 	}
 	js := wrapPrefix + ts + wrapSuffix
 	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
-	ast, err := parser.ParseFile(nil, sourceName, js, 0, parser.WithDisableSourceMaps)
+	ast, err := parser.ParseFile(nil, fileName(file), js, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func compileDirect(ts string) *compiled {
 		return nil
 	}
 	slices.Sort(w.anchors)
-	return &compiled{js: js, ts: ts, program: prog, lines: strings.Count(ts, "\n") + 1, direct: true, anchors: slices.Compact(w.anchors), redirects: w.redirects}
+	return &compiled{file: file, js: js, ts: ts, program: prog, lines: strings.Count(ts, "\n") + 1, direct: true, anchors: slices.Compact(w.anchors), redirects: w.redirects}
 }
 
 // typeHints are texts that nearly always mean TypeScript. Finding one

@@ -17,7 +17,7 @@ func loadPlainCoaching(b *testing.B) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if compileDirect(string(src)) == nil {
+	if compileDirect(string(src), "") == nil {
 		b.Fatal("coaching.js does not take the direct path")
 	}
 	return string(src)
@@ -75,7 +75,7 @@ func BenchmarkDirectRefused(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if compileDirect(c.src) != nil {
+				if compileDirect(c.src, "") != nil {
 					b.Fatal("the TypeScript coaching script took the direct path")
 				}
 			}

@@ -176,7 +176,7 @@ func TestFastPathDifferential(t *testing.T) {
 	direct, directGen := 0, 0
 	for name, src := range scripts {
 		names = append(names, name)
-		if compileDirect(src) != nil {
+		if compileDirect(src, "") != nil {
 			direct++
 			if generated[name] {
 				directGen++
@@ -192,7 +192,7 @@ func TestFastPathDifferential(t *testing.T) {
 	forEachMode(t, Limits{Timeout: 5 * time.Second}, func(t *testing.T, sb *Sandbox) {
 		for _, name := range names {
 			src := scripts[name]
-			if compileDirect(src) == nil {
+			if compileDirect(src, "") == nil {
 				continue // both runs would take the esbuild path
 			}
 			viaEsbuild := diffOutcome(sb, src+forceEsbuild, fixture)
@@ -225,7 +225,7 @@ func TestFastPathRefuses(t *testing.T) {
 		"return 1 <!-- 2",
 		"let s: string = 'a'",
 	} {
-		if compileDirect(src) != nil {
+		if compileDirect(src, "") != nil {
 			t.Errorf("%q takes the direct path", src)
 		}
 	}
@@ -236,7 +236,7 @@ func TestFastPathRefuses(t *testing.T) {
 		"const re = /<b>(.*?)<\\/b>/g; return 'a<b>x</b>'.replace(re, '$1')",
 		"rows.map(r => r.x); rows.map(r => r.y)",
 	} {
-		if compileDirect(src) == nil {
+		if compileDirect(src, "") == nil {
 			t.Errorf("%q takes the esbuild path", src)
 		}
 	}
@@ -359,7 +359,7 @@ func (g *gen) expr(depth int) string {
 // (goja's parser would read it, and /dev/zero never ends).
 func TestFastPathIgnoresSourceMapComments(t *testing.T) {
 	src := "return 1\n//# sourceMappingURL=file:///dev/zero"
-	if compileDirect(src) == nil {
+	if compileDirect(src, "") == nil {
 		t.Fatal("the script does not take the direct path, so this test proves nothing")
 	}
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {

@@ -30,6 +30,10 @@ type CallPosition struct {
 	// together (Promise.all, a loop without await), and none can depend
 	// on another's answer.
 	Answered int
+	// From is the Label of the sub-program (see [SubprogramHost]) whose
+	// code made the call, such as "saved.weeklyReview version 3", or ""
+	// when the script itself made it.
+	From string
 }
 
 // callPositionKey is the context key of a host call's CallPosition.
@@ -48,10 +52,15 @@ func PositionOf(ctx context.Context) (pos CallPosition, ok bool) {
 }
 
 // encodeCallName is how a worker sends a host call's name and position
-// to the parent in one field: name NUL index NUL answered. No function
-// name holds a NUL byte.
+// to the parent in one field: name NUL index NUL answered, then NUL from
+// when the call came from a sub-program. No function name holds a NUL
+// byte; a label may, and is last.
 func encodeCallName(name string, pos CallPosition) []byte {
-	return []byte(name + "\x00" + strconv.Itoa(pos.Index) + "\x00" + strconv.Itoa(pos.Answered))
+	a := name + "\x00" + strconv.Itoa(pos.Index) + "\x00" + strconv.Itoa(pos.Answered)
+	if pos.From != "" {
+		a += "\x00" + pos.From
+	}
+	return []byte(a)
 }
 
 // decodeCallName reverses encodeCallName; ok is false for a name sent
@@ -62,6 +71,7 @@ func decodeCallName(a []byte) (name string, pos CallPosition, ok bool) {
 		return string(a), CallPosition{}, false
 	}
 	i, n, found := strings.Cut(rest, "\x00")
+	n, pos.From, _ = strings.Cut(n, "\x00")
 	var err1, err2 error
 	pos.Index, err1 = strconv.Atoi(i)
 	pos.Answered, err2 = strconv.Atoi(n)

@@ -40,6 +40,9 @@ func (w *workerProc) run(ctx context.Context, p *pool, src source, host Host, li
 	if fh, ok := host.(FreeHost); ok {
 		msg.Free = fh.FreeNamespaces()
 	}
+	if sh, ok := host.(SubprogramHost); ok {
+		msg.Sub = sh.SubprogramNamespaces()
+	}
 	_, msg.Explain = host.(Explainer)
 	_, msg.Withhold = host.(Withholder)
 	req, merr := json.Marshal(msg)
@@ -189,6 +192,9 @@ func (w *workerProc) relayCall(ctx context.Context, p *pool, host Host, id uint6
 	ctx, sink := withWarnings(ctx)
 	res, explained := explainCall(host, name, args)
 	var err error
+	if !explained {
+		res, explained, err = subprogramCall(ctx, host, name, args)
+	}
 	if !explained {
 		res, err = callHost(ctx, host, name, args)
 	}

@@ -47,6 +47,7 @@ type execMsg struct {
 	Limits    Limits              `json:"limits"`
 	Functions map[string][]string `json:"functions"`
 	Free      []string            `json:"free,omitempty"`     // free namespaces (FreeHost)
+	Sub       []string            `json:"sub,omitempty"`      // sub-program namespaces (SubprogramHost)
 	Explain   bool                `json:"explain,omitempty"`  // the host is an Explainer
 	Withhold  bool                `json:"withhold,omitempty"` // the host is a Withholder
 	// Entropy is RunOptions.Entropy: record the clock and Math.random,

@@ -46,6 +46,7 @@ type relayHost struct {
 	loop  *childLoop
 	funcs map[string][]string
 	free  []string
+	sub   []string // sub-program namespaces (SubprogramHost)
 	// explain: the parent's host is an Explainer; withhold: a Withholder
 	// (see explainCall).
 	explain, withhold bool

@@ -17,9 +17,10 @@
 //			Page: &approval.Page{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
 //	}
 //
-// New creates four tables in the pool's default schema if they do not
-// exist, codemode_buckets, codemode_calls, codemode_approvals and
-// codemode_pending; every replica uses the same database. A limiter's buckets and the database clock are shared, so the
+// New creates six tables in the pool's default schema if they do not
+// exist, codemode_buckets, codemode_calls, codemode_approvals,
+// codemode_pending, codemode_saved_names and codemode_saved; every
+// replica uses the same database. A limiter's buckets and the database clock are shared, so the
 // budget holds whichever replica a request lands on.
 //
 // When the database cannot be reached, a limiter falls back to an
@@ -45,8 +46,8 @@
 //
 // Start at package codemode; this package only supplies its
 // [state.RateLimiter], [state.FailureLimiter],
-// [state.Cancellations], [state.SpentApprovals] and
-// [state.PendingApprovals].
+// [state.Cancellations], [state.SpentApprovals],
+// [state.PendingApprovals] and [state.SavedFunctions].
 package pgstate
 
 import (
@@ -147,6 +148,27 @@ CREATE TABLE IF NOT EXISTS codemode_pending (
 	state   bytea NOT NULL
 );
 CREATE INDEX IF NOT EXISTS codemode_pending_match ON codemode_pending (match, created DESC);
+CREATE TABLE IF NOT EXISTS codemode_saved_names (
+	owner     text NOT NULL,
+	name      text NOT NULL,
+	published boolean NOT NULL DEFAULT false,
+	PRIMARY KEY (owner, name)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS codemode_saved_published ON codemode_saved_names (name) WHERE published;
+CREATE TABLE IF NOT EXISTS codemode_saved (
+	owner       text NOT NULL,
+	name        text NOT NULL,
+	version     integer NOT NULL,
+	description text NOT NULL,
+	code        text NOT NULL,
+	input       bytea NOT NULL,
+	output      bytea,
+	tier        text NOT NULL,
+	uses        text[] NOT NULL,
+	created     timestamptz NOT NULL,
+	PRIMARY KEY (owner, name, version),
+	FOREIGN KEY (owner, name) REFERENCES codemode_saved_names (owner, name) ON DELETE CASCADE
+);
 `
 
 // migrationLock serialises New's CREATE statements between replicas that

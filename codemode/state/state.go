@@ -1,8 +1,9 @@
 // Package state holds the interfaces of the state a codemode Server
 // keeps between requests, so that replicas behind a load balancer can
 // share it: [RateLimiter], [FailureLimiter], [Cancellations],
-// [SpentApprovals] and [PendingApprovals]. Package codemode uses the first
-// three, package approval the last two; package
+// [SpentApprovals], [PendingApprovals] and [SavedFunctions]. Package
+// codemode uses the first three, package approval the next two, package
+// saved the last; package
 // [github.com/brakinglab/codemode-go/codemode/pgstate] implements all five
 // on PostgreSQL. The defaults live in the process, which is right for one
 // replica.
@@ -18,6 +19,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/brakinglab/codemode-go/internal/httpmw"
@@ -132,4 +134,63 @@ type PendingApprovals interface {
 	// Answer sets the answer of id if it has none yet and has not expired
 	// at now, and reports whether it did. An answer is never changed.
 	Answer(ctx context.Context, id, answer string, now time.Time) (bool, error)
+}
+
+// SavedFunction is one version of a saved function, as a
+// [SavedFunctions] store keeps it. The store keeps its fields as given;
+// package saved checks them before they are stored.
+type SavedFunction struct {
+	// Owner is the subject of the principal who saved it.
+	Owner string
+	// Name is how scripts call it: saved.Name.
+	Name string
+	// Version is 1 for the first save of Owner's Name, one more for each
+	// save after it; the store assigns it.
+	Version int
+	// Published: every principal may call it, as themselves. It applies
+	// to every version of the name.
+	Published bool
+	// Description, Code, Input and Output (JSON Schemas; Output may be
+	// empty) are what was saved.
+	Description, Code string
+	Input, Output     []byte
+	// Tier is the tier derived at save time ("READ-ONLY", "CREATIVE",
+	// "MUTATING"); Uses the functions the code calls ("ns.fn"), sorted.
+	Tier string
+	Uses []string
+	// Created is when this version was saved.
+	Created time.Time
+}
+
+// ErrSavedLimit is returned by SavedFunctions.Save when the owner already
+// has as many names as the limit allows and the name is a new one.
+var ErrSavedLimit = errors.New("saved functions: the owner has the most names allowed")
+
+// SavedFunctions keeps saved functions and every version of them. Set
+// saved.Options.Store to share them between replicas (pgstate). Every
+// error fails the operation and is reported to the caller.
+type SavedFunctions interface {
+	// Save stores f as a new version of f.Owner's f.Name and returns its
+	// version (the store ignores f.Version and f.Published: a new version
+	// keeps the name's published mark). When f.Name is new and the owner
+	// already has maxNames names, it stores nothing and returns
+	// ErrSavedLimit.
+	Save(ctx context.Context, f SavedFunction, maxNames int) (version int, err error)
+	// Get returns version of owner's name (0: the latest), or nil and no
+	// error when there is none.
+	Get(ctx context.Context, owner, name string, version int) (*SavedFunction, error)
+	// Published returns version (0: the latest) of the published function
+	// name, whoever owns it, or nil and no error when there is none.
+	Published(ctx context.Context, name string, version int) (*SavedFunction, error)
+	// List returns the latest version of each of owner's functions and of
+	// each published function, sorted by name then owner.
+	List(ctx context.Context, owner string) ([]SavedFunction, error)
+	// History returns every version of owner's name, oldest first.
+	History(ctx context.Context, owner, name string) ([]SavedFunction, error)
+	// Remove deletes every version of owner's name and reports whether
+	// there was one.
+	Remove(ctx context.Context, owner, name string) (bool, error)
+	// Publish sets the published mark of owner's name and reports whether
+	// the name exists.
+	Publish(ctx context.Context, owner, name string, published bool) (bool, error)
 }

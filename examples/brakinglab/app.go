@@ -23,6 +23,7 @@ import (
 	"github.com/brakinglab/codemode-go/examples/brakinglab/store"
 	"github.com/brakinglab/codemode-go/otelcodemode"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/saved"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -207,6 +208,11 @@ func (a *app) codemodeOptions() *codemode.Options {
 		Example:      functions.Example,
 		Limits:       sandbox.Limits{Timeout: a.cfg.ScriptTimeout},
 		Approvals:    approval.Options{Key: a.approvalKey, TTL: a.cfg.ApprovalTTL},
+		// Scripts that worked are saved with codemode.save and called in
+		// later conversations as saved.<name>(input); they live in the
+		// same database as everything else (SQLite, or PostgreSQL shared
+		// by the replicas).
+		Saved: saved.New(&saved.Options{Store: a.store.SavedFunctions()}),
 		RateLimits: codemode.RateLimitOptions{
 			RatePerSecond: a.cfg.RatePerSecond,
 			// -rate-limit -1 (test suites) turns the request limit off too.

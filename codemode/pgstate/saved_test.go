@@ -1,0 +1,76 @@
+package pgstate_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
+	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/pgtest"
+	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/saved"
+	"github.com/brakinglab/codemode-go/saved/savedtest"
+)
+
+// newState returns a State on a database of its own.
+func newState(t *testing.T, db string) *pgstate.State {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	st, err := pgstate.New(context.Background(), pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestSavedFunctionsStore(t *testing.T) {
+	savedtest.Store(t, func(t *testing.T) state.SavedFunctions {
+		return newState(t, pgtest.NewDatabase(t)).SavedFunctions()
+	})
+}
+
+type lapsIn struct {
+	Track string `json:"track"`
+}
+
+// A function saved through one replica is called through another, as
+// the caller.
+func TestSavedFunctionsAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	cat, _ := catalog.New("garage", nil)
+	catalog.MustAdd(cat, catalog.Func[lapsIn, []string]{
+		Name: "getLaps", Description: "Lists laps.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, in lapsIn) ([]string, error) {
+			p, _ := catalog.PrincipalFrom(ctx)
+			return []string{p.Subject + "@" + in.Track}, nil
+		},
+	})
+	replica := func() *codemodetest.Harness {
+		lib := saved.New(&saved.Options{Store: newState(t, db).SavedFunctions()})
+		return codemodetest.New(t, cat, &codemodetest.Options{Server: &codemode.Options{Saved: lib, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}})
+	}
+	a, b := replica(), replica()
+	res := a.Run(t, `return await codemode.save({ name: "laps", description: "Laps of a track.", code: "return garage.getLaps({ track: input.track })", input: { type: "object", properties: { track: { type: "string" } }, required: ["track"] } })`)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	res = b.Run(t, `return await saved.laps({ track: "Spa" })`)
+	if got := codemodetest.Value[[]string](t, res); len(got) != 1 || got[0] != "test@Spa" {
+		t.Fatalf("replica b: %v", got)
+	}
+	res = b.Run(t, `return (await codemode.savedHistory("laps")).map(f => f.version + " " + f.tier)`)
+	if got := codemodetest.Value[[]string](t, res); strings.Join(got, ",") != "1 READ-ONLY" {
+		t.Fatalf("history on b: %v", got)
+	}
+}

@@ -1,0 +1,45 @@
+package saved_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/saved"
+)
+
+// A host saves a function for a user and publishes it; the tier comes
+// from what the code calls, and a save with problems reports them all.
+// In a server, set codemode.Options.Saved to the Library instead: scripts
+// then save with codemode.save and call saved.name(input).
+func Example() {
+	lib := saved.New(nil) // in memory; pgstate and your own stores keep them across restarts
+	ctx := context.Background()
+	tiers := map[string]catalog.Tier{"lab.listSessions": catalog.ReadOnly, "lab.deleteSession": catalog.Mutating}
+	env := saved.NewEnv("ann", tiers, false)
+
+	f, err := lib.Save(ctx, env, saved.Draft{
+		Name:        "pruneSessions",
+		Description: "Deletes the sessions of a track.",
+		Code:        "const s = await lab.listSessions({ track: input.track });\nfor (const x of s) await lab.deleteSession({ id: x.id });\nreturn s.length;",
+		Input:       json.RawMessage(`{"type":"object","properties":{"track":{"type":"string"}},"required":["track"]}`),
+	})
+	fmt.Println(f.Label(), f.Tier, f.Uses, err)
+	fmt.Println(lib.Publish(ctx, "ann", "pruneSessions", true))
+
+	_, err = lib.Save(ctx, env, saved.Draft{Name: "2fast", Code: "return lab.nope({})", Input: json.RawMessage(`{"type":"object"}`)})
+	var ve *catalog.ValidationError
+	if errors.As(err, &ve) {
+		for _, is := range ve.Issues {
+			fmt.Println(is.Path, is.Message)
+		}
+	}
+	// Output:
+	// saved.pruneSessions version 1 MUTATING [lab.deleteSession lab.listSessions] <nil>
+	// <nil>
+	// [name] "2fast" is not a valid JavaScript identifier (ASCII letters, digits, _ and $, not starting with a digit): choose one such as weeklyReview
+	// [description] Required: say what the function does and returns, for whoever calls it next
+	// [code] calls lab.nope, which is not a function you can call; check the name with codemode.search
+}
