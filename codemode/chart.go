@@ -45,14 +45,22 @@ func (h *execHost) scriptChart(ctx context.Context, args json.RawMessage) (json.
 // PNG when the server has a renderer (Options.ChartRenderer). Charts that
 // no longer fit the output limit next to the value and logs are left out,
 // with a warning: the value comes first.
-func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, cs *chartrun.Run, apps bool) {
-	shown := cs.Show(used, s.sb.Limits().MaxOutputBytes, apps, s.opts.ChartRenderer, s.logger)
+//
+// The renderings of one execution share its drawing budget and wait for
+// the process's render slots as the execution's principal (see
+// chartrun.Show).
+func (s *Server) withCharts(ctx context.Context, res *mcp.CallToolResult, st *structured, used int, host *execHost) {
+	who := ""
+	if host.principal != nil {
+		who = host.principal.Subject
+	}
+	shown := host.charts.Show(ctx, chartrun.Show{Used: used, Max: s.sb.Limits().MaxOutputBytes, Apps: host.apps, Renderer: s.opts.ChartRenderer, Principal: who, Logger: s.logger})
 	if len(shown.Lines) == 0 {
 		return
 	}
 	st.Charts = append(st.Charts, shown.Charts...)
-	if shown.Left != "" {
-		st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: shown.Left})
+	for _, w := range shown.Warnings {
+		st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: w})
 	}
 	for _, png := range shown.Images {
 		res.Content = append(res.Content, &mcp.ImageContent{MIMEType: "image/png", Data: png})

@@ -112,7 +112,7 @@ func (s *Server) finish(ctx context.Context, host *execHost, res *sandbox.Result
 	}
 	out := s.successResult(res)
 	if st, ok := out.StructuredContent.(structured); ok && host.charts != nil {
-		s.withCharts(out, &st, resultBytes(res), host.charts, host.apps)
+		s.withCharts(ctx, out, &st, resultBytes(res), host)
 		out.StructuredContent = st
 	}
 	ev.Kind = ExecutionFinished
