@@ -2,7 +2,6 @@ package codemode
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,12 +30,6 @@ var appsMeta = chartview.ToolMeta(ToolName, ReadOnlyToolName)
 // addChartView serves the charts view on srv.
 func addChartView(srv *mcp.Server) {
 	chartview.Serve(srv, "The MCP Apps view that draws the charts of an "+ToolName+" result.")
-}
-
-// scriptChart runs codemode.chart(spec) for a script; args is the JSON
-// array of its arguments.
-func (h *execHost) scriptChart(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-	return h.charts.Call(ctx, args)
 }
 
 // withCharts adds an execution's charts to its result:

@@ -134,10 +134,11 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 		partition = "sub:" + host.principal.Subject
 	}
 	// A run resumed after an approval draws its charts anew, and its
-	// discovery budget starts where the asking run's did: a budget spent
+	// discovery and free-call budgets start where the asking run's did: a budget spent
 	// by the runs before would make it take another branch.
 	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
 	host.disc.Reset()
+	host.free.Reset()
 	ctx, end := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
 	end(res, err)
