@@ -55,3 +55,19 @@ return { n, other, last };`
 		})
 	}
 }
+
+// A script that catches the free-call budget's refusal and calls again
+// is stopped after freecalls.MaxRefused refusals with CALL_LIMIT saying
+// why, instead of spending host CPU on refused calls until its time
+// limit (before: 2.2 s of host CPU in 8 s on a worker).
+func TestFreeCallRetryStopped(t *testing.T) {
+	ts := startServer(t, nil)
+	alice := ts.connect(t, ts.token("alice", allScopes...), nil)
+	before := cpuTime(t)
+	res := run(t, alice, `for (let i = 0; ; i++) { try { await codemode.progress(i, 1e9, "x"); } catch (e) {} }`)
+	t.Logf("%v host CPU", cpuTime(t)-before)
+	st := structuredOf(t, res)
+	if st.Error == nil || st.Error.Kind != "CALL_LIMIT" || !strings.Contains(st.Error.Message, "kept calling codemode functions") || !strings.Contains(st.Error.Message, "every n-th item") {
+		t.Fatalf("want CALL_LIMIT saying what to do, got %s", text(res))
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
+	"github.com/brakinglab/codemode-go/internal/freecalls"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -138,9 +139,14 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 	// by the runs before would make it take another branch.
 	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
 	host.disc.Reset()
-	host.free.Reset()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	host.free.Reset(stop)
 	ctx, end := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
+	if context.Cause(ctx) == freecalls.ErrKeptCalling {
+		err = &sandbox.Error{Kind: sandbox.KindCallLimit, Message: freecalls.ErrKeptCalling.Error()}
+	}
 	end(res, err)
 	return res, err
 }

@@ -35,7 +35,7 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("call %d: answered %v, %v", MaxCalls+1, answered, err)
 	}
 
-	b.Reset()
+	b.Reset(nil)
 	big := json.RawMessage(`["` + strings.Repeat("x", 1<<20) + `"]`)
 	n := 0
 	for ; n < 10; n++ {
@@ -50,7 +50,7 @@ func TestBudget(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		return
 	}
-	b.Reset()
+	b.Reset(nil)
 	burn := func() (json.RawMessage, error) {
 		start := threadCPU()
 		for threadCPU()-start < 200*time.Millisecond {
@@ -68,5 +68,18 @@ func TestBudget(t *testing.T) {
 	}
 	if calls, _, cpu := b.Spent(); calls != 4 || cpu < 600*time.Millisecond {
 		t.Errorf("spent %d calls, %v", calls, cpu)
+	}
+}
+
+// The MaxRefused-th refused call stops the run once, with ErrKeptCalling.
+func TestBudgetStops(t *testing.T) {
+	var b Budget
+	var causes []error
+	b.Reset(func(cause error) { causes = append(causes, cause) })
+	for range MaxCalls + 2*MaxRefused {
+		_, _ = b.Call("progress", json.RawMessage(`[1]`), null)
+	}
+	if len(causes) != 1 || causes[0] != ErrKeptCalling {
+		t.Fatalf("stopped with %v", causes)
 	}
 }
