@@ -52,15 +52,15 @@ func filled(t *testing.T, prefix string, n, points int) *Run {
 	return r
 }
 
-// Two executions (principals a and b) fill both render slots with
-// hostile charts, one after another; carol's 3-point chart, arriving
-// while both are drawing, gets the next free slot, ahead of the charts a
-// and b still have to draw. Before, the slots were a plain semaphore:
-// whoever asked first after a release (usually the execution that just
-// finished a chart) got it, and carol waited behind both queues.
+// Three executions of principal a, full of hostile charts, fill both
+// render slots and a third waits; carol's 3-point chart, asked for after,
+// gets the next free slot, ahead of a's waiting execution and the charts
+// a still has to draw. A first-come queue, as the slots were before,
+// gave the slot to a's waiting execution, and carol waited behind all of
+// a's.
 func TestShowSlotsFair(t *testing.T) {
 	slots := chart.NewSlots(2)
-	g := &gated{started: make(chan string, 16), finish: make(chan struct{})}
+	g := &gated{started: make(chan string, 32), finish: make(chan struct{})}
 	var wg sync.WaitGroup
 	show := func(who string, r *Run) {
 		defer wg.Done()
@@ -69,29 +69,33 @@ func TestShowSlotsFair(t *testing.T) {
 			t.Errorf("%s: %d images of %d: %q", who, len(shown.Images), len(r.list), shown.Lines)
 		}
 	}
-	wg.Add(2)
-	go show("a", filled(t, "a", 3, 10_000))
-	go show("b", filled(t, "b", 3, 10_000))
-	<-g.started // a1 and b1 hold both slots
+	for _, run := range []string{"x", "y", "z"} {
+		wg.Add(1)
+		go show("a", filled(t, run, 3, 10_000))
+	}
+	<-g.started // two of a's runs hold both slots
 	<-g.started
-	wg.Add(1)
-	go show("carol", filled(t, "carol", 1, 3))
-	for slots.Waiting() == 0 {
+	for slots.Waiting() < 1 {
 		runtime.Gosched()
 	}
-	// Free one slot: carol is waiting and has nothing running, so it is
-	// hers, whichever of a and b asks again first.
-	g.finish <- struct{}{}
-	if next := <-g.started; next != "carol1" {
-		t.Fatalf("the freed slot went to %s, want carol1", next)
+	wg.Add(1)
+	go show("carol", filled(t, "carol", 1, 3))
+	for slots.Waiting() < 2 {
+		runtime.Gosched()
 	}
-	close(g.finish)
+	// Free one slot: carol has nothing running, so it is hers.
+	g.finish <- struct{}{}
+	next := <-g.started
+	close(g.finish) // every rendering may finish now
 	go func() {
 		for range g.started {
 		}
 	}()
 	wg.Wait()
 	close(g.started)
+	if next != "carol1" {
+		t.Fatalf("the freed slot went to %s, want carol1", next)
+	}
 	t.Logf("rendering order: %v", g.order)
 }
 
