@@ -2,9 +2,15 @@ package codemode_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // A script looping on each free call (codemode.chart, progress, search,
@@ -72,5 +78,65 @@ func TestFreeCallRetryStopped(t *testing.T) {
 	st := structuredOf(t, res)
 	if st.Error == nil || st.Error.Kind != "CALL_LIMIT" || !strings.Contains(st.Error.Message, "kept calling codemode functions") || !strings.Contains(st.Error.Message, "every n-th item") {
 		t.Fatalf("want CALL_LIMIT saying what to do, got %s", text(res))
+	}
+}
+
+// One user flooding the server with scripts that loop on free calls
+// (large charts and progress reports, catching every refusal) does not
+// stall another: bob's small scripts, run one after the other during the
+// flood, are answered with p99 under 1 s. The flood's scripts end by
+// themselves (the free-call budget stops them), so unlike
+// TestFloodLeavesCapacityForOthers this does not require them to outlast
+// bob's runs.
+func TestFreeCallFloodLeavesCapacityForOthers(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ts := startServer(t, func(o *codemode.Options) {
+				o.Sandbox.Mode = mode
+				o.Limits.Timeout = 4 * time.Second
+			})
+			alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
+			flood := `const big = { title: "t", series: [{ name: "s", x: Array.from({ length: 8000 }, (_, i) => i), y: Array.from({ length: 8000 }, (_, i) => i * 1.5) }] };
+for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.progress(i, 1e9, "row " + i)); } catch (e) {} }`
+			var wg sync.WaitGroup
+			kinds := make(chan string, 12)
+			for range 12 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, body, _, _ := postTimed(ts.URL, alice, callBody(flood))
+					for _, k := range []string{"CALL_LIMIT", "BUSY", "TIMEOUT"} {
+						if strings.Contains(body, k) {
+							kinds <- k
+							return
+						}
+					}
+					kinds <- body
+				}()
+			}
+			time.Sleep(300 * time.Millisecond) // the flood holds the workers, as in floodThenServe
+			var lat []time.Duration
+			for i := range 10 {
+				status, body, d, err := postTimed(ts.URL, bob, callBody("return 1"))
+				if err != nil || status != http.StatusOK || strings.Contains(body, `"isError":true`) {
+					t.Fatalf("bob's run %d: %d %v %s", i, status, err, body)
+				}
+				lat = append(lat, d)
+			}
+			wg.Wait()
+			close(kinds)
+			count := map[string]int{}
+			for k := range kinds {
+				count[k]++
+			}
+			slices.Sort(lat)
+			t.Logf("bob's latency during alice's free-call flood: p50 %v, p99 %v; alice's scripts ended %v", lat[len(lat)/2], p99(lat), count)
+			if p99(lat) > time.Second {
+				t.Fatalf("bob's p99 latency %v during alice's flood, want under 1 s", p99(lat))
+			}
+			if count["TIMEOUT"] > 0 {
+				t.Errorf("a free-call loop ran to its time limit: %v", count)
+			}
+		})
 	}
 }
