@@ -96,7 +96,7 @@ func TestFreeCallFloodLeavesCapacityForOthers(t *testing.T) {
 				o.Limits.Timeout = 4 * time.Second
 			})
 			alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
-			flood := `const big = { title: "t", series: [{ name: "s", x: Array.from({ length: 8000 }, (_, i) => i), y: Array.from({ length: 8000 }, (_, i) => i * 1.5) }] };
+			flood := `const big = { title: "t", series: [{ name: "s", x: Array.from({ length: 1000 }, (_, i) => i), y: Array.from({ length: 1000 }, (_, i) => i * 1.5) }] };
 for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.progress(i, 1e9, "row " + i)); } catch (e) {} }`
 			var wg sync.WaitGroup
 			kinds := make(chan string, 12)
