@@ -43,7 +43,7 @@ func BenchmarkApprovalRecordOverhead(b *testing.B) {
 // lookup of a pending approval for the run (here among 1,000 others),
 // which finds none.
 func BenchmarkApprovalPageLookup(b *testing.B) {
-	c := newPendingCache()
+	c := newPendingCache(0, 0)
 	ctx := context.Background()
 	now := time.Now()
 	for i := range 1000 {

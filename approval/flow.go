@@ -260,7 +260,19 @@ func (e *execution) approvalLoop(ctx context.Context, ex *approvalExec) *mcp.Cal
 		if ch == channelMRTR {
 			return e.inputRequired(ctx, ex, pending, params, res, made)
 		}
+		subject := ""
+		if e.c.Principal != nil {
+			subject = e.c.Principal.Subject
+		}
+		release, ok := a.waiting.take(subject)
+		if !ok {
+			for _, p := range pending {
+				e.audit(ctx, Declined, p, "too many open questions")
+			}
+			return e.failed(ctx, KindUnavailable, fmt.Sprintf("%s %s the user's approval, but the user already has %d approval questions open, the most one user may have, so the user was not asked and it was not run. %s Wait until the user has answered the open questions, then run the same code again.", modelList(pending), needVerb(pending), a.waiting.max, writtenNote(made)), res, made)
+		}
 		answer, err := e.elicit(ctx, params)
+		release()
 		if err != nil {
 			return e.unanswered(ctx, err, pending, res, made)
 		}

@@ -56,7 +56,20 @@ type Options struct {
 	// Nil means such a client's calls that need approval fail with
 	// APPROVAL_UNAVAILABLE (or run, with Fallback Allow).
 	Page *Page
+	// MaxWaitingPerSubject caps the questions one principal may have open
+	// over form-mode elicitation, each holding its execution's state in
+	// this process while the user decides (anonymous callers share one
+	// count). A call over the cap is not asked and not run: the model is
+	// told to wait for the user's answers. Zero means
+	// DefaultMaxWaitingPerSubject; negative is an error. (Approvals on the
+	// Page are capped by its store; a 2026-07-28 question travels in the
+	// client's request state and holds nothing here.)
+	MaxWaitingPerSubject int
 }
+
+// DefaultMaxWaitingPerSubject is the default of
+// Options.MaxWaitingPerSubject.
+const DefaultMaxWaitingPerSubject = 20
 
 // DefaultTTL is how long an approval stays valid by default.
 const DefaultTTL = 10 * time.Minute

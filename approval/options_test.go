@@ -26,6 +26,8 @@ func TestOptionsRefused(t *testing.T) {
 		"page query":     {approval.Options{Page: page(approval.Page{URL: "https://lab.example/approve/?x=1", Authenticate: auth})}, "approval.Options.Page.URL"},
 		"page no auth":   {approval.Options{Page: page(approval.Page{URL: "https://lab.example/approve/"})}, "approval.Options.Page.Authenticate"},
 		"page poll":      {approval.Options{Page: page(approval.Page{URL: "https://lab.example/approve/", Authenticate: auth, Poll: -1})}, "approval.Options.Page.Poll"},
+		"page caps":      {approval.Options{Page: page(approval.Page{URL: "https://lab.example/approve/", Authenticate: auth, MaxPending: -1})}, "approval.Options.Page.MaxPendingPerSubject, MaxPending"},
+		"waiting cap":    {approval.Options{MaxWaitingPerSubject: -1}, "approval.Options.MaxWaitingPerSubject"},
 		"page and allow": {approval.Options{Fallback: approval.Allow, Page: page(approval.Page{URL: "https://lab.example/approve/", Authenticate: auth})}, "Fallback"},
 	} {
 		s, err := approval.New(c.o, approval.Config{})

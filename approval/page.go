@@ -74,6 +74,15 @@ type Page struct {
 	// ([github.com/brakinglab/codemode-go/codemode/pgstate]), along
 	// with Options.Key and Options.Spent.
 	Store state.PendingApprovals
+	// MaxPendingPerSubject caps the approvals one principal may have
+	// waiting for an answer (unanswered, not expired) in the in-process
+	// store; MaxPending caps them for all principals. A call that would
+	// exceed a cap is not run and not stored: the model is told to have
+	// the user answer the links already given, or to wait. Zero means
+	// state.DefaultMaxPendingPerSubject (20) and state.DefaultMaxPending
+	// (1,000); negative is an error. A Store enforces its own caps
+	// (pgstate.Options).
+	MaxPendingPerSubject, MaxPending int
 	// Limiter limits the page's requests per source (SourceOf). Nil means
 	// an in-process limit of DefaultPageRatePerSec, bursts of
 	// DefaultPageBurst.
@@ -129,8 +138,11 @@ func newPageKeys(p *Page, fallback Fallback) (*pageKeys, error) {
 	if p.Poll < 0 {
 		return nil, errors.New("approval.Options.Page.Poll: negative")
 	}
+	if p.MaxPendingPerSubject < 0 || p.MaxPending < 0 {
+		return nil, errors.New("approval.Options.Page.MaxPendingPerSubject, MaxPending: negative")
+	}
 	if k.store == nil {
-		k.store = newPendingCache()
+		k.store = newPendingCache(p.MaxPendingPerSubject, p.MaxPending)
 	}
 	if k.limiter == nil {
 		k.limiter = httpmw.NewRateLimiter(DefaultPageRatePerSec, DefaultPageBurst)

@@ -59,6 +59,14 @@ func (e *execution) pageFailed(ctx context.Context, err error, pending []pending
 	if errors.As(err, &big) {
 		return e.failed(ctx, KindTooLarge, fmt.Sprintf("%s %s the user's approval, but what the execution read before it (%d KiB) is more than an approval can keep (%d KiB), so the user was not asked and it was not run. %s Read less before the call that needs approval (filter, page, or pick fields), or make that call in an execution of its own.", modelList(pending), needVerb(pending), big.size>>10, maxRecordBytes>>10, writtenNote(made)), res, made)
 	}
+	var full *state.PendingLimitError
+	if errors.As(err, &full) {
+		e.s.logger.Warn("codemode: approval refused: too many waiting", "err", err)
+		if full.Subject != "" {
+			return e.failed(ctx, KindUnavailable, fmt.Sprintf("%s %s the user's approval, but the user already has %d approvals waiting for an answer, the most one user may have, so the user was not asked and it was not run. %s Ask the user to answer (approve or decline) the approval links already given, or wait until they expire (%s after they were given), then run the same code again.", modelList(pending), needVerb(pending), full.Limit, writtenNote(made), e.s.ttl), res, made)
+		}
+		return e.failed(ctx, KindUnavailable, fmt.Sprintf("%s %s the user's approval, but the server already holds %d approvals waiting for an answer, the most it keeps, so the user was not asked and it was not run. %s Run the same code again later.", modelList(pending), needVerb(pending), full.Limit, writtenNote(made)), res, made)
+	}
 	e.s.logger.Error("codemode: storing a pending approval failed", "err", err)
 	return e.failed(ctx, KindUnavailable, fmt.Sprintf("%s %s the user's approval, and the server could not store the request; it was not run. %s Run the same code again in a moment.", modelList(pending), needVerb(pending), writtenNote(made)), res, made)
 }

@@ -60,14 +60,25 @@ func (w *pageWaiters) wake(id string) {
 
 // pendingCache is the in-process state.PendingApprovals: right for one replica.
 type pendingCache struct {
-	mu     sync.Mutex
-	all    map[string]*state.PendingApproval
-	latest map[string]*state.PendingApproval // by Match: the newest
-	swept  time.Time
+	mu         sync.Mutex
+	all        map[string]*state.PendingApproval
+	latest     map[string]*state.PendingApproval // by Match: the newest
+	swept      time.Time
+	perSubject int // caps on approvals awaiting an answer
+	total      int
 }
 
-func newPendingCache() *pendingCache {
-	return &pendingCache{all: map[string]*state.PendingApproval{}, latest: map[string]*state.PendingApproval{}}
+// newPendingCache returns a store that keeps at most perSubject
+// approvals awaiting an answer per principal and total for all (zero:
+// the state defaults).
+func newPendingCache(perSubject, total int) *pendingCache {
+	if perSubject == 0 {
+		perSubject = state.DefaultMaxPendingPerSubject
+	}
+	if total == 0 {
+		total = state.DefaultMaxPending
+	}
+	return &pendingCache{all: map[string]*state.PendingApproval{}, latest: map[string]*state.PendingApproval{}, perSubject: perSubject, total: total}
 }
 
 // Put implements state.PendingApprovals; about once a minute it sweeps
@@ -75,6 +86,23 @@ func newPendingCache() *pendingCache {
 func (c *pendingCache) Put(_ context.Context, p state.PendingApproval) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// Count the approvals awaiting an answer: Put is rare (a call that
+	// needs approval) and the store small, so a scan is cheap.
+	mine, all := 0, 0
+	for _, q := range c.all {
+		if q.Answer == "" && p.Created.Before(q.Expires) {
+			all++
+			if q.Subject == p.Subject {
+				mine++
+			}
+		}
+	}
+	if mine >= c.perSubject {
+		return &state.PendingLimitError{Subject: p.Subject, Limit: c.perSubject}
+	}
+	if all >= c.total {
+		return &state.PendingLimitError{Limit: c.total}
+	}
 	if p.Created.Sub(c.swept) > time.Minute {
 		c.swept = p.Created
 		for id, q := range c.all {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
@@ -30,6 +31,7 @@ type Service struct {
 	page     *pageKeys // nil: no approval page
 	now      func() time.Time
 	logger   *slog.Logger
+	waiting  waitCounts // open form-mode questions per subject
 }
 
 // New checks o and derives the sealing key. The key exists even while no
@@ -58,6 +60,12 @@ func New(o Options, cfg Config) (*Service, error) {
 	}
 	if a.ttl == 0 {
 		a.ttl = DefaultTTL
+	}
+	if o.MaxWaitingPerSubject < 0 {
+		return nil, errors.New("approval.Options.MaxWaitingPerSubject: negative")
+	}
+	if a.waiting.max = o.MaxWaitingPerSubject; a.waiting.max == 0 {
+		a.waiting.max = DefaultMaxWaitingPerSubject
 	}
 	key := o.Key
 	if key == nil {
@@ -151,4 +159,32 @@ func (p *Policy) Len() int {
 		return 0
 	}
 	return len(p.required)
+}
+
+// waitCounts counts the form-mode questions open per subject.
+type waitCounts struct {
+	max int
+	mu  sync.Mutex
+	m   map[string]int
+}
+
+// take counts one more open question of subject, unless it has max
+// already; release uncounts it.
+func (w *waitCounts) take(subject string) (release func(), ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[subject] >= w.max {
+		return nil, false
+	}
+	if w.m == nil {
+		w.m = map[string]int{}
+	}
+	w.m[subject]++
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.m[subject]--; w.m[subject] == 0 {
+			delete(w.m, subject)
+		}
+	}, true
 }

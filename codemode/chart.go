@@ -2,7 +2,6 @@ package codemode
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,26 +32,28 @@ func addChartView(srv *mcp.Server) {
 	chartview.Serve(srv, "The MCP Apps view that draws the charts of an "+ToolName+" result.")
 }
 
-// scriptChart runs codemode.chart(spec) for a script; args is the JSON
-// array of its arguments.
-func (h *execHost) scriptChart(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-	return h.charts.Call(ctx, args)
-}
-
 // withCharts adds an execution's charts to its result:
 // structuredContent.charts for the view, a line per chart in the text for
 // the model and, for a client without the Apps extension, each chart as a
 // PNG when the server has a renderer (Options.ChartRenderer). Charts that
 // no longer fit the output limit next to the value and logs are left out,
 // with a warning: the value comes first.
-func (s *Server) withCharts(res *mcp.CallToolResult, st *structured, used int, cs *chartrun.Run, apps bool) {
-	shown := cs.Show(used, s.sb.Limits().MaxOutputBytes, apps, s.opts.ChartRenderer, s.logger)
+//
+// The renderings of one execution share its drawing budget and wait for
+// the process's render slots as the execution's principal (see
+// chartrun.Show).
+func (s *Server) withCharts(ctx context.Context, res *mcp.CallToolResult, st *structured, used int, host *execHost) {
+	who := ""
+	if host.principal != nil {
+		who = host.principal.Subject
+	}
+	shown := host.charts.Show(ctx, chartrun.Show{Used: used, Max: s.sb.Limits().MaxOutputBytes, Apps: host.apps, Renderer: s.opts.ChartRenderer, Principal: who, Logger: s.logger})
 	if len(shown.Lines) == 0 {
 		return
 	}
 	st.Charts = append(st.Charts, shown.Charts...)
-	if shown.Left != "" {
-		st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: shown.Left})
+	for _, w := range shown.Warnings {
+		st.Warnings = append(st.Warnings, warning{Kind: "CHART", Message: w})
 	}
 	for _, png := range shown.Images {
 		res.Content = append(res.Content, &mcp.ImageContent{MIMEType: "image/png", Data: png})

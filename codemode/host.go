@@ -13,6 +13,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
 	"github.com/brakinglab/codemode-go/internal/discover"
+	"github.com/brakinglab/codemode-go/internal/freecalls"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/saved"
@@ -34,10 +35,11 @@ type execHost struct {
 	call      catalog.CallFunc // the links a call passes through (chain)
 	start     time.Time        // the execution's start, for its audit event
 
-	saved  savedBinding    // the saved functions bound, once listed
-	disc   discover.Budget // this execution's discovery budget
-	charts *chartrun.Run   // what codemode.chart added in the current run
-	apps   bool            // the client declared the MCP Apps extension
+	saved  savedBinding     // the saved functions bound, once listed
+	free   freecalls.Budget // this execution's free calls (codemode.*)
+	disc   discover.Budget  // this execution's discovery budget
+	charts *chartrun.Run    // what codemode.chart added in the current run
+	apps   bool             // the client declared the MCP Apps extension
 }
 
 // Functions implements sandbox.Host: the tool's functions, and the
@@ -58,21 +60,29 @@ func (h *execHost) FreeNamespaces() []string { return []string{DiscoveryNamespac
 
 // Call implements sandbox.Host. name is "namespace.function".
 func (h *execHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	if name == DiscoveryNamespace+".progress" {
+	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok {
+		return h.free.Call(fn, args, func() (json.RawMessage, error) { return h.freeCall(ctx, fn, args) })
+	}
+	return h.chain()(ctx, name, args)
+}
+
+// freeCall answers a call of the codemode namespace, within the
+// execution's free-call budget (internal/freecalls): one case per
+// function.
+func (h *execHost) freeCall(ctx context.Context, fn string, args json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case fn == "progress":
 		return progress.ScriptCall(ctx, args)
-	}
-	if name == DiscoveryNamespace+".chart" {
-		return h.scriptChart(ctx, args)
-	}
-	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && len(h.SubprogramNamespaces()) > 0 && slices.Contains(saved.ScriptFunctions, fn) {
+	case fn == "chart":
+		return h.charts.Call(ctx, args)
+	case len(h.SubprogramNamespaces()) > 0 && slices.Contains(saved.ScriptFunctions, fn):
 		out, _, err := h.s.opts.Saved.ScriptCall(ctx, h.savedEnv(), fn, args)
 		return out, err
-	}
-	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok && h.spec != nil {
+	case h.spec != nil:
 		// Discovery needs no scope: it shows only what this tool binds.
 		return h.discover(fn, args)
 	}
-	return h.chain()(ctx, name, args)
+	return nil, fmt.Errorf("%s.%s is not available in this tool", DiscoveryNamespace, fn)
 }
 
 // chain returns the links a host call passes through, built once per

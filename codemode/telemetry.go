@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -282,24 +281,10 @@ func (t *telemetry) observe(next AuditSink) AuditSink {
 
 // limited counts the requests a rate limit refuses.
 func (t *telemetry) limited(l httpmw.Limiter) httpmw.Limiter {
-	if l == nil {
-		return nil
-	}
-	return countingLimiter{l, t}
-}
-
-type countingLimiter struct {
-	httpmw.Limiter
-	t *telemetry
-}
-
-func (c countingLimiter) Take(ctx context.Context, key string, n int) (time.Duration, error) {
-	wait, err := c.Limiter.Take(ctx, key, n)
-	if err == nil && wait > 0 {
-		c.t.limitedN.Add(1)
-		c.t.obs.Event(ctx, EventRateLimited)
-	}
-	return wait, err
+	return httpmw.Counting(l, func(ctx context.Context) {
+		t.limitedN.Add(1)
+		t.obs.Event(ctx, EventRateLimited)
+	})
 }
 
 // traceID is the trace id audit events carry, so they join the caller's

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
+	"github.com/brakinglab/codemode-go/internal/freecalls"
 	"github.com/brakinglab/codemode-go/internal/progress"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -112,7 +113,7 @@ func (s *Server) finish(ctx context.Context, host *execHost, res *sandbox.Result
 	}
 	out := s.successResult(res)
 	if st, ok := out.StructuredContent.(structured); ok && host.charts != nil {
-		s.withCharts(out, &st, resultBytes(res), host.charts, host.apps)
+		s.withCharts(ctx, out, &st, resultBytes(res), host)
 		out.StructuredContent = st
 	}
 	ev.Kind = ExecutionFinished
@@ -134,12 +135,18 @@ func (s *Server) runSandbox(ctx context.Context, code string, host *execHost, en
 		partition = "sub:" + host.principal.Subject
 	}
 	// A run resumed after an approval draws its charts anew, and its
-	// discovery budget starts where the asking run's did: a budget spent
+	// discovery and free-call budgets start where the asking run's did: a budget spent
 	// by the runs before would make it take another branch.
 	host.charts = chartrun.New(s.sb.Limits().MaxOutputBytes)
 	host.disc.Reset()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	host.free.Reset(stop)
 	ctx, end := s.tel.startRun(ctx)
 	res, err := s.sb.RunWith(ctx, code, host, &sandbox.RunOptions{Partition: partition, Entropy: entropy})
+	if context.Cause(ctx) == freecalls.ErrKeptCalling {
+		err = &sandbox.Error{Kind: sandbox.KindCallLimit, Message: freecalls.ErrKeptCalling.Error()}
+	}
 	end(res, err)
 	return res, err
 }

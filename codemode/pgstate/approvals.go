@@ -75,13 +75,40 @@ type PendingApprovals struct{ s *State }
 
 var _ state.PendingApprovals = (*PendingApprovals)(nil)
 
-// Put implements [state.PendingApprovals].
+// pendingLock serialises Puts between replicas while they count the
+// approvals waiting for an answer: without it two replicas could both
+// see one place left and both take it. Puts are rare (a call that needs
+// approval), so one lock for all costs nothing that matters.
+const pendingLock = 0x636f64656d6f6470 // "codemodp"
+
+// Put implements [state.PendingApprovals]: it refuses a new approval
+// over Options.MaxPendingPerSubject or MaxPending with a
+// *state.PendingLimitError.
 func (a *PendingApprovals) Put(ctx context.Context, p state.PendingApproval) error {
-	if _, err := a.s.pool.Exec(ctx, `INSERT INTO codemode_pending (id, match, subject, created, expires, answer, state)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.ID, p.Match, p.Subject, p.Created, p.Expires, p.Answer, p.State); err != nil {
+	err := pgx.BeginFunc(ctx, a.s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(pendingLock)); err != nil {
+			return err
+		}
+		var mine, all int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE subject = $1), count(*) FROM codemode_pending
+			WHERE answer = '' AND expires > $2`, p.Subject, p.Created).Scan(&mine, &all); err != nil {
+			return err
+		}
+		if mine >= a.s.maxPendingSubject {
+			return &state.PendingLimitError{Subject: p.Subject, Limit: a.s.maxPendingSubject}
+		}
+		if all >= a.s.maxPending {
+			return &state.PendingLimitError{Limit: a.s.maxPending}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO codemode_pending (id, match, subject, created, expires, answer, state)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.ID, p.Match, p.Subject, p.Created, p.Expires, p.Answer, p.State)
+		return err
+	})
+	var full *state.PendingLimitError
+	if err != nil && !errors.As(err, &full) {
 		return fmt.Errorf("pgstate: storing a pending approval: %w", err)
 	}
-	return nil
+	return err
 }
 
 const pendingColumns = `id, match, subject, created, expires, answer, state`

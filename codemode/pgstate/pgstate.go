@@ -95,6 +95,13 @@ type Options struct {
 	// decision (see the package documentation). Zero means
 	// DefaultMaxWait.
 	MaxWait time.Duration
+	// MaxPendingPerSubject caps the approvals of the approval page one
+	// principal may have waiting for an answer (unanswered, not expired),
+	// across replicas; MaxPending caps them for all principals. Put
+	// refuses a new approval over a cap with a *state.PendingLimitError.
+	// Zero means state.DefaultMaxPendingPerSubject (20) and
+	// state.DefaultMaxPending (1,000); negative is an error.
+	MaxPendingPerSubject, MaxPending int
 }
 
 // State is codemode's shared state in one PostgreSQL database. It is safe
@@ -104,6 +111,8 @@ type State struct {
 	logger *slog.Logger
 	ttl    time.Duration
 	wait   time.Duration // Options.MaxWait
+
+	maxPendingSubject, maxPending int // Options.MaxPendingPerSubject, MaxPending
 
 	mu       sync.Mutex
 	calls    map[string]func() // token → cancel, for calls running here
@@ -169,6 +178,7 @@ CREATE TABLE IF NOT EXISTS codemode_saved (
 	PRIMARY KEY (owner, name, version),
 	FOREIGN KEY (owner, name) REFERENCES codemode_saved_names (owner, name) ON DELETE CASCADE
 );
+CREATE INDEX IF NOT EXISTS codemode_pending_waiting ON codemode_pending (expires) WHERE answer = '';
 `
 
 // migrationLock serialises New's CREATE statements between replicas that
@@ -194,6 +204,16 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 		if opts.MaxWait > 0 {
 			s.wait = opts.MaxWait
 		}
+		if opts.MaxPendingPerSubject < 0 || opts.MaxPending < 0 {
+			return nil, errors.New("pgstate: Options.MaxPendingPerSubject, MaxPending: negative")
+		}
+		s.maxPendingSubject, s.maxPending = opts.MaxPendingPerSubject, opts.MaxPending
+	}
+	if s.maxPendingSubject == 0 {
+		s.maxPendingSubject = state.DefaultMaxPendingPerSubject
+	}
+	if s.maxPending == 0 {
+		s.maxPending = state.DefaultMaxPending
 	}
 	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {

@@ -20,6 +20,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/brakinglab/codemode-go/internal/httpmw"
@@ -120,10 +121,43 @@ type PendingApproval struct {
 	State []byte
 }
 
+// The default caps on approvals awaiting an answer (unanswered and not
+// expired at the new approval's Created), which a [PendingApprovals]
+// store enforces in Put: each holds an execution's state (up to a few
+// hundred KiB), and without a cap one user's script could leave hundreds
+// waiting. A new approval over a cap is refused, never an older one
+// dropped: an approval the user may still answer is never lost, and the
+// refused call is not run.
+const (
+	DefaultMaxPendingPerSubject = 20
+	DefaultMaxPending           = 1000
+)
+
+// PendingLimitError is what [PendingApprovals.Put] returns when the new
+// approval would exceed a cap on approvals awaiting an answer. Nothing is
+// stored.
+type PendingLimitError struct {
+	// Subject is the principal at its cap, or "" when the cap of the
+	// whole store is reached.
+	Subject string
+	// Limit is the cap reached.
+	Limit int
+}
+
+func (e *PendingLimitError) Error() string {
+	if e.Subject == "" {
+		return fmt.Sprintf("codemode: %d approvals are already waiting for an answer, the most the store keeps", e.Limit)
+	}
+	return fmt.Sprintf("codemode: %q already has %d approvals waiting for an answer, the most one principal may have", e.Subject, e.Limit)
+}
+
 // PendingApprovals keeps the approvals of the approval page
 // (approval.Page). Set approval.Page.Store to share them between replicas.
 type PendingApprovals interface {
-	// Put stores a new approval; its ID is not in the store.
+	// Put stores a new approval; its ID is not in the store. It returns a
+	// *[PendingLimitError], and stores nothing, when p.Subject already has
+	// its cap of approvals awaiting an answer or the store its total cap
+	// (by default [DefaultMaxPendingPerSubject] and [DefaultMaxPending]).
 	Put(ctx context.Context, p PendingApproval) error
 	// Get returns the approval id, or nil and no error when there is
 	// none.

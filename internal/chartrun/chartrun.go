@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -130,62 +129,113 @@ func (cs *Run) taken() ([]json.RawMessage, []chart.Spec) {
 	return cs.list, cs.specs
 }
 
-// renderSlots bounds how many charts are drawn at once in the process:
-// rendering runs in the host after the worker is free, so without it the
-// number of concurrent requests alone would bound its CPU and memory (about
-// 15 ms and 2 MB a chart).
-var renderSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+// Slots is the process's render slots: rendering runs in the host after
+// the worker is free, so without them the number of concurrent requests
+// alone would bound its CPU and memory. They are shared fairly between
+// principals (chart.Slots): one user's executions full of heavy charts
+// cannot keep another user's chart waiting behind them.
+var Slots = chart.NewSlots(0)
 
 // Shown is what of a run's charts goes into its result.
 type Shown struct {
 	// Charts are the specs that fit, as JSON, for the view.
 	Charts []json.RawMessage
 	// Lines are the text for the model: one line per chart, and the
-	// warning if some were left out.
+	// warnings.
 	Lines []string
-	// Left is a warning that the charts from some index on were left
-	// out, or "".
-	Left string
+	// Warnings are the CHART warnings: charts left out of the output
+	// limit, or not drawn because the execution's drawing time was spent.
+	Warnings []string
 	// Images are the PNGs drawn, in order.
 	Images [][]byte
 }
 
+// Show says how to show a run's charts.
+type Show struct {
+	// Used is the bytes of the result's value and logs; Max the output
+	// limit they share with the charts.
+	Used, Max int
+	// Apps is whether the client declared the MCP Apps extension (it
+	// draws the charts itself).
+	Apps bool
+	// Renderer draws PNGs for other clients; nil draws none.
+	Renderer chart.Renderer
+	// Slots are the render slots; nil means the process's [Slots].
+	Slots *chart.Slots
+	// Principal is whose execution it is (its subject, "" for anonymous),
+	// for the slots' fairness.
+	Principal string
+	// Logger logs rendering errors.
+	Logger *slog.Logger
+}
+
 // Show chooses what of the run's charts goes into its result:
-// the charts that still fit the output limit max next to used bytes of
-// value and logs (the value comes first: the rest are left out with a
-// warning), a line per chart for the model and, for a client without the
-// MCP Apps extension (apps false), each chart as a PNG when r is not nil.
-// A rendering error is logged to logger and said in the chart's line.
-func (cs *Run) Show(used, max int, apps bool, r chart.Renderer, logger *slog.Logger) Shown {
+// the charts that still fit the output limit next to the value and logs
+// (the value comes first: the rest are left out with a warning), a line
+// per chart for the model and, for a client without the MCP Apps
+// extension, each chart as a PNG when there is a renderer. The renderings
+// of one execution share one chart.Budget (chart.ExecutionCPU, at most
+// chart.RenderCPU each): once it is spent, that chart's line says so, a
+// warning is added, and the remaining charts are not drawn. Each rendering
+// waits for one of the slots, or for ctx to end. A rendering error is
+// logged and said in the chart's line.
+func (cs *Run) Show(ctx context.Context, o Show) Shown {
 	var out Shown
 	list, specs := cs.taken()
+	slots := o.Slots
+	if slots == nil {
+		slots = Slots
+	}
+	budget := chart.NewBudget(chart.ExecutionCPU, chart.RenderCPU)
+	used := o.Used
+	stop := "" // why the remaining charts are not drawn
 	for i, b := range list {
-		if used+len(b) > max {
-			out.Left = fmt.Sprintf("Charts %d to %d were left out: with the logs and the return value they exceed the %d-byte output limit; return less or plot fewer points.", i+1, len(list), max)
-			out.Lines = append(out.Lines, out.Left)
+		if used+len(b) > o.Max {
+			left := fmt.Sprintf("Charts %d to %d were left out: with the logs and the return value they exceed the %d-byte output limit; return less or plot fewer points.", i+1, len(list), o.Max)
+			out.Warnings = append(out.Warnings, left)
+			out.Lines = append(out.Lines, left)
 			break
 		}
 		used += len(b)
 		out.Charts = append(out.Charts, b)
 		line := fmt.Sprintf("Chart %d: %s", i+1, specs[i].Summary())
-		if apps {
+		switch {
+		case o.Apps:
 			out.Lines = append(out.Lines, line+", shown to the user.")
 			continue
-		}
-		if r == nil {
+		case o.Renderer == nil:
 			out.Lines = append(out.Lines, line+", not shown to the user: their client does not display charts and this server draws no images.")
 			continue
-		}
-		renderSlots <- struct{}{}
-		png, err := r.RenderPNG(&specs[i])
-		<-renderSlots
-		if err != nil {
-			logger.Error("codemode: chart rendering", "err", err)
-			out.Lines = append(out.Lines, line+", could not be drawn.")
+		case stop != "":
+			out.Lines = append(out.Lines, line+", not drawn: "+stop+".")
 			continue
 		}
-		out.Lines = append(out.Lines, line+", shown to the user as an image.")
-		out.Images = append(out.Images, png)
+		png, err := render(ctx, slots, o.Principal, budget, o.Renderer, &specs[i])
+		switch {
+		case errors.Is(err, chart.ErrBudgetSpent):
+			stop = err.Error()
+			out.Lines = append(out.Lines, line+", not drawn: "+stop+".")
+			out.Warnings = append(out.Warnings, fmt.Sprintf("Charts %d to %d were not drawn: %s.", i+1, len(list), stop))
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			stop = "the request ended before it could be drawn"
+			out.Lines = append(out.Lines, line+", not drawn: "+stop+".")
+		case err != nil:
+			o.Logger.Error("codemode: chart rendering", "err", err)
+			out.Lines = append(out.Lines, line+", could not be drawn.")
+		default:
+			out.Lines = append(out.Lines, line+", shown to the user as an image.")
+			out.Images = append(out.Images, png)
+		}
 	}
 	return out
+}
+
+// render draws s in one of slots, for principal, within budget.
+func render(ctx context.Context, slots *chart.Slots, principal string, budget *chart.Budget, r chart.Renderer, s *chart.Spec) ([]byte, error) {
+	release, err := slots.Acquire(ctx, principal)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return budget.Render(r, s)
 }

@@ -79,8 +79,8 @@ func TestRun(t *testing.T) {
 		t.Fatalf("a chart over the output limit: %v", err)
 	}
 	size := len(r.list[0])
-	shown := r.Show(10_000-2*size, 10_000, false, png{}, slog.New(slog.DiscardHandler))
-	if len(shown.Charts) != 2 || len(shown.Images) != 2 || !strings.HasPrefix(shown.Left, "Charts 3 to 6 were left out") || len(shown.Lines) != 3 || !strings.HasSuffix(shown.Lines[0], "shown to the user as an image.") {
+	shown := r.Show(t.Context(), Show{Used: 10_000 - 2*size, Max: 10_000, Renderer: png{}, Logger: slog.New(slog.DiscardHandler)})
+	if len(shown.Charts) != 2 || len(shown.Images) != 2 || len(shown.Warnings) != 1 || !strings.HasPrefix(shown.Warnings[0], "Charts 3 to 6 were left out") || len(shown.Lines) != 3 || !strings.HasSuffix(shown.Lines[0], "shown to the user as an image.") {
 		t.Fatalf("shown: %+v", shown)
 	}
 	for _, tt := range []struct {
@@ -88,7 +88,7 @@ func TestRun(t *testing.T) {
 		r    chart.Renderer
 		want string
 	}{{true, png{}, ", shown to the user."}, {false, nil, "this server draws no images."}, {false, failing{}, ", could not be drawn."}} {
-		shown := r.Show(0, 10_000, tt.apps, tt.r, slog.New(slog.DiscardHandler))
+		shown := r.Show(t.Context(), Show{Max: 10_000, Apps: tt.apps, Renderer: tt.r, Logger: slog.New(slog.DiscardHandler)})
 		if len(shown.Lines) != Max || !strings.HasSuffix(shown.Lines[0], tt.want) || len(shown.Images) != 0 {
 			t.Errorf("apps %v, renderer %T: %q", tt.apps, tt.r, shown.Lines[0])
 		}

@@ -265,3 +265,26 @@ func FailureCounterOr(shared FailureCounter, perSecond float64, burst int) Failu
 	}
 	return nil
 }
+
+// Counting returns l, calling refused with the request's context for each
+// request l makes wait (nil for a nil l): how a server counts the
+// requests its rate limits refuse.
+func Counting(l Limiter, refused func(ctx context.Context)) Limiter {
+	if l == nil {
+		return nil
+	}
+	return countingLimiter{l, refused}
+}
+
+type countingLimiter struct {
+	Limiter
+	refused func(ctx context.Context)
+}
+
+func (c countingLimiter) Take(ctx context.Context, key string, n int) (time.Duration, error) {
+	wait, err := c.Limiter.Take(ctx, key, n)
+	if err == nil && wait > 0 {
+		c.refused(ctx)
+	}
+	return wait, err
+}
