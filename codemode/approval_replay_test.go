@@ -21,6 +21,7 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 // createThenDelete writes first (a create that needs no approval, named
@@ -297,7 +298,7 @@ func TestApprovalTextsGolden(t *testing.T) {
 func TestApprovalWaitCancelled(t *testing.T) {
 	for _, page := range []bool{false, true} {
 		t.Run(map[bool]string{false: "elicitation", true: "page"}[page], func(t *testing.T) {
-			var logs syncBuffer
+			var logs logtest.Buffer
 			ts, b := startApprovals(t, func(o *codemode.Options) {
 				o.HTTP.Stateful = true
 				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))

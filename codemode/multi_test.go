@@ -19,6 +19,7 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -376,7 +377,7 @@ func TestAddToHonoursPrincipal(t *testing.T) {
 // once. The same handler wrapped in Middleware acts as Options.Principal.
 func TestAddToOverHTTPWithoutMiddleware(t *testing.T) {
 	nt := newNotesAndTasks(t)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "local-user"},
 		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),

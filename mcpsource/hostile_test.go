@@ -1,7 +1,6 @@
 package mcpsource_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/typegen"
@@ -60,24 +60,6 @@ func hostile(t *testing.T, modes ...string) (cmd func() *exec.Cmd, lists string)
 		c.Env = append(os.Environ(), "HOSTILE_LISTS="+lists)
 		return c
 	}, lists
-}
-
-// lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // cpu is the CPU time this process has used.
@@ -234,7 +216,7 @@ func TestHostileListChangedFlood(t *testing.T) {
 // deep, the cut logged, and Connect returns with what was listed.
 func TestHostileEndlessCursor(t *testing.T) {
 	cmd, lists := hostile(t, "endless")
-	var log lockedBuffer
+	var log logtest.Buffer
 	c := newCatalog(t, "endless")
 	before := heap()
 	start := cpu()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 // hostileBin builds the library's misbehaving test server
@@ -39,24 +39,6 @@ var hostileBin = sync.OnceValues(func() (string, error) {
 
 // hostileDirs are removed by TestMain.
 var hostileDirs []string
-
-// syncLog is a log destination safe for concurrent writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -84,7 +66,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncLog
+	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	start, startCPU := time.Now(), cpuTime()
 	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: log, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, log)

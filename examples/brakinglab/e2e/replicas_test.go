@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
@@ -108,7 +109,7 @@ http {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-c", confPath, "-p", dir, "-e", filepath.Join(dir, "error.log"))
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
