@@ -20,6 +20,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/hostiletest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -187,9 +188,7 @@ func TestMain(m *testing.M) {
 	if gatewayBin.dir != "" {
 		os.RemoveAll(gatewayBin.dir)
 	}
-	for _, dir := range hostileDirs {
-		os.RemoveAll(dir)
-	}
+	hostiletest.Remove()
 	os.Exit(code)
 }
 
