@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // createThenDelete writes first (a create that needs no approval, named
@@ -62,29 +62,7 @@ func (ts *testServer) connectRev(t *testing.T, stdio bool, version string, opts 
 // and opens a go-sdk client session on it speaking revision version.
 func (ts *testServer) connectStdio(t *testing.T, subject, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: subject}, inR, outW) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Closing the client ends the session; cancelling first would
-		// end it as "server run cancelled", logged as an error.
-		cs.Close()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cancel()
-			<-done
-		}
-		cancel()
-	})
-	return cs
+	return mcptest.ConnectIO(t, ts.Server, catalog.Principal{Subject: subject}, version, opts)
 }
 
 // An accepted approval resumes the execution: the create made before the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -94,7 +95,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 			c := mcp.NewClient(&mcp.Implementation{Name: "old-client", Version: "1"}, nil)
 			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 				Endpoint:   ts.URL,
-				HTTPClient: &http.Client{Transport: withToken{ts.token("alice"), http.DefaultTransport}},
+				HTTPClient: mcptest.Bearer(ts.token("alice")),
 			}, &mcp.ClientSessionOptions{ProtocolVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)

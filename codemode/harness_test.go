@@ -15,8 +15,8 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // testServer is a codemode server on a loopback port with a test issuer.
@@ -90,56 +90,20 @@ func (ts *testServer) token(sub string, scopes ...string) string {
 	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
 }
 
-// withToken adds an Authorization header to every request.
-type withToken struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b withToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.base.RoundTrip(r)
-}
-
 // connect opens an MCP client session with the official go-sdk client.
 func (ts *testServer) connect(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:   ts.URL,
-		HTTPClient: &http.Client{Transport: withToken{token, http.DefaultTransport}},
-	}
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.ConnectHTTP(t, ts.URL, token, "", opts)
 }
 
-// run calls execute_code with code.
-func run(t *testing.T, cs *mcp.ClientSession, code string) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
-	if err != nil {
-		t.Fatalf("CallTool: %v", err)
-	}
-	return res
-}
-
-// text returns the result's text content.
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+// run calls execute_code with code; text returns a result's text
+// content; withPool gives options a sandbox of n workers. The names stay
+// for the many tests that use them.
+var (
+	run      = mcptest.Run
+	text     = mcptest.Text
+	withPool = mcptest.WithPool
+)
 
 // structuredOf decodes the result's structuredContent.
 type structuredResult struct {
@@ -270,16 +234,4 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-// withPool gives o a sandbox of n workers (with o's limits and mode), closed
-// when the test ends: the pool size is the sandbox's to choose.
-func withPool(t testing.TB, o *codemode.Options, n int) {
-	t.Helper()
-	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, PoolSize: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	o.Sandbox.Shared = sb
 }

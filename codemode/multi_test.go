@@ -20,6 +20,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -479,12 +480,7 @@ func TestMiddlewareOnHostHandler(t *testing.T) {
 		t.Fatalf("large body: %d", resp.StatusCode)
 	}
 
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: withToken{tok, http.DefaultTransport}},
-	}, nil)
-	must(t, err)
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectHTTP(t, url, tok, "", nil)
 	if res := run(t, cs, `return (await notes.getNote({ id: 3 })).id`); res.IsError || string(structuredOf(t, res).Result) != "3" {
 		t.Fatalf("execute_code: %s", text(res))
 	}

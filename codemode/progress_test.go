@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
@@ -74,7 +74,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
-	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 
 	// Without a token nothing is sent, and the script runs the same.
 	if res := callWithToken(t, cs, progressCode, nil); res.IsError {
@@ -107,7 +107,7 @@ func TestProgressRateLimited(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
-	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 	if res := callWithToken(t, cs, `for (let i = 1; i <= 500; i++) await codemode.progress(i, 500); return 1`, "loop"); res.IsError {
 		t.Fatal(text(res))
 	}
@@ -125,7 +125,7 @@ func TestProgressRateLimited(t *testing.T) {
 func TestScriptProgressArguments(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	cs := serveStdioWith(t, srv, nil)
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
 		res := run(t, cs, "try { await "+call+"; return 'ok' } catch (e) { return e.message }")
 		var msg string
@@ -134,27 +134,6 @@ func TestScriptProgressArguments(t *testing.T) {
 			t.Errorf("%s: %q", call, msg)
 		}
 	}
-}
-
-// serveStdioWith is serveStdio with client options.
-func serveStdioWith(t *testing.T, srv *codemode.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(ctx, principal("local-user"), sr, sw) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-served
-	})
-	return cs
 }
 
 // tsProgress is what ts-progress.mjs reports.

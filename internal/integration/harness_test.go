@@ -6,9 +6,7 @@ package integration_test
 
 import (
 	"context"
-	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -17,9 +15,9 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // testServer is a codemode server on a loopback port with a test issuer.
@@ -71,20 +69,6 @@ func (ts *testServer) token(sub string, scopes ...string) string {
 	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
 }
 
-// withToken adds an Authorization header to every request.
-type withToken struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b withToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.base.RoundTrip(r)
-}
-
 // newServer builds a server over cat with a sandbox of one worker, closed
 // when the test ends.
 func newServer(t *testing.T, cat *catalog.Catalog, opts *codemode.Options) *codemode.Server {
@@ -102,62 +86,19 @@ func newServer(t *testing.T, cat *catalog.Catalog, opts *codemode.Options) *code
 	return s
 }
 
-// withPool gives o a sandbox of n workers (with o's limits and mode),
-// closed when the test ends.
-func withPool(t testing.TB, o *codemode.Options, n int) {
-	t.Helper()
-	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, PoolSize: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	o.Sandbox.Shared = sb
-}
-
 // serveStdio connects a go-sdk client to srv over a pair of pipes, as
-// stdio does.
+// stdio does; run calls execute_code with code; text returns a result's
+// text content; withPool gives options a sandbox of n workers.
 func serveStdio(t *testing.T, srv *codemode.Server) *mcp.ClientSession {
 	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- srv.ServeIO(ctx, catalog.Principal{Subject: "local-user", ClientID: "test-client"}, sr, sw)
-	}()
-	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-served
-	})
-	return cs
+	return mcptest.ConnectIO(t, srv, catalog.Principal{Subject: "local-user", ClientID: "test-client"}, "", nil)
 }
 
-// run calls execute_code with code.
-func run(t *testing.T, cs *mcp.ClientSession, code string) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
-	if err != nil {
-		t.Fatalf("CallTool: %v", err)
-	}
-	return res
-}
-
-// text returns the result's text content.
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+var (
+	run      = mcptest.Run
+	text     = mcptest.Text
+	withPool = mcptest.WithPool
+)
 
 type lapsIn struct {
 	Track string `json:"track" validate:"required"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
@@ -115,7 +116,7 @@ func TestOIDCProvider(t *testing.T) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "idp-client", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
 			Endpoint:   hs.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: withToken{tok, http.DefaultTransport}},
+			HTTPClient: mcptest.Bearer(tok),
 		}, nil)
 		if err == nil {
 			t.Cleanup(func() { cs.Close() })

@@ -3,19 +3,15 @@ package approvaldiff
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // The few helpers the harness needs, which codemode's own tests keep in
@@ -45,12 +41,8 @@ func startServer(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Op
 		Audit:   codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
 	}
 	configure(opts)
-	sb, err := sandbox.New(&sandbox.Options{Limits: opts.Limits, Mode: opts.Sandbox.Mode, PoolSize: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() }) // after the server's Close: cleanups run last first
-	opts.Sandbox.Shared = sb
+	mcptest.WithPool(t, opts, 2)
+	var err error
 	s.Server, err = codemode.New(cat, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -66,81 +58,24 @@ func startServer(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Op
 	return s
 }
 
-// bearerToken adds an Authorization header to every request.
-type bearerToken struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearerToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
-}
-
 // connectHTTP opens a go-sdk client session as sub, speaking revision
 // version over Streamable HTTP.
 func (s *server) connectHTTP(t *testing.T, sub, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	token := s.issuer.Mint(s.url, oauthmetatest.WithClaim("sub", sub))
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:   s.url,
-		HTTPClient: &http.Client{Transport: bearerToken{token, http.DefaultTransport}},
-	}
-	cs, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("connect at %s: %v", version, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.ConnectHTTP(t, s.url, s.issuer.Mint(s.url, oauthmetatest.WithClaim("sub", sub)), version, opts)
 }
 
 // connectStdio serves a session for sub over stdio (ServeIO on pipes)
 // and opens a go-sdk client session on it speaking revision version.
 func (s *server) connectStdio(t *testing.T, sub, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.ServeIO(ctx, catalog.Principal{Subject: sub}, inR, outW) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Closing the client ends the session; cancelling first would
-		// end it as "server run cancelled", logged as an error.
-		cs.Close()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cancel()
-			<-done
-		}
-		cancel()
-	})
-	return cs
+	return mcptest.ConnectIO(t, s, catalog.Principal{Subject: sub}, version, opts)
 }
 
 // subject is the subject of the principal a handler runs for.
 func subject(ctx context.Context) string {
 	p, _ := catalog.PrincipalFrom(ctx)
 	return p.Subject
-}
-
-// text returns the result's text content.
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // structuredResult is the part of execute_code's structuredContent the

@@ -1,0 +1,105 @@
+package mcptest_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
+	"github.com/brakinglab/codemode-go/sandbox"
+)
+
+// Header sets its header on the request sent, not on the caller's
+// request, and sets nothing for an empty value; Bearer sends the token
+// as a bearer token, or no Authorization header without one.
+func TestHeaderAndBearer(t *testing.T) {
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got <- r.Header.Clone() }))
+	defer srv.Close()
+	for _, tt := range []struct {
+		client      *http.Client
+		key, want   string
+		description string
+	}{
+		{&http.Client{Transport: mcptest.Header("Traceparent", "00-abc-def-01", nil)}, "Traceparent", "00-abc-def-01", "header"},
+		{&http.Client{Transport: mcptest.Header("Traceparent", "", nil)}, "Traceparent", "", "empty header"},
+		{mcptest.Bearer("tok"), "Authorization", "Bearer tok", "bearer"},
+		{mcptest.Bearer(""), "Authorization", "", "no token"},
+		{&http.Client{Transport: mcptest.Header("X-A", "1", mcptest.Bearer("tok").Transport)}, "Authorization", "Bearer tok", "stacked"},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		resp, err := tt.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if h := <-got; h.Get(tt.key) != tt.want {
+			t.Errorf("%s: %s %q, want %q", tt.description, tt.key, h.Get(tt.key), tt.want)
+		}
+		if len(req.Header) != 0 {
+			t.Errorf("%s: the caller's request changed: %v", tt.description, req.Header)
+		}
+	}
+}
+
+type echoIn struct {
+	Say string `json:"say" validate:"required"`
+}
+
+// server serves one READ-ONLY function, echo.say, which reports who
+// called it, in a sandbox that WithPool gave it.
+func server(t *testing.T) *codemode.Server {
+	t.Helper()
+	cat, err := catalog.New("echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[echoIn, string]{
+		Name: "say", Description: "Echoes.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, in echoIn) (string, error) {
+			p, _ := catalog.PrincipalFrom(ctx)
+			return p.Subject + ": " + in.Say, nil
+		},
+	})
+	o := &codemode.Options{Logger: slog.New(slog.DiscardHandler), Principal: &catalog.Principal{Subject: "http-user"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}
+	mcptest.WithPool(t, o, 1)
+	if o.Sandbox.Shared == nil {
+		t.Fatal("WithPool set no sandbox")
+	}
+	srv, err := codemode.New(cat, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// The same server answers a client over HTTP and one over stdio, each as
+// its own principal, at the revision asked for.
+func TestConnectRunText(t *testing.T) {
+	srv := server(t)
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	for name, cs := range map[string]*mcp.ClientSession{
+		"http-user":  mcptest.ConnectHTTP(t, hs.URL+"/mcp", "", "2025-06-18", nil),
+		"stdio-user": mcptest.ConnectIO(t, srv, catalog.Principal{Subject: "stdio-user"}, "2025-06-18", nil),
+	} {
+		if v := cs.InitializeResult().ProtocolVersion; v != "2025-06-18" {
+			t.Errorf("%s: revision %s", name, v)
+		}
+		res := mcptest.Run(t, cs, `return await echo.say({ say: "hi" })`)
+		if got := mcptest.Text(res); res.IsError || !strings.Contains(got, `"`+name+`: hi"`) {
+			t.Errorf("%s: %s", name, got)
+		}
+		if res := mcptest.Run(t, cs, `throw new Error("boom")`); !res.IsError || !strings.Contains(mcptest.Text(res), "boom") {
+			t.Errorf("%s: a failing script: %s", name, mcptest.Text(res))
+		}
+	}
+}
