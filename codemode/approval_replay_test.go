@@ -22,6 +22,7 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 )
 
 // createThenDelete writes first (a create that needs no approval, named
@@ -281,7 +282,7 @@ func TestApprovalWaitCancelled(t *testing.T) {
 				o.HTTP.Stateful = true
 				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if page {
-					o.Approvals.Page = &approval.Page{Authenticate: cookieAuth}
+					o.Approvals.Page = &approval.Page{Authenticate: pagetest.CookieAuth}
 				}
 			})
 			old := b.add("alice", "Monza", "entered")

@@ -2,11 +2,9 @@ package pgstate_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -48,15 +47,9 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 	srv, err := codemode.New(cat, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(), Page: &approval.Page{
-			URL:   base + "/approve/",
-			Store: st.PendingApprovals(),
-			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
-				c, err := r.Cookie("sid")
-				if err != nil {
-					return catalog.Principal{}, false
-				}
-				return catalog.Principal{Subject: c.Value}, true
-			},
+			URL:          base + "/approve/",
+			Store:        st.PendingApprovals(),
+			Authenticate: pagetest.CookieAuth,
 		}},
 		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:   codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
@@ -87,26 +80,6 @@ func connectPlain(t *testing.T, url string) *mcp.ClientSession {
 	return cs
 }
 
-func pageDo(t *testing.T, method, link string, form url.Values) (int, string) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, _ := http.NewRequest(method, link, body)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.AddCookie(&http.Cookie{Name: "sid", Value: "alice"})
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
 func structuredLink(t *testing.T, res *mcp.CallToolResult) (kind, link string) {
 	t.Helper()
 	m, _ := res.StructuredContent.(map[string]any)
@@ -134,13 +107,14 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 		t.Fatalf("first run on A: %s", textOf(res))
 	}
 	onB := baseB + "/approve/" + link[len(baseA+"/approve/"):]
-	code1, page := pageDo(t, "GET", onB, nil)
-	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if code1 != http.StatusOK || m == nil || !strings.Contains(page, "notes.deleteNote") || !strings.Contains(page, "notes.copyNote(") {
-		t.Fatalf("page on B: %d\n%s", code1, page)
+	alice := pagetest.Browser{Subject: "alice"}
+	resp, page := alice.Do(t, "GET", onB, nil, nil)
+	token := pagetest.CSRF(page)
+	if resp.StatusCode != http.StatusOK || token == "" || !strings.Contains(page, "notes.deleteNote") || !strings.Contains(page, "notes.copyNote(") {
+		t.Fatalf("page on B: %d\n%s", resp.StatusCode, page)
 	}
-	if code, page := pageDo(t, "POST", onB, url.Values{"csrf": {m[1]}, "action": {"accept"}}); code != http.StatusOK || !strings.Contains(page, "Accepted.") {
-		t.Fatalf("accept on B: %d\n%s", code, page)
+	if resp, page := alice.Do(t, "POST", onB, url.Values{"csrf": {token}, "action": {"accept"}}, nil); resp.StatusCode != http.StatusOK || !strings.Contains(page, "Accepted.") {
+		t.Fatalf("accept on B: %d\n%s", resp.StatusCode, page)
 	}
 	res = callWith(t, b, code, "", "")
 	if res.IsError || creates.Load() != 1 || deletes.Load() != 1 {
