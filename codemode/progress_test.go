@@ -215,15 +215,11 @@ func TestTypeScriptClientProgressStdio(t *testing.T) {
 	}
 }
 
-// opsCatalog has host functions that record what their context carries.
-// internal/integration's telemetry tests, which check the spans with the
-// OpenTelemetry SDK, have the same with a span per call.
-type opsCatalog struct {
-	*catalog.Catalog
-
-	mu        sync.Mutex
-	deadlines []time.Duration // time left before the deadline, per call
-}
+// opsCatalog has a READ-ONLY function that reports progress, readLaps,
+// and one that always fails, missing. internal/integration's telemetry
+// tests have the same with a span per call, and check the deadline the
+// host call's context carries.
+type opsCatalog struct{ *catalog.Catalog }
 
 func newOpsCatalog(t *testing.T) *opsCatalog {
 	t.Helper()
@@ -231,32 +227,21 @@ func newOpsCatalog(t *testing.T) *opsCatalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc := &opsCatalog{Catalog: cat}
-	type in struct {
+	type laps struct {
 		Laps int `json:"laps"`
 	}
-	type out struct {
-		Laps int `json:"laps"`
-	}
-	catalog.MustAdd(cat, catalog.Func[in, out]{
+	catalog.MustAdd(cat, catalog.Func[laps, laps]{
 		Name: "readLaps", Description: "Reads laps.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, a in) (out, error) {
-			oc.mu.Lock()
-			if d, ok := ctx.Deadline(); ok {
-				oc.deadlines = append(oc.deadlines, time.Until(d))
-			} else {
-				oc.deadlines = append(oc.deadlines, -1)
-			}
-			oc.mu.Unlock()
+		Handler: func(ctx context.Context, a laps) (laps, error) {
 			codemode.ReportProgress(ctx, 1, 2, "laps read")
-			return out(a), nil
+			return a, nil
 		},
 	})
-	catalog.MustAdd(cat, catalog.Func[in, out]{
+	catalog.MustAdd(cat, catalog.Func[laps, laps]{
 		Name: "missing", Description: "Always fails.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, a in) (out, error) {
-			return out{}, catalog.NotFound("no lap %d", a.Laps)
+		Handler: func(ctx context.Context, a laps) (laps, error) {
+			return laps{}, catalog.NotFound("no lap %d", a.Laps)
 		},
 	})
-	return oc
+	return &opsCatalog{cat}
 }

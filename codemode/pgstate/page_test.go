@@ -16,6 +16,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/pagetest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
@@ -69,17 +70,6 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 	return base
 }
 
-func connectPlain(t *testing.T, url string) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 func structuredLink(t *testing.T, res *mcp.CallToolResult) (kind, link string) {
 	t.Helper()
 	m, _ := res.StructuredContent.(map[string]any)
@@ -98,13 +88,13 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 	var creates, deletes atomic.Int64
 	baseA := pageReplica(t, db, key, &creates, &deletes)
 	baseB := pageReplica(t, db, key, &creates, &deletes)
-	a, b := connectPlain(t, baseA+"/mcp"), connectPlain(t, baseB+"/mcp")
+	a, b := mcptest.ConnectHTTP(t, baseA+"/mcp", "", "2026-07-28", nil), mcptest.ConnectHTTP(t, baseB+"/mcp", "", "2026-07-28", nil)
 	const code = `await notes.copyNote({id: 7}); return await notes.deleteNote({id: 7});`
 
 	res := callWith(t, a, code, "", "")
 	kind, link := structuredLink(t, res)
 	if kind != "APPROVAL_PENDING" || !strings.HasPrefix(link, baseA+"/approve/") || creates.Load() != 1 || deletes.Load() != 0 {
-		t.Fatalf("first run on A: %s", textOf(res))
+		t.Fatalf("first run on A: %s", mcptest.Text(res))
 	}
 	onB := baseB + "/approve/" + link[len(baseA+"/approve/"):]
 	alice := pagetest.Browser{Subject: "alice"}
@@ -118,13 +108,13 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 	}
 	res = callWith(t, b, code, "", "")
 	if res.IsError || creates.Load() != 1 || deletes.Load() != 1 {
-		t.Fatalf("re-run on B: %s (creates %d deletes %d)", textOf(res), creates.Load(), deletes.Load())
+		t.Fatalf("re-run on B: %s (creates %d deletes %d)", mcptest.Text(res), creates.Load(), deletes.Load())
 	}
 	// A sees the approval used: the same code there is a new execution
 	// that asks again, and the used approval deletes nothing.
 	res = callWith(t, a, code, "", "")
 	if kind, l := structuredLink(t, res); kind != "APPROVAL_PENDING" || l == link || deletes.Load() != 1 {
-		t.Fatalf("second run on A: %s (deletes %d)", textOf(res), deletes.Load())
+		t.Fatalf("second run on A: %s (deletes %d)", mcptest.Text(res), deletes.Load())
 	}
 }
 
