@@ -138,7 +138,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 
 			// Every HTTP request has ended: nothing is left in the registry.
 			cs.Close()
-			ts.http.Close()
+			ts.hs.HTTP.Close()
 			if n := codemode.InFlightCalls(ts.Server); n != 0 {
 				t.Fatalf("%d calls left in the cancellation registry", n)
 			}
@@ -248,7 +248,7 @@ func TestCancellationIsPerPrincipal(t *testing.T) {
 	if body := <-resp; !strings.Contains(body, `"id":7`) || !strings.Contains(body, "CANCELLED") {
 		t.Fatalf("response to the cancelled call: %s", body)
 	}
-	ts.http.Close()
+	ts.hs.HTTP.Close()
 	if n := codemode.InFlightCalls(ts.Server); n != 0 {
 		t.Fatalf("%d calls left in the registry", n)
 	}
@@ -280,7 +280,7 @@ func TestAmbiguousCancellationCancelsNothing(t *testing.T) {
 			t.Fatalf("response: %s", body)
 		}
 	}
-	ts.http.Close()
+	ts.hs.HTTP.Close()
 	if n := codemode.InFlightCalls(ts.Server); n != 0 {
 		t.Fatalf("%d calls left in the registry", n)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -19,11 +18,12 @@ import (
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
-// testServer is a codemode server on a loopback port with a test issuer.
+// testServer is a codemode server on a loopback port with a test issuer
+// (mcptest.StartHTTP), and the audit events it recorded.
 type testServer struct {
 	*codemode.Server
+	hs       *mcptest.Server
 	cat      *testCatalog
-	http     *httptest.Server
 	issuer   *oauthmetatest.Issuer
 	URL      string // the MCP endpoint
 	Resource string
@@ -43,51 +43,20 @@ func startServer(t *testing.T, configure func(*codemode.Options)) *testServer {
 // startServerFor is startServer for any catalog.
 func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Options)) *testServer {
 	t.Helper()
-	ts := &testServer{issuer: oauthmetatest.NewIssuer(t, nil), audit: &auditRecorder{}}
-	ts.http = httptest.NewUnstartedServer(nil)
-	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
-	ts.Resource = ts.URL
-	v := ts.issuer.Verifier(ts.Resource)
-	opts := &codemode.Options{
-		Version: "1.0.0",
-		Auth: &codemode.Auth{
-			Verifier:             v,
-			Resource:             ts.Resource,
-			AuthorizationServers: []string{ts.issuer.URL},
-		},
-		Audit: codemode.AuditOptions{Sink: ts.audit},
-	}
-	if configure != nil {
-		configure(opts)
-	}
-	if pg := opts.Approvals.Page; pg != nil && pg.URL == "" {
-		pg.URL = "http://" + ts.http.Listener.Addr().String() + "/approve/"
-	}
-	if opts.Sandbox.Shared == nil {
-		withPool(t, opts, 2)
-	}
-	var err error
-	ts.Server, err = codemode.New(cat, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/", ts.Handler())
-	mux.Handle("/approve/", ts.ApprovalHandler())
-	ts.http.Config.Handler = mux
-	ts.http.Start()
-	t.Cleanup(func() {
-		ts.http.Close()
-		if err := ts.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+	ts := &testServer{audit: &auditRecorder{}}
+	ts.hs = mcptest.StartHTTP(t, cat, func(_ *mcptest.Server, o *codemode.Options) {
+		o.Audit.Sink = ts.audit
+		if configure != nil {
+			configure(o)
 		}
 	})
+	ts.Server, ts.issuer, ts.URL, ts.Resource = ts.hs.Server, ts.hs.Issuer, ts.hs.URL, ts.hs.URL
 	return ts
 }
 
 // token mints an access token for sub with scopes.
 func (ts *testServer) token(sub string, scopes ...string) string {
-	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
+	return ts.hs.Token(sub, scopes...)
 }
 
 // connect opens an MCP client session with the official go-sdk client.

@@ -7,8 +7,6 @@ package integration_test
 import (
 	"context"
 	"log"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,57 +15,33 @@ import (
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
-	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
-// testServer is a codemode server on a loopback port with a test issuer.
+// testServer is a codemode server on a loopback port with a test issuer
+// (mcptest.StartHTTP) whose tokens jwtverify checks.
 type testServer struct {
-	*codemode.Server
-	issuer   *oauthmetatest.Issuer
-	URL      string // the MCP endpoint
-	Resource string
+	*mcptest.Server
 }
 
 // startServerFor starts a server over cat with authentication by a test
-// issuer and a sandbox of two workers; configure may adjust the options
-// before New.
+// issuer, verified by jwtverify, and a sandbox of two workers; configure
+// may adjust the options before New.
 func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Options)) *testServer {
 	t.Helper()
-	ts := &testServer{issuer: oauthmetatest.NewIssuer(t, nil)}
-	hs := httptest.NewUnstartedServer(nil)
-	ts.URL = "http://" + hs.Listener.Addr().String() + "/mcp"
-	ts.Resource = ts.URL
-	v, err := jwtverify.New(ts.issuer.URL, ts.Resource, &jwtverify.Options{JWKSURL: ts.issuer.JWKSURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := &codemode.Options{
-		Version: "1.0.0",
-		Auth:    &codemode.Auth{Verifier: v, Resource: ts.Resource, AuthorizationServers: []string{ts.issuer.URL}},
-	}
-	if configure != nil {
-		configure(opts)
-	}
-	withPool(t, opts, 2)
-	ts.Server, err = codemode.New(cat, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs.Config.Handler = ts.Handler()
-	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		if err := ts.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+	return &testServer{mcptest.StartHTTP(t, cat, func(s *mcptest.Server, o *codemode.Options) {
+		v, err := jwtverify.New(s.Issuer.URL, s.URL, &jwtverify.Options{JWKSURL: s.Issuer.JWKSURL})
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	return ts
+		o.Auth.Verifier = v
+		if configure != nil {
+			configure(o)
+		}
+	})}
 }
 
 // token mints an access token for sub with scopes.
-func (ts *testServer) token(sub string, scopes ...string) string {
-	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
-}
+func (ts *testServer) token(sub string, scopes ...string) string { return ts.Token(sub, scopes...) }
 
 // newServer builds a server over cat with a sandbox of one worker, closed
 // when the test ends.

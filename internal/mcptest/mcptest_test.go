@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
@@ -101,5 +102,56 @@ func TestConnectRunText(t *testing.T) {
 		if res := mcptest.Run(t, cs, `throw new Error("boom")`); !res.IsError || !strings.Contains(mcptest.Text(res), "boom") {
 			t.Errorf("%s: a failing script: %s", name, mcptest.Text(res))
 		}
+	}
+}
+
+// StartHTTP's server admits the issuer's tokens and refuses a request
+// without one; configure sees the issuer and may replace the options;
+// an approval page gets its URL and is mounted at /approve/.
+func TestStartHTTP(t *testing.T) {
+	cat, err := catalog.New("echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(cat, catalog.Func[echoIn, string]{
+		Name: "say", Description: "Echoes.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, in echoIn) (string, error) {
+			p, _ := catalog.PrincipalFrom(ctx)
+			return p.Subject + ": " + in.Say, nil
+		},
+	})
+	var page *approval.Page
+	s := mcptest.StartHTTP(t, cat, func(s *mcptest.Server, o *codemode.Options) {
+		if o.Auth == nil || o.Auth.Resource != s.URL || o.Auth.AuthorizationServers[0] != s.Issuer.URL {
+			t.Errorf("auth %+v", o.Auth)
+		}
+		page = &approval.Page{Authenticate: func(*http.Request) (catalog.Principal, bool) { return catalog.Principal{}, false }}
+		o.Approvals.Page = page
+		o.Logger = slog.New(slog.DiscardHandler)
+		o.Sandbox.Mode = sandbox.ModeInProcess
+	})
+	if page.URL != s.Base+"/approve/" || s.URL != s.Base+"/mcp" {
+		t.Fatalf("page URL %q, MCP URL %q, base %q", page.URL, s.URL, s.Base)
+	}
+	cs := mcptest.ConnectHTTP(t, s.URL, s.Token("alice"), "", nil)
+	if res := mcptest.Run(t, cs, `return await echo.say({ say: "hi" })`); res.IsError || !strings.Contains(mcptest.Text(res), `"alice: hi"`) {
+		t.Fatalf("with a token: %s", mcptest.Text(res))
+	}
+	resp, err := http.Post(s.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without a token: %d", resp.StatusCode)
+	}
+	// Not signed in: the page asks the user to sign in, it is not a 404.
+	resp, err = http.Get(s.Base + "/approve/AAAAAAAAAAAAAAAAAAAAAA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		t.Fatalf("approval page: %d", resp.StatusCode)
 	}
 }

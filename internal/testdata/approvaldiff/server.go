@@ -3,7 +3,6 @@ package approvaldiff
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,7 +10,6 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
-	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
 // The few helpers the harness needs, which codemode's own tests keep in
@@ -20,49 +18,27 @@ import (
 // revision over HTTP or stdio, and a result's text and structuredContent.
 
 // server is a codemode server on a loopback port, authenticating tokens
-// of a test issuer.
+// of a test issuer (mcptest.StartHTTP).
 type server struct {
-	*codemode.Server
-	issuer *oauthmetatest.Issuer
-	url    string // the MCP endpoint, also the tokens' audience
+	*mcptest.Server
 }
 
-// startServer starts a server for cat with a sandbox of two workers;
-// configure adjusts the options before New. The test's cleanup stops it.
+// startServer starts a server for cat with a sandbox of two workers and
+// no audit; configure adjusts the options before New. The test's cleanup
+// stops it.
 func startServer(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Options)) *server {
 	t.Helper()
-	s := &server{issuer: oauthmetatest.NewIssuer(t, nil)}
-	hs := httptest.NewUnstartedServer(nil)
-	s.url = "http://" + hs.Listener.Addr().String() + "/mcp"
-	v := s.issuer.Verifier(s.url)
-	opts := &codemode.Options{
-		Version: "1.0.0",
-		Auth:    &codemode.Auth{Verifier: v, Resource: s.url, AuthorizationServers: []string{s.issuer.URL}},
-		Audit:   codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
-	}
-	configure(opts)
-	mcptest.WithPool(t, opts, 2)
-	var err error
-	s.Server, err = codemode.New(cat, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs.Config.Handler = s.Handler()
-	hs.Start()
-	t.Cleanup(func() {
-		hs.Close()
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s
+	return &server{mcptest.StartHTTP(t, cat, func(_ *mcptest.Server, o *codemode.Options) {
+		o.Audit.Sink = codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})
+		configure(o)
+	})}
 }
 
 // connectHTTP opens a go-sdk client session as sub, speaking revision
 // version over Streamable HTTP.
 func (s *server) connectHTTP(t *testing.T, sub, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	return mcptest.ConnectHTTP(t, s.url, s.issuer.Mint(s.url, oauthmetatest.WithClaim("sub", sub)), version, opts)
+	return mcptest.ConnectHTTP(t, s.URL, s.Token(sub), version, opts)
 }
 
 // connectStdio serves a session for sub over stdio (ServeIO on pipes)
