@@ -186,30 +186,17 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 func TestTypeScriptClientProgressStdio(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	client := tsclienttest.Start(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(ctx, principal("local-user"), stdout, stdin) }()
-	werr := cmd.Wait()
+	go func() { served <- srv.ServeIO(ctx, principal("local-user"), client.Stdout, client.Stdin) }()
+	werr := client.Wait()
 	cancel()
 	<-served
 	if werr != nil {
-		t.Fatalf("client: %v\n%s", werr, stderr.String())
+		t.Fatalf("client: %v\n%s", werr, client.Stderr())
 	}
-	got := decodeTS(t, stderr.String())
+	got := decodeTS(t, client.Stderr())
 	if got.IsError || string(got.Result) != "1" || strings.Join(got.lines(), "|") != strings.Join(progressWant, "|") {
 		t.Fatalf("client saw %+v, progress %q, want %q", got, got.lines(), progressWant)
 	}

@@ -39,27 +39,12 @@ func TestOIDCProvider(t *testing.T) {
 	resource := "http://" + standard.Listener.Addr().String() + "/mcp"
 	const other = "https://inventory.example/api"
 
-	cmd := tsclienttest.Command(t, t.Context(), "testdata/oidc-provider.mjs", []string{"MCP_RESOURCE=" + resource, "OTHER_RESOURCE=" + other})
-	stdin, err := cmd.StdinPipe() // closing it stops the provider
+	// The provider stops when its input ends, as Start arranges at the
+	// test's end.
+	provider := tsclienttest.Start(t, t.Context(), "testdata/oidc-provider.mjs", []string{"MCP_RESOURCE=" + resource, "OTHER_RESOURCE=" + other})
+	line, err := bufio.NewReader(provider.Stdout).ReadString('\n')
 	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("provider did not start: %v\n%s", err, stderr.String())
+		t.Fatalf("provider did not start: %v\n%s", err, provider.Stderr())
 	}
 	var started struct{ Issuer string }
 	if err := json.Unmarshal([]byte(line), &started); err != nil {

@@ -54,9 +54,9 @@ type echoIn struct {
 	Say string `json:"say" validate:"required"`
 }
 
-// server serves one READ-ONLY function, echo.say, which reports who
-// called it, in a sandbox that WithPool gave it.
-func server(t *testing.T) *codemode.Server {
+// echo has one READ-ONLY function, echo.say, which reports who called
+// it.
+func echo(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	cat, err := catalog.New("echo", nil)
 	if err != nil {
@@ -69,6 +69,13 @@ func server(t *testing.T) *codemode.Server {
 			return p.Subject + ": " + in.Say, nil
 		},
 	})
+	return cat
+}
+
+// server serves echo in a sandbox that WithPool gave it.
+func server(t *testing.T) *codemode.Server {
+	t.Helper()
+	cat := echo(t)
 	o := &codemode.Options{Logger: slog.New(slog.DiscardHandler), Principal: &catalog.Principal{Subject: "http-user"}, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}
 	mcptest.WithPool(t, o, 1)
 	if o.Sandbox.Shared == nil {
@@ -109,19 +116,8 @@ func TestConnectRunText(t *testing.T) {
 // without one; configure sees the issuer and may replace the options;
 // an approval page gets its URL and is mounted at /approve/.
 func TestStartHTTP(t *testing.T) {
-	cat, err := catalog.New("echo", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	catalog.MustAdd(cat, catalog.Func[echoIn, string]{
-		Name: "say", Description: "Echoes.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, in echoIn) (string, error) {
-			p, _ := catalog.PrincipalFrom(ctx)
-			return p.Subject + ": " + in.Say, nil
-		},
-	})
 	var page *approval.Page
-	s := mcptest.StartHTTP(t, cat, func(s *mcptest.Server, o *codemode.Options) {
+	s := mcptest.StartHTTP(t, echo(t), func(s *mcptest.Server, o *codemode.Options) {
 		if o.Auth == nil || o.Auth.Resource != s.URL || o.Auth.AuthorizationServers[0] != s.Issuer.URL {
 			t.Errorf("auth %+v", o.Auth)
 		}
