@@ -17,6 +17,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/internal/hostiletest"
 	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/mcpsource"
@@ -106,9 +107,7 @@ func TestHostileManyTools(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cm.Close() })
-		st, ct := mcp.NewInMemoryTransports()
-		go cm.ServeTransport(context.Background(), who, st)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		cs, err := codemodetest.Connect(context.Background(), cm, who, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

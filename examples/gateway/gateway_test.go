@@ -21,6 +21,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/hostiletest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -74,17 +75,7 @@ func connect(t *testing.T, config string, opts *mcp.ClientOptions) *mcp.ClientSe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, opts).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectMemory(t, t.Context(), g.Server.MCPServer(), opts)
 	return cs
 }
 

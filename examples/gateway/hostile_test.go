@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/hostiletest"
 	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // A gateway in front of four hostile servers (recursive and over-deep
@@ -57,17 +56,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		}
 	}
 
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectMemory(t, t.Context(), g.Server.MCPServer(), nil)
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)

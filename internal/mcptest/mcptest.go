@@ -170,3 +170,25 @@ func WithPool(tb testing.TB, o *codemode.Options, n int) {
 	tb.Cleanup(func() { sb.Close() })
 	o.Sandbox.Shared = sb
 }
+
+// ConnectMemory connects a client with opts to srv, a go-sdk server
+// (codemode.Server.MCPServer(), or a host's own with the code tools
+// added), over in-memory transports; ctx is the server session's context
+// (a principal in it acts as the caller) and the client's. Both sessions
+// close when tb ends.
+func ConnectMemory(tb testing.TB, ctx context.Context, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	tb.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close() })
+	info := ClientInfo
+	cs, err := mcp.NewClient(&info, opts).Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}

@@ -89,8 +89,8 @@ func server(t *testing.T) *codemode.Server {
 	return srv
 }
 
-// The same server answers a client over HTTP and one over stdio, each as
-// its own principal, at the revision asked for.
+// The same server answers a client over HTTP, one over stdio and one in
+// memory, each as its own principal, at the revision asked for.
 func TestConnectRunText(t *testing.T) {
 	srv := server(t)
 	hs := httptest.NewServer(srv.Handler())
@@ -98,8 +98,10 @@ func TestConnectRunText(t *testing.T) {
 	for name, cs := range map[string]*mcp.ClientSession{
 		"http-user":  mcptest.ConnectHTTP(t, hs.URL+"/mcp", "", "2025-06-18", nil),
 		"stdio-user": mcptest.ConnectIO(t, srv, catalog.Principal{Subject: "stdio-user"}, "2025-06-18", nil),
+		"memory-user": mcptest.ConnectMemory(t, catalog.WithPrincipal(context.Background(), catalog.Principal{Subject: "memory-user"}), srv.MCPServer(),
+			&mcp.ClientOptions{}),
 	} {
-		if v := cs.InitializeResult().ProtocolVersion; v != "2025-06-18" {
+		if v := cs.InitializeResult().ProtocolVersion; v != "2025-06-18" && name != "memory-user" {
 			t.Errorf("%s: revision %s", name, v)
 		}
 		res := mcptest.Run(t, cs, `return await echo.say({ say: "hi" })`)
