@@ -118,21 +118,7 @@ func newMulti(t *testing.T, cats []*catalog.Catalog, opts *codemode.Options) *co
 
 // connectTo connects the go-sdk client to srv over in-memory transports,
 // the server side acting for ctx's principal (if any).
-func connectTo(t *testing.T, ctx context.Context, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
+var connectTo = mcptest.ConnectMemory
 
 // One script reads from one namespace and writes to the other; the write
 // waits for the user's approval, which names the qualified function, and

@@ -153,3 +153,22 @@ func TestStartHTTP(t *testing.T) {
 		t.Fatalf("approval page: %d", resp.StatusCode)
 	}
 }
+
+// An Asker answers as told and remembers what it was asked; Take forgets.
+func TestAsker(t *testing.T) {
+	for _, action := range []string{"accept", "decline"} {
+		a := &mcptest.Asker{Action: action}
+		for _, m := range []string{"one?", "two?"} {
+			res, err := a.Options().ElicitationHandler(t.Context(), &mcp.ElicitRequest{Params: &mcp.ElicitParams{Message: m}})
+			if err != nil || res.Action != action || (action == "accept") != (res.Content != nil) {
+				t.Fatalf("%s: %+v, %v", action, res, err)
+			}
+		}
+		if got := a.Asked(); strings.Join(got, "|") != "one?|two?" {
+			t.Fatalf("asked %q", got)
+		}
+		if got := a.Take(); len(got) != 2 || len(a.Asked()) != 0 || len(a.Take()) != 0 {
+			t.Fatalf("take %q, then %q", got, a.Asked())
+		}
+	}
+}

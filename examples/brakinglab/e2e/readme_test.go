@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/readmetest"
 )
 
@@ -27,11 +28,7 @@ func TestReadmeScripts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// The race plan generates a strategy, which asks the user: accept.
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, (&mcptest.Asker{Action: "accept"}).Options())
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,11 +72,7 @@ func TestReadmeCodeBlocks(t *testing.T) {
 	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, (&mcptest.Asker{Action: "accept"}).Options())
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)
