@@ -192,3 +192,32 @@ func ConnectMemory(tb testing.TB, ctx context.Context, srv *mcp.Server, opts *mc
 	tb.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+// Post sends one raw JSON-RPC message, body, to the MCP endpoint url as a
+// client would (JSON, accepting JSON or an event stream) with the bearer
+// token (none when empty) and the Mcp-Protocol-Version header version
+// (none when empty). It returns the status, the body and how long the
+// answer took. It reports failures instead of failing a test, so that a
+// goroutine other than the test's may call it.
+func Post(ctx context.Context, url, token, version, body string) (int, string, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), time.Since(start), err
+}

@@ -135,16 +135,15 @@ func TestStartHTTP(t *testing.T) {
 	if res := mcptest.Run(t, cs, `return await echo.say({ say: "hi" })`); res.IsError || !strings.Contains(mcptest.Text(res), `"alice: hi"`) {
 		t.Fatalf("with a token: %s", mcptest.Text(res))
 	}
-	resp, err := http.Post(s.URL, "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"return await echo.say({ say: 'raw' })"}}}`
+	if status, body, _, err := mcptest.Post(t.Context(), s.URL, "", "2025-06-18", call); err != nil || status != http.StatusUnauthorized {
+		t.Fatalf("without a token: %d %s %v", status, body, err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("without a token: %d", resp.StatusCode)
+	if status, body, _, err := mcptest.Post(t.Context(), s.URL, s.Token("bob"), "2025-06-18", call); err != nil || status != http.StatusOK || !strings.Contains(body, `bob: raw`) {
+		t.Fatalf("raw call with a token: %d %s %v", status, body, err)
 	}
+	resp, err := http.Get(s.Base + "/approve/AAAAAAAAAAAAAAAAAAAAAA")
 	// Not signed in: the page asks the user to sign in, it is not a 404.
-	resp, err = http.Get(s.Base + "/approve/AAAAAAAAAAAAAAAAAAAAAA")
 	if err != nil {
 		t.Fatal(err)
 	}
