@@ -17,11 +17,11 @@ import (
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// approvalReplica is a server whose notes.deleteNote needs approval,
-// sharing the sealing key and the spent approvals through PostgreSQL.
-func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
+// notesCatalog has notes.deleteNote, which needs approval and counts its
+// runs in deletes, and, when creates is not nil, notes.copyNote, which
+// does not and counts its runs in creates.
+func notesCatalog(t *testing.T, creates, deletes *atomic.Int64) *catalog.Catalog {
 	t.Helper()
-	st := openState(t, dbURL)
 	cat, err := catalog.New("notes", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,21 @@ func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int
 		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
 		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
 	})
-	srv, err := codemode.New(cat, &codemode.Options{
+	if creates != nil {
+		catalog.MustAdd(cat, catalog.Func[idIn, int]{
+			Name: "copyNote", Tier: catalog.Mutating, Description: "Copies a note.",
+			Handler: func(ctx context.Context, in idIn) (int, error) { return int(creates.Add(1)), nil },
+		})
+	}
+	return cat
+}
+
+// approvalReplica is a server whose notes.deleteNote needs approval,
+// sharing the sealing key and the spent approvals through PostgreSQL.
+func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
+	t.Helper()
+	st := openState(t, dbURL)
+	srv, err := codemode.New(notesCatalog(t, nil, deletes), &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals()},
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},

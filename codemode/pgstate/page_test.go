@@ -28,24 +28,9 @@ import (
 func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomic.Int64) string {
 	t.Helper()
 	st := openState(t, dbURL)
-	cat, err := catalog.New("notes", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type idIn struct {
-		ID int `json:"id" validate:"required"`
-	}
-	catalog.MustAdd(cat, catalog.Func[idIn, int]{
-		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
-		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
-	})
-	catalog.MustAdd(cat, catalog.Func[idIn, int]{
-		Name: "copyNote", Tier: catalog.Mutating, Description: "Copies a note.",
-		Handler: func(ctx context.Context, in idIn) (int, error) { return int(creates.Add(1)), nil },
-	})
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
-	srv, err := codemode.New(cat, &codemode.Options{
+	srv, err := codemode.New(notesCatalog(t, creates, deletes), &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(), Page: &approval.Page{
 			URL:          base + "/approve/",
