@@ -273,24 +273,13 @@ func TestTwoReplicasBehindNginx(t *testing.T) {
 	}
 	defer cs.Close()
 
-	script, err := os.ReadFile(filepath.Join("..", "testdata", "coaching.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, logs := executeCode(t, ctx, cs, string(script))
-	var saved struct {
-		ReportID any `json:"reportId"`
-		Corners  int `json:"corners"`
-	}
-	if err := json.Unmarshal(value, &saved); err != nil || saved.ReportID == nil || saved.Corners == 0 {
-		t.Fatalf("coaching script returned %s (%v); logs:\n%s", value, err, logs)
-	}
+	reportID, _ := runCoaching(t, ctx, cs)
 	listReports := `const reports = await brakinglab.getCoachingReports({ limit: 10 });
 return reports.map((r: any) => r.id);`
 	// Twice, so both replicas answer: each must see the report the other saved.
 	for range 2 {
-		if value, _ = executeCode(t, ctx, cs, listReports); !containsID(t, value, saved.ReportID) {
-			t.Fatalf("getCoachingReports returned %s, want it to include %v", value, saved.ReportID)
+		if value, _ := executeCode(t, ctx, cs, listReports); !containsID(t, value, reportID) {
+			t.Fatalf("getCoachingReports returned %s, want it to include %v", value, reportID)
 		}
 	}
 
@@ -305,7 +294,7 @@ return reports.map((r: any) => r.id);`
 	}
 	codeGrants := rec.count("authorization_code")
 	time.Sleep(time.Until(old.Expiry) + 1500*time.Millisecond)
-	if value, _ = executeCode(t, ctx, cs, listReports); !containsID(t, value, saved.ReportID) {
+	if value, _ := executeCode(t, ctx, cs, listReports); !containsID(t, value, reportID) {
 		t.Fatalf("after refresh getCoachingReports returned %s", value)
 	}
 	if n := rec.count("refresh_token"); n < 1 {
