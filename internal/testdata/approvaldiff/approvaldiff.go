@@ -41,7 +41,6 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/state"
-	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -299,7 +298,7 @@ func (d *diffDeployment) runCase(t *testing.T, c diffCase, sum *diffSummary, dir
 	for _, ex := range execs {
 		fmt.Fprintf(&b, "  %s: %d questions, store %v\n", ex.label, len(ex.questions), multisetOf(writeKeys(ex.writes)))
 		if ex.res != nil {
-			fmt.Fprintf(&b, "    answer: %s\n", clipDiff(strings.ReplaceAll(mcptest.Text(ex.res), "\n", "\n    "), 1200))
+			fmt.Fprintf(&b, "    answer: %s\n", clipDiff(strings.ReplaceAll(text(ex.res), "\n", "\n    "), 1200))
 		}
 	}
 	fmt.Fprintf(&b, "script:\n%s", c.script.Code)

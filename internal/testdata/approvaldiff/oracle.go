@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // The oracle of the differential test: what must hold of one execution
@@ -306,7 +304,7 @@ func (k *diffCheck) off(ex *diffExec) (diffTrace, bool) {
 	case ex.err != nil:
 		k.fail(ex, "call failed", "%v", ex.err)
 	case ex.res.IsError || ex.res.NeedsInput():
-		k.fail(ex, "approvals off: no value", "%s", mcptest.Text(ex.res))
+		k.fail(ex, "approvals off: no value", "%s", text(ex.res))
 	default:
 		tr, err := parseDiffTrace(ex.st.Result)
 		if err != nil {
@@ -352,7 +350,7 @@ func (k *diffCheck) on(ex *diffExec, off diffTrace, offOK bool) {
 		k.fail(ex, "call failed", "%v", ex.err)
 	case !ex.res.IsError && !ex.res.NeedsInput():
 		if declined {
-			k.fail(ex, "a value after a decline", "%s", mcptest.Text(ex.res))
+			k.fail(ex, "a value after a decline", "%s", text(ex.res))
 		}
 		tr, err := parseDiffTrace(ex.st.Result)
 		if err != nil {
@@ -413,7 +411,7 @@ func (k *diffCheck) on(ex *diffExec, off diffTrace, offOK bool) {
 		if kind == "" {
 			kind = "no error kind"
 		}
-		k.fail(ex, "unexpected "+kind, "%s", clipDiff(mcptest.Text(ex.res), 600))
+		k.fail(ex, "unexpected "+kind, "%s", clipDiff(text(ex.res), 600))
 	}
 }
 

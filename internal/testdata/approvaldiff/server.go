@@ -77,3 +77,6 @@ func structuredOf(res *mcp.CallToolResult) structuredResult {
 	}
 	return s
 }
+
+// text returns the result's text content.
+var text = mcptest.Text
