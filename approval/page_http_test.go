@@ -3,36 +3,23 @@ package approval
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 )
 
 // The approval page's HTTP handler on its own: a pending approval put in
 // the store as an execution would, served on a loopback server, and
 // answered or refused by a browser.
-
-// cookieAuth is a test sign-in: the "sid" cookie names the subject.
-func cookieAuth(r *http.Request) (catalog.Principal, bool) {
-	c, err := r.Cookie("sid")
-	if err != nil || c.Value == "" {
-		return catalog.Principal{}, false
-	}
-	return catalog.Principal{Subject: c.Value}, true
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // pageServer is a Service with a page, served at base.
 type pageServer struct {
@@ -46,7 +33,7 @@ func startPageServer(t *testing.T, configure func(*Page)) *pageServer {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	base := "http://" + ts.Listener.Addr().String() + "/approve/"
-	p := &Page{URL: base, Authenticate: cookieAuth}
+	p := &Page{URL: base, Authenticate: pagetest.CookieAuth}
 	if configure != nil {
 		configure(p)
 	}
@@ -97,33 +84,7 @@ func (ps *pageServer) answer(t *testing.T, id string) string {
 // do sends one browser request, signed in as sub unless it is empty.
 func do(t *testing.T, sub, method, link string, form url.Values, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, link, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	if sub != "" {
-		req.AddCookie(&http.Cookie{Name: "sid", Value: sub})
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
+	return pagetest.Browser{Subject: sub}.Do(t, method, link, form, header)
 }
 
 const (
@@ -154,14 +115,14 @@ func TestPageShowAndAnswer(t *testing.T) {
 	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
 		t.Errorf("Content-Security-Policy %q", csp)
 	}
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
+	token := pagetest.CSRF(page)
+	if token == "" {
 		t.Fatalf("no answer token:\n%s", page)
 	}
 
 	woken, release := ps.s.page.waiters.wait(idA)
 	defer release()
-	resp, page = do(t, "alice", "POST", link, url.Values{"csrf": {m[1]}, "action": {"accept"}}, nil)
+	resp, page = do(t, "alice", "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "Accepted.") {
 		t.Fatalf("accept: %d\n%s", resp.StatusCode, page)
 	}
@@ -173,7 +134,7 @@ func TestPageShowAndAnswer(t *testing.T) {
 	if got := ps.answer(t, idA); got != "accept" {
 		t.Fatalf("stored answer %q", got)
 	}
-	resp, page = do(t, "alice", "POST", link, url.Values{"csrf": {m[1]}, "action": {"decline"}}, nil)
+	resp, page = do(t, "alice", "POST", link, url.Values{"csrf": {token}, "action": {"decline"}}, nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "You accepted this request.") || ps.answer(t, idA) != "accept" {
 		t.Fatalf("second answer: %d, stored %q\n%s", resp.StatusCode, ps.answer(t, idA), page)
 	}
@@ -195,7 +156,7 @@ func TestPageRefusals(t *testing.T) {
 		t.Fatalf("signed out: %d", r.StatusCode)
 	}
 	_, page := do(t, "alice", "GET", link, nil, nil)
-	token := csrfField.FindStringSubmatch(page)[1]
+	token := pagetest.CSRF(page)
 	accept := url.Values{"csrf": {token}, "action": {"accept"}}
 	if r, _ := do(t, "bob", "POST", link, accept, nil); r.StatusCode != http.StatusNotFound {
 		t.Errorf("bob's POST: %d, want 404", r.StatusCode)
@@ -249,10 +210,10 @@ func TestPageExpired(t *testing.T) {
 	ps.s.SetClock(func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
 	link := ps.put(t, "alice", idA, time.Now().Add(time.Minute))
 	_, page := do(t, "alice", "GET", link, nil, nil)
-	token := csrfField.FindStringSubmatch(page)[1]
+	token := pagetest.CSRF(page)
 	skew.Store(int64(2 * time.Minute))
 	resp, page := do(t, "alice", "GET", link, nil, nil)
-	if resp.StatusCode != http.StatusGone || !strings.Contains(page, "expired") || csrfField.MatchString(page) {
+	if resp.StatusCode != http.StatusGone || !strings.Contains(page, "expired") || pagetest.CSRF(page) != "" {
 		t.Fatalf("expired: %d\n%s", resp.StatusCode, page)
 	}
 	if resp, _ = do(t, "alice", "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, nil); resp.StatusCode != http.StatusGone {
@@ -263,27 +224,10 @@ func TestPageExpired(t *testing.T) {
 	}
 }
 
-// countLimiter lets each key make n requests, then refuses it.
-type countLimiter struct {
-	n    int
-	mu   sync.Mutex
-	seen map[string]int
-}
-
-func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seen[key]++
-	if l.seen[key] > l.n {
-		return 30 * time.Second, nil
-	}
-	return 0, nil
-}
-
 // Requests are limited per source (Page.SourceOf) before the user is
 // authenticated or the id looked up.
 func TestPageRateLimit(t *testing.T) {
-	lim := &countLimiter{n: 3, seen: map[string]int{}}
+	lim := &pagetest.Limiter{N: 3}
 	ps := startPageServer(t, func(p *Page) {
 		p.Limiter = lim
 		p.SourceOf = func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
@@ -301,8 +245,8 @@ func TestPageRateLimit(t *testing.T) {
 			t.Fatalf("source %s: statuses %v, want %v", src, got, want)
 		}
 	}
-	if lim.seen["approval-page:a"] != 5 {
-		t.Fatalf("limiter keys %v", lim.seen)
+	if lim.Seen()["approval-page:a"] != 5 {
+		t.Fatalf("limiter keys %v", lim.Seen())
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/chartpng"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -42,9 +43,7 @@ func Example() {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, driver, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := codemodetest.Connect(ctx, srv, driver, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

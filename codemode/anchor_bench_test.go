@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,18 +46,7 @@ func BenchmarkAnchorEndToEnd(b *testing.B) {
 	if runs == "" {
 		runs = "300"
 	}
-	tc := newTestCatalog(b)
-	p := principal("bench", allScopes...)
-	srv, err := codemode.New(tc.Catalog, &codemode.Options{
-		Principal:  &p, // the request limit (200 at once) would refuse a long run
-		Logger:     slog.New(slog.DiscardHandler),
-		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
-		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv := benchServer(b)
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	floor := httptest.NewServer(floorHandler(b, hs.URL+"/mcp"))

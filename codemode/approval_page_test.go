@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,79 +15,47 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/approval"
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
-// cookieAuth is a test sign-in: the "sid" cookie names the subject.
-func cookieAuth(r *http.Request) (catalog.Principal, bool) {
-	c, err := r.Cookie("sid")
-	if err != nil || c.Value == "" {
-		return catalog.Principal{}, false
-	}
-	return catalog.Principal{Subject: c.Value}, true
-}
-
 // startPage serves a raceBook whose MUTATING calls need approval, with
-// the approval page at /approve/ signed in by cookieAuth.
+// the approval page at /approve/ signed in by pagetest.CookieAuth.
 func startPage(t *testing.T, configure func(*codemode.Options)) (*testServer, *raceBook) {
 	t.Helper()
 	return startApprovals(t, func(o *codemode.Options) {
-		o.Approvals.Page = &approval.Page{Authenticate: cookieAuth}
+		o.Approvals.Page = &approval.Page{Authenticate: pagetest.CookieAuth}
 		if configure != nil {
 			configure(o)
 		}
 	})
 }
 
-// browser is a user's browser signed in as sub ("" for none).
+// browser is a user's browser signed in as sub ("" for none); every
+// page it is sent must forbid framing.
 type browser struct{ sub string }
 
 func (b browser) do(t *testing.T, method, link string, form url.Values, header map[string]string) (int, string) {
 	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, link, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	if b.sub != "" {
-		req.AddCookie(&http.Cookie{Name: "sid", Value: b.sub})
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
+	resp, page := pagetest.Browser{Subject: b.sub}.Do(t, method, link, form, header)
 	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "frame-ancestors 'none'") {
 		t.Errorf("%s %s: Content-Security-Policy %q", method, link, got)
 	}
-	return resp.StatusCode, string(out)
+	return resp.StatusCode, page
 }
 
 func (b browser) get(t *testing.T, link string) (int, string) { return b.do(t, "GET", link, nil, nil) }
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 // answer opens link and presses the button action.
 func (b browser) answer(t *testing.T, link, action string) string {
 	t.Helper()
 	code, page := b.get(t, link)
-	m := csrfField.FindStringSubmatch(page)
-	if code != http.StatusOK || m == nil {
+	token := pagetest.CSRF(page)
+	if code != http.StatusOK || token == "" {
 		t.Fatalf("GET %s: %d\n%s", link, code, page)
 	}
-	code, page = b.do(t, "POST", link, url.Values{"csrf": {m[1]}, "action": {action}}, nil)
+	code, page = b.do(t, "POST", link, url.Values{"csrf": {token}, "action": {action}}, nil)
 	if code != http.StatusOK {
 		t.Fatalf("POST %s: %d\n%s", link, code, page)
 	}
@@ -245,7 +210,7 @@ func TestApprovalPageRefusals(t *testing.T) {
 		t.Fatalf("bob's GET: %d", code)
 	}
 	_, page := browser{"alice"}.get(t, link)
-	token := csrfField.FindStringSubmatch(page)[1]
+	token := pagetest.CSRF(page)
 	if code, _ := bob.do(t, "POST", link, url.Values{"csrf": {token}, "action": {"accept"}}, nil); code != http.StatusNotFound {
 		t.Fatalf("bob's POST: %d", code)
 	}
@@ -271,23 +236,6 @@ func TestApprovalPageRefusals(t *testing.T) {
 	}
 }
 
-// countLimiter lets each key make n requests, then refuses it.
-type countLimiter struct {
-	n    int
-	mu   sync.Mutex
-	seen map[string]int
-}
-
-func (l *countLimiter) Take(_ context.Context, key string, _ int) (time.Duration, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seen[key]++
-	if l.seen[key] > l.n {
-		return 30 * time.Second, nil
-	}
-	return 0, nil
-}
-
 // Requests are limited per source: approval.Page.SourceOf (tested in
 // package approval), by default Options.HTTP.ClientAddress, before the
 // user is authenticated or the id looked up.
@@ -295,7 +243,7 @@ func TestApprovalPageRateLimit(t *testing.T) {
 	source := func(r *http.Request) string { return r.Header.Get("X-Test-Source") }
 	for _, name := range []string{"SourceOf", "ClientAddress"} {
 		t.Run(name, func(t *testing.T) {
-			lim := &countLimiter{n: 3, seen: map[string]int{}}
+			lim := &pagetest.Limiter{N: 3}
 			ts, _ := startPage(t, func(o *codemode.Options) {
 				o.Approvals.Page.Limiter = lim
 				if name == "SourceOf" {
@@ -315,8 +263,8 @@ func TestApprovalPageRateLimit(t *testing.T) {
 					t.Fatalf("source %s: statuses %v, want %v", src, got, want)
 				}
 			}
-			if lim.seen["approval-page:a"] != 5 {
-				t.Fatalf("limiter keys %v", lim.seen)
+			if lim.Seen()["approval-page:a"] != 5 {
+				t.Fatalf("limiter keys %v", lim.Seen())
 			}
 		})
 	}
@@ -330,7 +278,7 @@ func TestApprovalPageURLElicitation(t *testing.T) {
 			ts, b := startPage(t, func(o *codemode.Options) { o.HTTP.Stateful = true })
 			id := b.add("alice", "Monza", "cancelled")
 			var asked atomic.Pointer[mcp.ElicitParams]
-			answered := make(chan string, 1)
+			answered := make(chan error, 1)
 			opts := &mcp.ClientOptions{
 				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -338,15 +286,15 @@ func TestApprovalPageURLElicitation(t *testing.T) {
 					// The user opens the page and answers, after the client
 					// has reported the consent to open it.
 					go func() {
-						answered <- pageAnswer(req.Params.URL, action)
+						answered <- pagetest.Browser{Subject: "alice"}.TryAnswer(req.Params.URL, action)
 					}()
 					return &mcp.ElicitResult{Action: "accept"}, nil
 				},
 			}
 			cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", opts)
 			res := run(t, cs, fmt.Sprintf(createThenDelete, id))
-			if msg := <-answered; msg != "" {
-				t.Fatal(msg)
+			if err := <-answered; err != nil {
+				t.Fatal(err)
 			}
 			p := asked.Load()
 			if p == nil || p.Mode != "url" || !strings.Contains(p.URL, "/approve/") || p.ElicitationID == "" {
@@ -375,14 +323,14 @@ func TestApprovalPageWakesWaitingCall(t *testing.T) {
 		o.Approvals.Page.Poll = time.Hour
 	})
 	id := b.add("alice", "Monza", "cancelled")
-	answered := make(chan string, 1)
+	answered := make(chan error, 1)
 	opts := &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			go func() {
 				// Answer once the call has read the store and waits.
 				time.Sleep(300 * time.Millisecond)
-				answered <- pageAnswer(req.Params.URL, "accept")
+				answered <- pagetest.Browser{Subject: "alice"}.TryAnswer(req.Params.URL, "accept")
 			}()
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
@@ -394,44 +342,12 @@ func TestApprovalPageWakesWaitingCall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the call did not end after the answer: %v", err)
 	}
-	if msg := <-answered; msg != "" {
-		t.Fatal(msg)
+	if err := <-answered; err != nil {
+		t.Fatal(err)
 	}
 	if res.IsError || b.deletes.Load() != 1 {
 		t.Fatalf("got %s; deletes %d", text(res), b.deletes.Load())
 	}
-}
-
-// pageAnswer is browser.answer for alice off the test goroutine: it
-// returns what went wrong, or "".
-func pageAnswer(link, action string) string {
-	get := func(method string, form url.Values) (int, string) {
-		var body io.Reader
-		if form != nil {
-			body = strings.NewReader(form.Encode())
-		}
-		req, _ := http.NewRequest(method, link, body)
-		if form != nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		req.AddCookie(&http.Cookie{Name: "sid", Value: "alice"})
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	code, page := get("GET", nil)
-	m := csrfField.FindStringSubmatch(page)
-	if code != http.StatusOK || m == nil {
-		return fmt.Sprintf("GET %s: %d %s", link, code, page)
-	}
-	if code, page = get("POST", url.Values{"csrf": {m[1]}, "action": {action}}); code != http.StatusOK {
-		return fmt.Sprintf("POST %s: %d %s", link, code, page)
-	}
-	return ""
 }
 
 // The official TypeScript client: with no elicitation it receives the

@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -21,6 +20,9 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 )
 
 // createThenDelete writes first (a create that needs no approval, named
@@ -61,29 +63,7 @@ func (ts *testServer) connectRev(t *testing.T, stdio bool, version string, opts 
 // and opens a go-sdk client session on it speaking revision version.
 func (ts *testServer) connectStdio(t *testing.T, subject, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ts.Server.ServeIO(ctx, catalog.Principal{Subject: subject}, inR, outW) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Title: "Test Client", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Closing the client ends the session; cancelling first would
-		// end it as "server run cancelled", logged as an error.
-		cs.Close()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cancel()
-			<-done
-		}
-		cancel()
-	})
-	return cs
+	return mcptest.ConnectIO(t, ts.Server, catalog.Principal{Subject: subject}, version, opts)
 }
 
 // An accepted approval resumes the execution: the create made before the
@@ -297,12 +277,12 @@ func TestApprovalTextsGolden(t *testing.T) {
 func TestApprovalWaitCancelled(t *testing.T) {
 	for _, page := range []bool{false, true} {
 		t.Run(map[bool]string{false: "elicitation", true: "page"}[page], func(t *testing.T) {
-			var logs syncBuffer
+			var logs logtest.Buffer
 			ts, b := startApprovals(t, func(o *codemode.Options) {
 				o.HTTP.Stateful = true
 				o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if page {
-					o.Approvals.Page = &approval.Page{Authenticate: cookieAuth}
+					o.Approvals.Page = &approval.Page{Authenticate: pagetest.CookieAuth}
 				}
 			})
 			old := b.add("alice", "Monza", "entered")

@@ -1,7 +1,7 @@
 package codemode_test
 
 import (
-	"io"
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,28 +10,9 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
-
-// postTimed sends one JSON-RPC POST as token and returns the status, the
-// body and how long the answer took.
-func postTimed(url, token, body string) (int, string, time.Duration, error) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return 0, "", 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
-	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, "", 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), time.Since(start), err
-}
 
 // floodThenServe has alice flood the server with slow scripts (more than
 // the pool holds and queues) and then measures bob's small scripts, run
@@ -46,7 +27,7 @@ func floodThenServe(t *testing.T, url, alice, bob string, floodSize, bobRuns int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, body, _, _ := postTimed(url, alice, callBody("while (true) {}"))
+			_, body, _, _ := mcptest.Post(context.Background(), url, alice, "", callBody("while (true) {}"))
 			if !strings.Contains(body, "BUSY") { // refused at once: never held a worker
 				floodEnded <- time.Now()
 			}
@@ -56,7 +37,7 @@ func floodThenServe(t *testing.T, url, alice, bob string, floodSize, bobRuns int
 	time.Sleep(300 * time.Millisecond) // the flood holds the workers and fills alice's queue
 	var lat []time.Duration
 	for i := range bobRuns {
-		status, body, d, err := postTimed(url, bob, callBody("return 1"))
+		status, body, d, err := mcptest.Post(context.Background(), url, bob, "", callBody("return 1"))
 		if err != nil || status != http.StatusOK || !strings.Contains(body, `"isError":false`) && strings.Contains(body, `"isError":true`) {
 			t.Fatalf("bob's run %d: %d %v %s", i, status, err, body)
 		}

@@ -85,21 +85,7 @@ func TestEveryMethodLimited(t *testing.T) {
 	// machine refills a token between two of the requests below.
 	ts := startServer(t, func(o *codemode.Options) { o.RateLimits.RequestsPerSecond = 0.01 })
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
-	refusedAt := 0
-	for i := 1; i <= 400 && refusedAt == 0; i++ {
-		resp := rawPost(t, ts.URL, readDeclarationsBody(0), mcpHeaders(alice))
-		switch resp.StatusCode {
-		case http.StatusOK:
-		case http.StatusTooManyRequests:
-			if resp.Header.Get("Retry-After") == "" {
-				t.Fatal("429 without Retry-After")
-			}
-			refusedAt = i
-		default:
-			t.Fatalf("read %d: %d", i, resp.StatusCode)
-		}
-		resp.Body.Close()
-	}
+	refusedAt := firstRefusal(t, ts.URL, readDeclarationsBody(0), alice, "read")
 	if refusedAt != codemode.DefaultRequestBurst+1 {
 		t.Fatalf("first refusal at read %d, want %d: right after the burst of %d", refusedAt, codemode.DefaultRequestBurst+1, codemode.DefaultRequestBurst)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -94,7 +95,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 			c := mcp.NewClient(&mcp.Implementation{Name: "old-client", Version: "1"}, nil)
 			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 				Endpoint:   ts.URL,
-				HTTPClient: &http.Client{Transport: withToken{ts.token("alice"), http.DefaultTransport}},
+				HTTPClient: mcptest.Bearer(ts.token("alice")),
 			}, &mcp.ClientSessionOptions{ProtocolVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +138,7 @@ func TestNotificationCancelsExecution(t *testing.T) {
 
 			// Every HTTP request has ended: nothing is left in the registry.
 			cs.Close()
-			ts.http.Close()
+			ts.hs.HTTP.Close()
 			if n := codemode.InFlightCalls(ts.Server); n != 0 {
 				t.Fatalf("%d calls left in the cancellation registry", n)
 			}
@@ -247,7 +248,7 @@ func TestCancellationIsPerPrincipal(t *testing.T) {
 	if body := <-resp; !strings.Contains(body, `"id":7`) || !strings.Contains(body, "CANCELLED") {
 		t.Fatalf("response to the cancelled call: %s", body)
 	}
-	ts.http.Close()
+	ts.hs.HTTP.Close()
 	if n := codemode.InFlightCalls(ts.Server); n != 0 {
 		t.Fatalf("%d calls left in the registry", n)
 	}
@@ -279,7 +280,7 @@ func TestAmbiguousCancellationCancelsNothing(t *testing.T) {
 			t.Fatalf("response: %s", body)
 		}
 	}
-	ts.http.Close()
+	ts.hs.HTTP.Close()
 	if n := codemode.InFlightCalls(ts.Server); n != 0 {
 		t.Fatalf("%d calls left in the registry", n)
 	}

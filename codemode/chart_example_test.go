@@ -10,6 +10,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -28,9 +29,7 @@ func Example_chart() {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, driver, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := codemodetest.Connect(ctx, srv, driver, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -106,9 +107,7 @@ func Example_error() {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1"}, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := codemodetest.Connect(ctx, srv, catalog.Principal{Subject: "driver-1"}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -266,9 +265,7 @@ func ExampleNewSlogAudit() {
 	}
 	defer srv.Close()
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, catalog.Principal{Subject: "driver-1", ClientID: "claude"}, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := codemodetest.Connect(ctx, srv, catalog.Principal{Subject: "driver-1", ClientID: "claude"}, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

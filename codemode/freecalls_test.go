@@ -1,6 +1,7 @@
 package codemode_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -104,7 +106,7 @@ for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.pro
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, body, _, _ := postTimed(ts.URL, alice, callBody(flood))
+					_, body, _, _ := mcptest.Post(context.Background(), ts.URL, alice, "", callBody(flood))
 					for _, k := range []string{"CALL_LIMIT", "BUSY", "TIMEOUT"} {
 						if strings.Contains(body, k) {
 							kinds <- k
@@ -117,7 +119,7 @@ for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.pro
 			time.Sleep(300 * time.Millisecond) // the flood holds the workers, as in floodThenServe
 			var lat []time.Duration
 			for i := range 10 {
-				status, body, d, err := postTimed(ts.URL, bob, callBody("return 1"))
+				status, body, d, err := mcptest.Post(context.Background(), ts.URL, bob, "", callBody("return 1"))
 				if err != nil || status != http.StatusOK || strings.Contains(body, `"isError":true`) {
 					t.Fatalf("bob's run %d: %d %v %s", i, status, err, body)
 				}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -15,15 +14,16 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
-	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// testServer is a codemode server on a loopback port with a test issuer.
+// testServer is a codemode server on a loopback port with a test issuer
+// (mcptest.StartHTTP), and the audit events it recorded.
 type testServer struct {
 	*codemode.Server
+	hs       *mcptest.Server
 	cat      *testCatalog
-	http     *httptest.Server
 	issuer   *oauthmetatest.Issuer
 	URL      string // the MCP endpoint
 	Resource string
@@ -43,103 +43,36 @@ func startServer(t *testing.T, configure func(*codemode.Options)) *testServer {
 // startServerFor is startServer for any catalog.
 func startServerFor(t *testing.T, cat *catalog.Catalog, configure func(*codemode.Options)) *testServer {
 	t.Helper()
-	ts := &testServer{issuer: oauthmetatest.NewIssuer(t, nil), audit: &auditRecorder{}}
-	ts.http = httptest.NewUnstartedServer(nil)
-	ts.URL = "http://" + ts.http.Listener.Addr().String() + "/mcp"
-	ts.Resource = ts.URL
-	v := ts.issuer.Verifier(ts.Resource)
-	opts := &codemode.Options{
-		Version: "1.0.0",
-		Auth: &codemode.Auth{
-			Verifier:             v,
-			Resource:             ts.Resource,
-			AuthorizationServers: []string{ts.issuer.URL},
-		},
-		Audit: codemode.AuditOptions{Sink: ts.audit},
-	}
-	if configure != nil {
-		configure(opts)
-	}
-	if pg := opts.Approvals.Page; pg != nil && pg.URL == "" {
-		pg.URL = "http://" + ts.http.Listener.Addr().String() + "/approve/"
-	}
-	if opts.Sandbox.Shared == nil {
-		withPool(t, opts, 2)
-	}
-	var err error
-	ts.Server, err = codemode.New(cat, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/", ts.Handler())
-	mux.Handle("/approve/", ts.ApprovalHandler())
-	ts.http.Config.Handler = mux
-	ts.http.Start()
-	t.Cleanup(func() {
-		ts.http.Close()
-		if err := ts.Close(); err != nil {
-			t.Errorf("Close: %v", err)
+	ts := &testServer{audit: &auditRecorder{}}
+	ts.hs = mcptest.StartHTTP(t, cat, func(_ *mcptest.Server, o *codemode.Options) {
+		o.Audit.Sink = ts.audit
+		if configure != nil {
+			configure(o)
 		}
 	})
+	ts.Server, ts.issuer, ts.URL, ts.Resource = ts.hs.Server, ts.hs.Issuer, ts.hs.URL, ts.hs.URL
 	return ts
 }
 
 // token mints an access token for sub with scopes.
 func (ts *testServer) token(sub string, scopes ...string) string {
-	return ts.issuer.Mint(ts.Resource, oauthmetatest.WithClaim("sub", sub), oauthmetatest.WithScope(strings.Join(scopes, " ")))
-}
-
-// withToken adds an Authorization header to every request.
-type withToken struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b withToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.base.RoundTrip(r)
+	return ts.hs.Token(sub, scopes...)
 }
 
 // connect opens an MCP client session with the official go-sdk client.
 func (ts *testServer) connect(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:   ts.URL,
-		HTTPClient: &http.Client{Transport: withToken{token, http.DefaultTransport}},
-	}
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcptest.ConnectHTTP(t, ts.URL, token, "", opts)
 }
 
-// run calls execute_code with code.
-func run(t *testing.T, cs *mcp.ClientSession, code string) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
-	if err != nil {
-		t.Fatalf("CallTool: %v", err)
-	}
-	return res
-}
-
-// text returns the result's text content.
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+// run calls execute_code with code; text returns a result's text
+// content; withPool gives options a sandbox of n workers. The names stay
+// for the many tests that use them.
+var (
+	run      = mcptest.Run
+	text     = mcptest.Text
+	withPool = mcptest.WithPool
+)
 
 // structuredOf decodes the result's structuredContent.
 type structuredResult struct {
@@ -270,16 +203,4 @@ func newServer(t *testing.T, cat any, opts *codemode.Options) *codemode.Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-// withPool gives o a sandbox of n workers (with o's limits and mode), closed
-// when the test ends: the pool size is the sandbox's to choose.
-func withPool(t testing.TB, o *codemode.Options, n int) {
-	t.Helper()
-	sb, err := sandbox.New(&sandbox.Options{Limits: o.Limits, Mode: o.Sandbox.Mode, PoolSize: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close() })
-	o.Sandbox.Shared = sb
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -222,7 +223,7 @@ func TestSessionsPerPrincipalCapped(t *testing.T) {
 // prefix; a request naming another replica's session gets 404 saying
 // how to route it, and the first such request is logged.
 func TestSessionIDPrefix(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	ts, _ := startApprovals(t, func(o *codemode.Options) {
 		o.HTTP.SessionIDPrefix = "r1."
 		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
@@ -294,7 +295,7 @@ func TestSessionOptions(t *testing.T) {
 		}
 	}
 	for _, stateless := range []bool{false, true} {
-		logs := &syncBuffer{}
+		logs := &logtest.Buffer{}
 		p := principal("alice")
 		o := &codemode.Options{Principal: &p, Logger: slog.New(slog.NewTextHandler(logs, nil)), HTTP: codemode.HTTPOptions{Stateless: stateless}}
 		o.Approvals.Tiers = []catalog.Tier{catalog.Mutating}

@@ -88,18 +88,7 @@ func benchBareSDK(b *testing.B) {
 }
 
 func benchCodemodeCall(b *testing.B, code string, distinct bool) {
-	tc := newTestCatalog(b)
-	p := principal("bench", allScopes...)
-	srv, err := codemode.New(tc.Catalog, &codemode.Options{
-		Principal:  &p, // the request limit (200 at once) would refuse a long run
-		Logger:     slog.New(slog.DiscardHandler),
-		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
-		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv := benchServer(b)
 	benchCalls(b, srv.Handler(), codemode.ToolName, code, distinct)
 }
 
@@ -179,4 +168,24 @@ func (h catalogHost) Functions() map[string][]string {
 
 func (h catalogHost) Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	return h.cat.Call(ctx, strings.TrimPrefix(name, h.cat.Namespace()+"."), args)
+}
+
+// benchServer is a server over the test catalog for benchmarks, as bench
+// with every limit of rate off (the request limit, 200 at once, would
+// refuse a long run) and an audit sink that drops the events it is
+// given (so they are still built), closed when b ends.
+func benchServer(b *testing.B) *codemode.Server {
+	b.Helper()
+	p := principal("bench", allScopes...)
+	srv, err := codemode.New(newTestCatalog(b).Catalog, &codemode.Options{
+		Principal:  &p,
+		Logger:     slog.New(slog.DiscardHandler),
+		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
+		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	return srv
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 )
 
 // Two catalogs served by one endpoint: each is a namespace, and one
@@ -36,9 +37,7 @@ func ExampleNewMulti() {
 	defer srv.Close()
 
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	go srv.ServeTransport(ctx, driver, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := codemodetest.Connect(ctx, srv, driver, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -116,21 +118,7 @@ func newMulti(t *testing.T, cats []*catalog.Catalog, opts *codemode.Options) *co
 
 // connectTo connects the go-sdk client to srv over in-memory transports,
 // the server side acting for ctx's principal (if any).
-func connectTo(t *testing.T, ctx context.Context, srv *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
+var connectTo = mcptest.ConnectMemory
 
 // One script reads from one namespace and writes to the other; the write
 // waits for the user's approval, which names the qualified function, and
@@ -376,7 +364,7 @@ func TestAddToHonoursPrincipal(t *testing.T) {
 // once. The same handler wrapped in Middleware acts as Options.Principal.
 func TestAddToOverHTTPWithoutMiddleware(t *testing.T) {
 	nt := newNotesAndTasks(t)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	srv := newMulti(t, []*catalog.Catalog{nt.notes}, &codemode.Options{
 		Principal: &catalog.Principal{Subject: "local-user"},
 		Logger:    slog.New(slog.NewTextHandler(&logs, nil)),
@@ -478,12 +466,7 @@ func TestMiddlewareOnHostHandler(t *testing.T) {
 		t.Fatalf("large body: %d", resp.StatusCode)
 	}
 
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: withToken{tok, http.DefaultTransport}},
-	}, nil)
-	must(t, err)
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectHTTP(t, url, tok, "", nil)
 	if res := run(t, cs, `return (await notes.getNote({ id: 3 })).id`); res.IsError || string(structuredOf(t, res).Result) != "3" {
 		t.Fatalf("execute_code: %s", text(res))
 	}

@@ -13,11 +13,12 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // records returns the JSON records written to b.
-func records(t *testing.T, b *syncBuffer) []map[string]any {
+func records(t *testing.T, b *logtest.Buffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(b.String()))
@@ -48,7 +49,7 @@ func failingCatalog(t *testing.T) *catalog.Catalog {
 // TestOneLogger: the catalog logs through codemode's Options.Logger, so a
 // process writes one format; audit records are told apart by log.kind.
 func TestOneLogger(t *testing.T) {
-	var out syncBuffer
+	var out logtest.Buffer
 	// Audit is nil: the default sends audit events to Options.Logger.
 	srv := newServer(t, failingCatalog(t), &codemode.Options{
 		Logger:  slog.New(slog.NewJSONHandler(&out, nil)),
@@ -79,7 +80,7 @@ func TestOneLogger(t *testing.T) {
 // TestAuditRoutedApart: an audit sink with a logger of its own takes every
 // audit record; the operational logger gets none.
 func TestAuditRoutedApart(t *testing.T) {
-	var ops, aud syncBuffer
+	var ops, aud logtest.Buffer
 	srv := newServer(t, failingCatalog(t), &codemode.Options{
 		Logger:  slog.New(slog.NewJSONHandler(&ops, nil)),
 		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},

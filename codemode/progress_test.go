@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
@@ -74,7 +74,7 @@ func TestScriptAndHostProgress(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
-	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 
 	// Without a token nothing is sent, and the script runs the same.
 	if res := callWithToken(t, cs, progressCode, nil); res.IsError {
@@ -107,7 +107,7 @@ func TestProgressRateLimited(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 	rec := &progressRecorder{}
-	cs := serveStdioWith(t, srv, &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", &mcp.ClientOptions{ProgressNotificationHandler: rec.handler})
 	if res := callWithToken(t, cs, `for (let i = 1; i <= 500; i++) await codemode.progress(i, 500); return 1`, "loop"); res.IsError {
 		t.Fatal(text(res))
 	}
@@ -125,7 +125,7 @@ func TestProgressRateLimited(t *testing.T) {
 func TestScriptProgressArguments(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	cs := serveStdioWith(t, srv, nil)
+	cs := mcptest.ConnectIO(t, srv, principal("local-user"), "", nil)
 	for _, call := range []string{`codemode.progress("x")`, `codemode.progress()`, `codemode.progress(-1)`, `codemode.progress(1, 2, 3)`} {
 		res := run(t, cs, "try { await "+call+"; return 'ok' } catch (e) { return e.message }")
 		var msg string
@@ -134,27 +134,6 @@ func TestScriptProgressArguments(t *testing.T) {
 			t.Errorf("%s: %q", call, msg)
 		}
 	}
-}
-
-// serveStdioWith is serveStdio with client options.
-func serveStdioWith(t *testing.T, srv *codemode.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(ctx, principal("local-user"), sr, sw) }()
-	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-client", Version: "1"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-served
-	})
-	return cs
 }
 
 // tsProgress is what ts-progress.mjs reports.
@@ -207,44 +186,27 @@ func TestTypeScriptClientProgressHTTP(t *testing.T) {
 func TestTypeScriptClientProgressStdio(t *testing.T) {
 	oc := newOpsCatalog(t)
 	srv := newServer(t, oc.Catalog, &codemode.Options{Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	client := tsclienttest.Start(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + progressCode})
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(ctx, principal("local-user"), stdout, stdin) }()
-	werr := cmd.Wait()
+	go func() { served <- srv.ServeIO(ctx, principal("local-user"), client.Stdout, client.Stdin) }()
+	werr := client.Wait()
 	cancel()
 	<-served
 	if werr != nil {
-		t.Fatalf("client: %v\n%s", werr, stderr.String())
+		t.Fatalf("client: %v\n%s", werr, client.Stderr())
 	}
-	got := decodeTS(t, stderr.String())
+	got := decodeTS(t, client.Stderr())
 	if got.IsError || string(got.Result) != "1" || strings.Join(got.lines(), "|") != strings.Join(progressWant, "|") {
 		t.Fatalf("client saw %+v, progress %q, want %q", got, got.lines(), progressWant)
 	}
 }
 
-// opsCatalog has host functions that record what their context carries.
-// internal/integration's telemetry tests, which check the spans with the
-// OpenTelemetry SDK, have the same with a span per call.
-type opsCatalog struct {
-	*catalog.Catalog
-
-	mu        sync.Mutex
-	deadlines []time.Duration // time left before the deadline, per call
-}
+// opsCatalog has a READ-ONLY function that reports progress, readLaps,
+// and one that always fails, missing. internal/integration's telemetry
+// tests have the same with a span per call, and check the deadline the
+// host call's context carries.
+type opsCatalog struct{ *catalog.Catalog }
 
 func newOpsCatalog(t *testing.T) *opsCatalog {
 	t.Helper()
@@ -252,32 +214,21 @@ func newOpsCatalog(t *testing.T) *opsCatalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oc := &opsCatalog{Catalog: cat}
-	type in struct {
+	type laps struct {
 		Laps int `json:"laps"`
 	}
-	type out struct {
-		Laps int `json:"laps"`
-	}
-	catalog.MustAdd(cat, catalog.Func[in, out]{
+	catalog.MustAdd(cat, catalog.Func[laps, laps]{
 		Name: "readLaps", Description: "Reads laps.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, a in) (out, error) {
-			oc.mu.Lock()
-			if d, ok := ctx.Deadline(); ok {
-				oc.deadlines = append(oc.deadlines, time.Until(d))
-			} else {
-				oc.deadlines = append(oc.deadlines, -1)
-			}
-			oc.mu.Unlock()
+		Handler: func(ctx context.Context, a laps) (laps, error) {
 			codemode.ReportProgress(ctx, 1, 2, "laps read")
-			return out(a), nil
+			return a, nil
 		},
 	})
-	catalog.MustAdd(cat, catalog.Func[in, out]{
+	catalog.MustAdd(cat, catalog.Func[laps, laps]{
 		Name: "missing", Description: "Always fails.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, a in) (out, error) {
-			return out{}, catalog.NotFound("no lap %d", a.Laps)
+		Handler: func(ctx context.Context, a laps) (laps, error) {
+			return laps{}, catalog.NotFound("no lap %d", a.Laps)
 		},
 	})
-	return oc
+	return &opsCatalog{cat}
 }

@@ -50,21 +50,7 @@ func TestScriptedClientWithinDefaultLimit(t *testing.T) {
 func TestExecutionFloodRefused(t *testing.T) {
 	ts := startServer(t, nil)
 	alice, bob := ts.token("alice", allScopes...), ts.token("bob", allScopes...)
-	refusedAt := 0
-	for i := 1; i <= 400 && refusedAt == 0; i++ {
-		resp := rawPost(t, ts.URL, callBody("return 1"), mcpHeaders(alice))
-		switch resp.StatusCode {
-		case http.StatusOK:
-		case http.StatusTooManyRequests:
-			if resp.Header.Get("Retry-After") == "" {
-				t.Fatal("429 without Retry-After")
-			}
-			refusedAt = i
-		default:
-			t.Fatalf("execution %d: status %d", i, resp.StatusCode)
-		}
-		resp.Body.Close()
-	}
+	refusedAt := firstRefusal(t, ts.URL, callBody("return 1"), alice, "execution")
 	if refusedAt == 0 {
 		t.Fatal("400 back-to-back executions were all accepted")
 	}
@@ -159,4 +145,27 @@ func TestHostLimiterContradictions(t *testing.T) {
 			t.Errorf("error does not say what to do: %v", err)
 		}
 	}
+}
+
+// firstRefusal posts body as token to url until the server refuses it
+// with 429 and a Retry-After, at most 400 times, and returns the number
+// of the refused request, or 0 if none was. Any status but 200 and 429
+// fails the test, naming the request what.
+func firstRefusal(t *testing.T, url, body, token, what string) int {
+	t.Helper()
+	for i := 1; i <= 400; i++ {
+		resp := rawPost(t, url, body, mcpHeaders(token))
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+		case http.StatusTooManyRequests:
+			if resp.Header.Get("Retry-After") == "" {
+				t.Fatal("429 without Retry-After")
+			}
+			return i
+		default:
+			t.Fatalf("%s %d: status %d", what, i, resp.StatusCode)
+		}
+	}
+	return 0
 }

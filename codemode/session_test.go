@@ -2,7 +2,6 @@ package codemode_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 func TestProgressNotifications(t *testing.T) {
@@ -157,7 +156,7 @@ func TestStdioRoundTrip(t *testing.T) {
 }
 
 func TestAuditEvents(t *testing.T) {
-	var buf syncBuffer
+	var buf logtest.Buffer
 	ts := startServer(t, func(o *codemode.Options) {
 		o.Audit.Sink = codemode.NewSlogAudit(slog.New(slog.NewJSONHandler(&buf, nil)))
 	})
@@ -212,24 +211,6 @@ func TestAuditEvents(t *testing.T) {
 			t.Errorf("audit log contains %q", secret)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Concurrent calls (Promise.all) still report progress that only grows.

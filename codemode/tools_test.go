@@ -13,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -188,17 +189,7 @@ func mustNew(t *testing.T, cat interface{ Namespace() string }, opts *codemode.O
 // listTools lists srv's tools over in-memory transports.
 func listTools(t *testing.T, srv *codemode.Server) []*mcp.Tool {
 	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCPServer().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcptest.ConnectMemory(t, context.Background(), srv.MCPServer(), nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,17 +205,7 @@ func TestAddToHostServer(t *testing.T) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
 	srv.AddTo(host)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := host.Connect(catalogContext(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcptest.ConnectMemory(t, catalogContext(t), host, nil)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package health_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/health"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 // operator is the header an authorized caller sends in these tests.
@@ -98,24 +97,6 @@ func TestReadinessCache(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination the handler's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestReadinessDisclosesNothing probes a real server on loopback whose
 // database check fails with a driver's error naming the user, database
 // and host:port: an anonymous caller reads the verdict alone, the log
@@ -123,7 +104,7 @@ func (s *syncBuffer) String() string {
 // Authorize reads the details.
 func TestReadinessDisclosesNothing(t *testing.T) {
 	const dsnErr = "failed to connect to `user=brakinglab database=laps`: 10.1.2.3:5432 (db.internal): dial error: connection refused"
-	var logs syncBuffer
+	var logs logtest.Buffer
 	mux := http.NewServeMux()
 	health.Mount(mux, map[string]health.Check{
 		"database": func(context.Context) error { return errors.New(dsnErr) },

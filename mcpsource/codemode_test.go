@@ -5,15 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -72,50 +71,12 @@ return file.content;`}})
 	}
 }
 
-// codeSession serves code mode over c to a go-sdk client that answers
-// every approval question with action, and returns a function running
-// one script and the questions asked so far.
-func codeSession(t *testing.T, c *catalog.Catalog, action string) (run func(code string) (text string, isError bool), asked func() []string) {
-	t.Helper()
-	who := catalog.Principal{Subject: "alice"}
-	cm, err := codemode.New(c, &codemode.Options{Principal: &who, Logger: quiet, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
-	ctx := t.Context()
-	st, ct := mcp.NewInMemoryTransports()
-	go cm.ServeTransport(ctx, who, st)
-	var (
-		mu  sync.Mutex
-		got []string
-	)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			got = append(got, req.Params.Message)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: action, Content: map[string]any{}}, nil
-		},
-	}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	run = func(code string) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Content[0].(*mcp.TextContent).Text, res.IsError
-	}
-	asked = func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(got)
-	}
-	return run, asked
+// codeHarness serves code mode over c, in process, to the official MCP
+// Go client (through codemodetest), acting as alice and answering every
+// approval question with approve.
+func codeHarness(t *testing.T, c *catalog.Catalog, approve codemodetest.ApproveFunc) *codemodetest.Harness {
+	return codemodetest.New(t, c, &codemodetest.Options{Principal: &catalog.Principal{Subject: "alice"}, Approve: approve,
+		Server: &codemode.Options{Logger: quiet, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}})
 }
 
 // An upstream tool without annotations, served by a real stdio process,
@@ -131,29 +92,27 @@ func TestUnannotatedUpstreamToolAsks(t *testing.T) {
 
 	c := newCatalog(t, "fake")
 	connect(t, c, &mcpsource.Options{Command: cmd})
-	run, asked := codeSession(t, c, "decline")
-	text, isErr := run(forget)
-	if !isErr || !strings.Contains(text, "APPROVAL_DECLINED") {
-		t.Fatalf("declined forget: %s", text)
+	h := codeHarness(t, c, codemodetest.Decline)
+	res := h.Run(t, forget)
+	if res.Err == nil || !strings.Contains(res.Text, "APPROVAL_DECLINED") {
+		t.Fatalf("declined forget: %s", res.Text)
 	}
-	if q := asked(); len(q) != 1 || !strings.Contains(q[0], "fake.forget (MUTATING)") || !strings.Contains(q[0], `"n1"`) {
-		t.Fatalf("questions %q", q)
+	if q := res.Approvals; len(q) != 1 || !strings.Contains(q[0].Message, "fake.forget (MUTATING)") || !strings.Contains(q[0].Message, `"n1"`) {
+		t.Fatalf("questions %+v", q)
 	}
 	if l := logged(); l != "" {
 		t.Fatalf("a declined call reached the server: %q", l)
 	}
-	if text, isErr := run(`await fake.remember({ id: "n2" }); return "kept";`); isErr || !strings.Contains(text, `"kept"`) {
-		t.Fatalf("remember: %s", text)
-	}
-	if q := asked(); len(q) != 1 {
-		t.Fatalf("remember asked: %q", q)
+	if res := h.Run(t, `await fake.remember({ id: "n2" }); return "kept";`); res.Err != nil || !strings.Contains(res.Text, `"kept"`) {
+		t.Fatalf("remember: %s", res.Text)
+	} else if len(res.Approvals) != 0 {
+		t.Fatalf("remember asked: %+v", res.Approvals)
 	}
 
 	c = newCatalog(t, "fake")
 	connect(t, c, &mcpsource.Options{Command: cmd})
-	run, asked = codeSession(t, c, "accept")
-	if text, isErr := run(forget); isErr || !strings.Contains(text, `"forgotten"`) || len(asked()) != 1 {
-		t.Fatalf("accepted forget: %s; asked %q", text, asked())
+	if res := codeHarness(t, c, codemodetest.Accept).Run(t, forget); res.Err != nil || !strings.Contains(res.Text, `"forgotten"`) || len(res.Approvals) != 1 {
+		t.Fatalf("accepted forget: %s; asked %+v", res.Text, res.Approvals)
 	}
 	if l := logged(); l != "remember {\"id\":\"n2\"}\nforget {\"id\":\"n1\"}\n" {
 		t.Fatalf("log after the accepted call: %q", l)
@@ -165,10 +124,10 @@ func TestUnannotatedUpstreamToolAsks(t *testing.T) {
 	} {
 		c := newCatalog(t, "fake")
 		connect(t, c, o)
-		run, asked := codeSession(t, c, "decline")
+		h := codeHarness(t, c, codemodetest.Decline)
 		before := strings.Count(logged(), "forget")
-		if text, isErr := run(forget); isErr || !strings.Contains(text, `"forgotten"`) || len(asked()) != 0 {
-			t.Fatalf("%s: %s; asked %q", name, text, asked())
+		if res := h.Run(t, forget); res.Err != nil || !strings.Contains(res.Text, `"forgotten"`) || len(res.Approvals) != 0 {
+			t.Fatalf("%s: %s; asked %+v", name, res.Text, res.Approvals)
 		}
 		if n := strings.Count(logged(), "forget"); n != before+1 {
 			t.Fatalf("%s: forget ran %d times", name, n-before)

@@ -1,7 +1,6 @@
 package mcpsource_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,12 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,70 +17,13 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
+	"github.com/brakinglab/codemode-go/internal/hostiletest"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/mcpsource"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/typegen"
 )
-
-// hostileDir holds the hostile upstream built for this test binary;
-// TestMain removes it.
-var hostileDir string
-
-// hostileBin builds internal/testdata/hostileupstream once.
-var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "hostileupstream")
-	if err != nil {
-		return "", err
-	}
-	hostileDir = dir
-	bin := filepath.Join(dir, "hostileupstream")
-	out, err := exec.Command("go", "build", "-o", bin, "../internal/testdata/hostileupstream").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("building the hostile upstream: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// hostile returns the Command of the hostile upstream in the given modes
-// (see its package doc), and the file it counts its tools/list answers in.
-func hostile(t *testing.T, modes ...string) (cmd func() *exec.Cmd, lists string) {
-	t.Helper()
-	bin, err := hostileBin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lists = filepath.Join(t.TempDir(), "lists")
-	return func() *exec.Cmd {
-		c := exec.Command(bin, modes...)
-		c.Env = append(os.Environ(), "HOSTILE_LISTS="+lists)
-		return c
-	}, lists
-}
-
-// lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// cpu is the CPU time this process has used.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func heap() uint64 {
 	runtime.GC()
@@ -101,7 +39,7 @@ func heap() uint64 {
 // with reasons (naming the schema path where there is one), and the rest
 // of the server serves.
 func TestHostileRecursiveSchemas(t *testing.T) {
-	cmd, _ := hostile(t, "recursive")
+	cmd, _ := hostiletest.Command(t, "recursive")
 	c := newCatalog(t, "hostile")
 	u := connect(t, c, &mcpsource.Options{Command: cmd})
 	for _, name := range []string{"ok", "tree", "list", "outer"} {
@@ -143,11 +81,11 @@ func TestHostileRecursiveSchemas(t *testing.T) {
 // rest left out with a reason, and the execute_code description stays
 // bounded even when the host lets all 5,000 in.
 func TestHostileManyTools(t *testing.T) {
-	cmd, _ := hostile(t, "many=5000")
+	cmd, _ := hostiletest.Command(t, "many=5000")
 	c := newCatalog(t, "many")
-	start := cpu()
+	start := hostiletest.CPU()
 	u := connect(t, c, &mcpsource.Options{Command: cmd})
-	t.Logf("listing and registering 5,001 tools: %v of CPU", cpu()-start)
+	t.Logf("listing and registering 5,001 tools: %v of CPU", hostiletest.CPU()-start)
 	if n := len(c.Functions()); n != 1000 {
 		t.Errorf("%d functions registered, want 1000", n)
 	}
@@ -163,15 +101,13 @@ func TestHostileManyTools(t *testing.T) {
 	}
 	for _, cat := range []*catalog.Catalog{c, all} {
 		who := catalog.Principal{Subject: "alice"}
-		start := cpu()
+		start := hostiletest.CPU()
 		cm, err := codemode.New(cat, &codemode.Options{Principal: &who, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cm.Close() })
-		st, ct := mcp.NewInMemoryTransports()
-		go cm.ServeTransport(context.Background(), who, st)
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		cs, err := codemodetest.Connect(context.Background(), cm, who, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +122,7 @@ func TestHostileManyTools(t *testing.T) {
 				desc = tool.Description
 			}
 		}
-		t.Logf("%s: %d functions, description %d characters, server built and listed in %v of CPU", cat.Namespace(), len(cat.Functions()), len(desc), cpu()-start)
+		t.Logf("%s: %d functions, description %d characters, server built and listed in %v of CPU", cat.Namespace(), len(cat.Functions()), len(desc), hostiletest.CPU()-start)
 		if len(desc) > 30000 || !strings.Contains(desc, "more functions, not listed here for length") {
 			t.Errorf("%s: the description is %d characters:\n%s", cat.Namespace(), len(desc), desc[max(0, len(desc)-400):])
 		}
@@ -205,10 +141,10 @@ return hits.map(h => h.name);`}})
 // An upstream that floods notifications/tools/list_changed is listed at
 // most once per MinListInterval, and its tools keep answering meanwhile.
 func TestHostileListChangedFlood(t *testing.T) {
-	cmd, lists := hostile(t, "flood")
+	cmd, lists := hostiletest.Command(t, "flood")
 	c := newCatalog(t, "flood")
 	connect(t, c, &mcpsource.Options{Command: cmd, MinListInterval: 500 * time.Millisecond})
-	begin, startCPU := time.Now(), cpu()
+	begin, startCPU := time.Now(), hostiletest.CPU()
 	calls := 0
 	for time.Since(begin) < 3*time.Second {
 		if out := mustCall(t, c, "ok", `{}`); out != `"fine"` {
@@ -217,7 +153,7 @@ func TestHostileListChangedFlood(t *testing.T) {
 		calls++
 		time.Sleep(50 * time.Millisecond)
 	}
-	elapsed, used := time.Since(begin), cpu()-startCPU
+	elapsed, used := time.Since(begin), hostiletest.CPU()-startCPU
 	b, _ := os.ReadFile(lists)
 	n := strings.Count(string(b), "\n")
 	t.Logf("%v of flood: %d listings, %d calls answered, %v of this process's CPU (%.0f%% of a core)", elapsed.Round(time.Millisecond), n, calls, used, 100*used.Seconds()/elapsed.Seconds())
@@ -233,13 +169,13 @@ func TestHostileListChangedFlood(t *testing.T) {
 // An upstream whose nextCursor never ends is listed MaxListPages pages
 // deep, the cut logged, and Connect returns with what was listed.
 func TestHostileEndlessCursor(t *testing.T) {
-	cmd, lists := hostile(t, "endless")
-	var log lockedBuffer
+	cmd, lists := hostiletest.Command(t, "endless")
+	var log logtest.Buffer
 	c := newCatalog(t, "endless")
 	before := heap()
-	start := cpu()
+	start := hostiletest.CPU()
 	u := connect(t, c, &mcpsource.Options{Command: cmd, MaxListPages: 20, Logger: slog.New(slog.NewTextHandler(&log, nil))})
-	t.Logf("20 pages of 100 tools: %v of CPU, heap %d KiB → %d KiB", cpu()-start, before>>10, heap()>>10)
+	t.Logf("20 pages of 100 tools: %v of CPU, heap %d KiB → %d KiB", hostiletest.CPU()-start, before>>10, heap()>>10)
 	b, _ := os.ReadFile(lists)
 	if n := strings.Count(string(b), "\n"); n != 20 {
 		t.Errorf("%d pages asked for, want 20", n)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brakinglab/codemode-go/internal/hostiletest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
@@ -19,9 +20,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if hostileDir != "" {
-		os.RemoveAll(hostileDir)
-	}
+	hostiletest.Remove()
 	os.Exit(code)
 }
 

@@ -1,20 +1,17 @@
 package openapisource_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/openapisource"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -98,52 +95,6 @@ func (s *notesService) count(method string) int {
 	return s.calls[method]
 }
 
-// codeSession serves code mode over c to the official MCP Go client,
-// which answers every approval question with action; it returns a
-// function running one script and the questions asked so far.
-func codeSession(t *testing.T, c *catalog.Catalog, action string) (run func(code string) (string, bool), asked func() []string) {
-	t.Helper()
-	who := catalog.Principal{Subject: "alice"}
-	cm, err := codemode.New(c, &codemode.Options{Principal: &who, Logger: quiet, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
-	ctx := t.Context()
-	st, ct := mcp.NewInMemoryTransports()
-	go cm.ServeTransport(ctx, who, st)
-	var (
-		mu  sync.Mutex
-		got []string
-	)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			got = append(got, req.Params.Message)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: action, Content: map[string]any{}}, nil
-		},
-	}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	run = func(code string) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": code}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Content[0].(*mcp.TextContent).Text, res.IsError
-	}
-	asked = func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(got)
-	}
-	return run, asked
-}
-
 // Through code mode, a PUT asks the user first: declined, it never
 // reaches the service; accepted, it runs exactly once, and the POST
 // before it is not repeated when the script resumes. Each request
@@ -170,13 +121,16 @@ func TestCodeModeApproval(t *testing.T) {
 			if err := src.Register(c); err != nil {
 				t.Fatal(err)
 			}
-			run, asked := codeSession(t, c, action)
-			text, isErr := run(`const n = await notes.notes_create({ body: { title: "draft" } });
+			// The official MCP Go client, through codemodetest, answers
+			// every approval question with action.
+			h := codemodetest.New(t, c, &codemodetest.Options{Principal: &catalog.Principal{Subject: "alice"}, Approve: func(string) bool { return action == "accept" },
+				Server: &codemode.Options{Logger: quiet, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}})
+			res := h.Run(t, `const n = await notes.notes_create({ body: { title: "draft" } });
 await notes.notes_replace({ id: n.id, body: { title: "final", state: "published" } });
 return await notes.notes_get({ id: n.id });`)
-			questions := asked()
-			if len(questions) != 1 || !strings.Contains(questions[0], "notes_replace") {
-				t.Fatalf("questions %q", questions)
+			text, isErr := res.Text, res.Err != nil
+			if q := res.Approvals; len(q) != 1 || !strings.Contains(q[0].Message, "notes_replace") {
+				t.Fatalf("questions %+v", q)
 			}
 			if svc.count("POST") != 1 {
 				t.Errorf("POST ran %d times, want once", svc.count("POST"))

@@ -296,34 +296,7 @@ func FuncName(operationID, method, path string) string {
 	if src == "" {
 		src = strings.ToLower(method) + " " + path
 	}
-	if jsident.Valid(src) {
-		return src
-	}
-	var b strings.Builder
-	gap := false
-	for _, r := range src {
-		ok := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-		if !ok {
-			gap = true
-			continue
-		}
-		if gap && b.Len() > 0 {
-			b.WriteByte('_')
-		}
-		gap = false
-		b.WriteRune(r)
-	}
-	n := b.String()
-	if n == "" {
-		return "operation_"
-	}
-	if n[0] >= '0' && n[0] <= '9' {
-		n = "_" + n
-	}
-	if !jsident.Valid(n) {
-		n += "_"
-	}
-	return n
+	return jsident.From(src, "operation_")
 }
 
 // description is the function's documentation: summary, description

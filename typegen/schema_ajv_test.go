@@ -5,12 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -95,18 +94,11 @@ type ajvPair struct {
 // skipped because Ajv is not installed (outside CI).
 func runAjv(t *testing.T, pairs []ajvPair) (verdicts []bool, ok bool) {
 	t.Helper()
-	tsc := tscCommand(t) // same node_modules; fails in CI the same way
-	modules := filepath.Dir(filepath.Dir(filepath.Dir(tsc[1])))
-	if _, err := os.Stat(filepath.Join(modules, "ajv-formats")); err != nil {
-		msg := "ajv and ajv-formats not installed (dependencies of @modelcontextprotocol/sdk); run: npm install --prefix .ci/js"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	// ajv and ajv-formats come with @modelcontextprotocol/sdk.
+	tsclienttest.Need(t, "ajv", "ajv-formats")
 	input, _ := json.Marshal(pairs)
-	cmd := exec.Command(tsc[0], "-e", ajvScript)
-	cmd.Dir = modules
+	cmd := exec.Command(tsclienttest.Node(), "-e", ajvScript)
+	cmd.Dir = tsclienttest.Modules()
 	cmd.Stdin = bytes.NewReader(input)
 	out, err := cmd.Output()
 	if err != nil {

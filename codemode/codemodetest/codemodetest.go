@@ -203,10 +203,6 @@ func (h *Harness) Execute(ctx context.Context, code string, opts *RunOptions) (*
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, ct := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- h.srv.ServeTransport(ctx, p, st) }()
-
 	res := &Result{}
 	var copts mcp.ClientOptions
 	if approve != nil {
@@ -219,11 +215,9 @@ func (h *Harness) Execute(ctx context.Context, code string, opts *RunOptions) (*
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "codemodetest", Version: codemode.Version}, &copts).Connect(ctx, ct, nil)
+	cs, served, err := connect(ctx, h.srv, p, &copts)
 	if err != nil {
-		cancel()
-		<-served
-		return nil, fmt.Errorf("connecting: %w", err)
+		return nil, err
 	}
 	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"code": code}})
 	// Closing the client ends the server's session as a client leaving

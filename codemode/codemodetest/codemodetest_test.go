@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/codemodetest"
@@ -203,4 +205,25 @@ func TestStartRefusesNilCatalog(t *testing.T) {
 	if _, err := codemodetest.Start(nil, nil); err == nil {
 		t.Fatal("no error")
 	}
+}
+
+// Connect refuses a nil server with an error instead of a panic; a
+// session it opened acts as the principal given, and leaves no goroutine
+// behind once closed (TestMain checks).
+func TestConnect(t *testing.T) {
+	if cs, err := codemodetest.Connect(t.Context(), nil, catalog.Principal{}, nil); err == nil || cs != nil || !strings.Contains(err.Error(), "nil server") {
+		t.Fatalf("nil server: %v, %v", cs, err)
+	}
+	h := codemodetest.New(t, garage(), &codemodetest.Options{Server: &codemode.Options{Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}})
+	ctx, cancel := context.WithCancel(t.Context())
+	cs, err := codemodetest.Connect(ctx, h.Server(), catalog.Principal{Subject: "guest"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `return await garage.getLaps({ track: "Spa" })`}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "insufficient_scope") {
+		t.Fatalf("guest without the scope: %+v, %v", res, err)
+	}
+	cs.Close()
+	cancel()
 }

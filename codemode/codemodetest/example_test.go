@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/brakinglab/codemode-go/catalog"
+	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/codemodetest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -126,4 +129,44 @@ func ExampleAccept() {
 	// deleted lap 2
 	// true 1 true
 	// APPROVAL_DECLINED false
+}
+
+// A server the host built itself, here two catalogs behind one endpoint
+// with codemode.NewMulti, is reached with Connect: the official client,
+// in memory, acting as the principal given.
+func ExampleConnect() {
+	weather, _ := catalog.New("weather", nil)
+	catalog.MustAdd(weather, catalog.Func[struct{}, string]{
+		Name: "forecast", Description: "Tomorrow's forecast at the track.", Tier: catalog.ReadOnly,
+		Handler: func(ctx context.Context, _ struct{}) (string, error) {
+			p, _ := catalog.PrincipalFrom(ctx)
+			return "rain, for " + p.Subject, nil
+		},
+	})
+	driver := catalog.Principal{Subject: "driver-1", Scopes: []string{"garage:read"}}
+	srv, err := codemode.NewMulti([]*catalog.Catalog{garage(), weather}, &codemode.Options{
+		Principal: &driver,
+		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
+		Audit:     codemode.AuditOptions{Sink: codemode.NoAudit},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	cs, err := codemodetest.Connect(ctx, srv, driver, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `
+const [laps, sky] = await Promise.all([garage.getLaps({ track: "Spa" }), weather.forecast({})]);
+return sky + ": " + laps.length + " laps";`}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Result:
+	// "rain, for driver-1: 2 laps"
 }

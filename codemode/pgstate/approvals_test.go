@@ -12,15 +12,16 @@ import (
 	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
-// approvalReplica is a server whose notes.deleteNote needs approval,
-// sharing the sealing key and the spent approvals through PostgreSQL.
-func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
+// notesCatalog has notes.deleteNote, which needs approval and counts its
+// runs in deletes, and, when creates is not nil, notes.copyNote, which
+// does not and counts its runs in creates.
+func notesCatalog(t *testing.T, creates, deletes *atomic.Int64) *catalog.Catalog {
 	t.Helper()
-	st := openState(t, dbURL)
 	cat, err := catalog.New("notes", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,21 @@ func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int
 		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
 		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
 	})
-	srv, err := codemode.New(cat, &codemode.Options{
+	if creates != nil {
+		catalog.MustAdd(cat, catalog.Func[idIn, int]{
+			Name: "copyNote", Tier: catalog.Mutating, Description: "Copies a note.",
+			Handler: func(ctx context.Context, in idIn) (int, error) { return int(creates.Add(1)), nil },
+		})
+	}
+	return cat
+}
+
+// approvalReplica is a server whose notes.deleteNote needs approval,
+// sharing the sealing key and the spent approvals through PostgreSQL.
+func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int64) string {
+	t.Helper()
+	st := openState(t, dbURL)
+	srv, err := codemode.New(notesCatalog(t, nil, deletes), &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals()},
 		Sandbox:   codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
@@ -49,20 +64,16 @@ func approvalReplica(t *testing.T, dbURL string, key []byte, deletes *atomic.Int
 	return hs.URL + "/mcp"
 }
 
+// connectMRTR connects on revision 2026-07-28 with multi-round-trip
+// requests left to the test (callWith answers them).
 func connectMRTR(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+	return mcptest.ConnectHTTP(t, url, "", "2026-07-28", &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 func callWith(t *testing.T, cs *mcp.ClientSession, code, state, action string) *mcp.CallToolResult {
@@ -76,16 +87,6 @@ func callWith(t *testing.T, cs *mcp.ClientSession, code, state, action string) *
 		t.Fatal(err)
 	}
 	return res
-}
-
-func textOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // An approval asked for on one replica is spent once across both: the
@@ -102,20 +103,20 @@ func TestApprovalSpentOnceAcrossReplicas(t *testing.T) {
 
 	pend := callWith(t, a, code, "", "")
 	if !pend.NeedsInput() || pend.RequestState == "" {
-		t.Fatalf("want an input-required result, got %s", textOf(pend))
+		t.Fatalf("want an input-required result, got %s", mcptest.Text(pend))
 	}
 	first := callWith(t, b, code, pend.RequestState, "accept")
 	if first.IsError || deletes.Load() != 1 {
-		t.Fatalf("first use on B: %s (deletes %d)", textOf(first), deletes.Load())
+		t.Fatalf("first use on B: %s (deletes %d)", mcptest.Text(first), deletes.Load())
 	}
 	retried := callWith(t, a, code, pend.RequestState, "accept")
-	if retried.IsError || textOf(retried) != textOf(first) || deletes.Load() != 1 {
-		t.Fatalf("retry on A: %s (deletes %d)", textOf(retried), deletes.Load())
+	if retried.IsError || mcptest.Text(retried) != mcptest.Text(first) || deletes.Load() != 1 {
+		t.Fatalf("retry on A: %s (deletes %d)", mcptest.Text(retried), deletes.Load())
 	}
 	for _, cs := range []*mcp.ClientSession{a, b} {
 		other := callWith(t, cs, code, pend.RequestState, "decline")
-		if !other.IsError || !strings.Contains(textOf(other), "APPROVAL_INVALID") {
-			t.Fatalf("another answer with a spent state: %s", textOf(other))
+		if !other.IsError || !strings.Contains(mcptest.Text(other), "APPROVAL_INVALID") {
+			t.Fatalf("another answer with a spent state: %s", mcptest.Text(other))
 		}
 	}
 	if deletes.Load() != 1 {

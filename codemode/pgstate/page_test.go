@@ -2,11 +2,9 @@ package pgstate_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +16,8 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
+	"github.com/brakinglab/codemode-go/internal/pagetest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -28,35 +28,14 @@ import (
 func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomic.Int64) string {
 	t.Helper()
 	st := openState(t, dbURL)
-	cat, err := catalog.New("notes", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type idIn struct {
-		ID int `json:"id" validate:"required"`
-	}
-	catalog.MustAdd(cat, catalog.Func[idIn, int]{
-		Name: "deleteNote", Tier: catalog.Mutating, Approval: catalog.ApprovalRequired, Description: "Deletes a note.",
-		Handler: func(ctx context.Context, in idIn) (int, error) { return int(deletes.Add(1)), nil },
-	})
-	catalog.MustAdd(cat, catalog.Func[idIn, int]{
-		Name: "copyNote", Tier: catalog.Mutating, Description: "Copies a note.",
-		Handler: func(ctx context.Context, in idIn) (int, error) { return int(creates.Add(1)), nil },
-	})
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
-	srv, err := codemode.New(cat, &codemode.Options{
+	srv, err := codemode.New(notesCatalog(t, creates, deletes), &codemode.Options{
 		Principal: &catalog.Principal{Subject: "alice", ClientID: "cli"},
 		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(), Page: &approval.Page{
-			URL:   base + "/approve/",
-			Store: st.PendingApprovals(),
-			Authenticate: func(r *http.Request) (catalog.Principal, bool) {
-				c, err := r.Cookie("sid")
-				if err != nil {
-					return catalog.Principal{}, false
-				}
-				return catalog.Principal{Subject: c.Value}, true
-			},
+			URL:          base + "/approve/",
+			Store:        st.PendingApprovals(),
+			Authenticate: pagetest.CookieAuth,
 		}},
 		Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess},
 		Audit:   codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
@@ -74,37 +53,6 @@ func pageReplica(t *testing.T, dbURL string, key []byte, creates, deletes *atomi
 		srv.Close()
 	})
 	return base
-}
-
-func connectPlain(t *testing.T, url string) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-func pageDo(t *testing.T, method, link string, form url.Values) (int, string) {
-	t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, _ := http.NewRequest(method, link, body)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	req.AddCookie(&http.Cookie{Name: "sid", Value: "alice"})
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }
 
 func structuredLink(t *testing.T, res *mcp.CallToolResult) (kind, link string) {
@@ -125,32 +73,33 @@ func TestApprovalPageAcrossReplicas(t *testing.T) {
 	var creates, deletes atomic.Int64
 	baseA := pageReplica(t, db, key, &creates, &deletes)
 	baseB := pageReplica(t, db, key, &creates, &deletes)
-	a, b := connectPlain(t, baseA+"/mcp"), connectPlain(t, baseB+"/mcp")
+	a, b := mcptest.ConnectHTTP(t, baseA+"/mcp", "", "2026-07-28", nil), mcptest.ConnectHTTP(t, baseB+"/mcp", "", "2026-07-28", nil)
 	const code = `await notes.copyNote({id: 7}); return await notes.deleteNote({id: 7});`
 
 	res := callWith(t, a, code, "", "")
 	kind, link := structuredLink(t, res)
 	if kind != "APPROVAL_PENDING" || !strings.HasPrefix(link, baseA+"/approve/") || creates.Load() != 1 || deletes.Load() != 0 {
-		t.Fatalf("first run on A: %s", textOf(res))
+		t.Fatalf("first run on A: %s", mcptest.Text(res))
 	}
 	onB := baseB + "/approve/" + link[len(baseA+"/approve/"):]
-	code1, page := pageDo(t, "GET", onB, nil)
-	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if code1 != http.StatusOK || m == nil || !strings.Contains(page, "notes.deleteNote") || !strings.Contains(page, "notes.copyNote(") {
-		t.Fatalf("page on B: %d\n%s", code1, page)
+	alice := pagetest.Browser{Subject: "alice"}
+	resp, page := alice.Do(t, "GET", onB, nil, nil)
+	token := pagetest.CSRF(page)
+	if resp.StatusCode != http.StatusOK || token == "" || !strings.Contains(page, "notes.deleteNote") || !strings.Contains(page, "notes.copyNote(") {
+		t.Fatalf("page on B: %d\n%s", resp.StatusCode, page)
 	}
-	if code, page := pageDo(t, "POST", onB, url.Values{"csrf": {m[1]}, "action": {"accept"}}); code != http.StatusOK || !strings.Contains(page, "Accepted.") {
-		t.Fatalf("accept on B: %d\n%s", code, page)
+	if resp, page := alice.Do(t, "POST", onB, url.Values{"csrf": {token}, "action": {"accept"}}, nil); resp.StatusCode != http.StatusOK || !strings.Contains(page, "Accepted.") {
+		t.Fatalf("accept on B: %d\n%s", resp.StatusCode, page)
 	}
 	res = callWith(t, b, code, "", "")
 	if res.IsError || creates.Load() != 1 || deletes.Load() != 1 {
-		t.Fatalf("re-run on B: %s (creates %d deletes %d)", textOf(res), creates.Load(), deletes.Load())
+		t.Fatalf("re-run on B: %s (creates %d deletes %d)", mcptest.Text(res), creates.Load(), deletes.Load())
 	}
 	// A sees the approval used: the same code there is a new execution
 	// that asks again, and the used approval deletes nothing.
 	res = callWith(t, a, code, "", "")
 	if kind, l := structuredLink(t, res); kind != "APPROVAL_PENDING" || l == link || deletes.Load() != 1 {
-		t.Fatalf("second run on A: %s (deletes %d)", textOf(res), deletes.Load())
+		t.Fatalf("second run on A: %s (deletes %d)", mcptest.Text(res), deletes.Load())
 	}
 }
 

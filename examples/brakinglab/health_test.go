@@ -1,33 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
-
-// lockedBuffer is a log destination shared by the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestReadinessDisclosesNothing serves BrakingLab on loopback, makes its
 // database fail, and probes /readyz anonymously: the answer is the verdict
@@ -35,7 +17,7 @@ func (l *lockedBuffer) String() string {
 // TestReadinessFollowsDatabase does the same with PostgreSQL stopped,
 // whose driver error names the user, database and host:port.)
 func TestReadinessDisclosesNothing(t *testing.T) {
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	var opened *app
 	srv := serveWired(t, "127.0.0.1:0", []string{"-db", t.TempDir() + "/bl.db", "-insecure-no-auth"}, func(a *app) {
 		a.log = slog.New(slog.NewTextHandler(&logs, nil))

@@ -10,6 +10,7 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/golden"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -27,17 +28,7 @@ func connectMode(t *testing.T, config string, mode sandbox.Mode) *mcp.ClientSess
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectMemory(t, t.Context(), g.Server.MCPServer(), nil)
 	return cs
 }
 

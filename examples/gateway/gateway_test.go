@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/hostiletest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -73,29 +74,8 @@ func connect(t *testing.T, config string, opts *mcp.ClientOptions) *mcp.ClientSe
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, opts).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectMemory(t, t.Context(), g.Server.MCPServer(), opts)
 	return cs
-}
-
-// declineAll answers every question with decline and appends its message
-// to *asked.
-func declineAll(asked *[]string) *mcp.ClientOptions {
-	return &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			*asked = append(*asked, req.Params.Message)
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	}
 }
 
 func quietLog() *slog.Logger {
@@ -108,8 +88,8 @@ func quietLog() *slog.Logger {
 // declined call deletes nothing.
 func TestChainAcrossUpstreams(t *testing.T) {
 	f := newFixture(t)
-	var asked []string
-	cs := connect(t, f.config, declineAll(&asked))
+	user := &mcptest.Asker{Action: "decline"}
+	cs := connect(t, f.config, user.Options())
 
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -137,7 +117,7 @@ return graph.entities.map(e => e.name + ": " + e.observations.join(" | "));`, f.
 	if !out.IsError || !strings.Contains(textOf(out), "APPROVAL_DECLINED") {
 		t.Fatalf("delete without approval: %s", textOf(out))
 	}
-	if len(asked) != 1 || !strings.Contains(asked[0], "memory.delete_entities (MUTATING)") {
+	if asked := user.Asked(); len(asked) != 1 || !strings.Contains(asked[0], "memory.delete_entities (MUTATING)") {
 		t.Fatalf("approval asked %q", asked)
 	}
 	if got := string(call(t, cs, `return (await memory.read_graph({})).entities.length`)); got != "1" {
@@ -164,15 +144,8 @@ func call(t *testing.T, cs *mcp.ClientSession, code string) json.RawMessage {
 	return sc.Result
 }
 
-func textOf(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+// textOf returns a result's text content.
+var textOf = mcptest.Text
 
 // gatewayBin is the gateway binary the end-to-end tests run, built once.
 var gatewayBin struct {
@@ -187,9 +160,7 @@ func TestMain(m *testing.M) {
 	if gatewayBin.dir != "" {
 		os.RemoveAll(gatewayBin.dir)
 	}
-	for _, dir := range hostileDirs {
-		os.RemoveAll(dir)
-	}
+	hostiletest.Remove()
 	os.Exit(code)
 }
 

@@ -1,75 +1,26 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/hostiletest"
+	"github.com/brakinglab/codemode-go/internal/logtest"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
-
-// hostileBin builds the library's misbehaving test server
-// (internal/testdata/hostileupstream) once per run, beside the gateway.
-var hostileBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "gateway-hostile")
-	if err != nil {
-		return "", err
-	}
-	hostileDirs = append(hostileDirs, dir)
-	bin := filepath.Join(dir, "hostileupstream")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/brakinglab/codemode-go/internal/testdata/hostileupstream").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
-// hostileDirs are removed by TestMain.
-var hostileDirs []string
-
-// syncLog is a log destination safe for concurrent writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // A gateway in front of four hostile servers (recursive and over-deep
 // schemas, 5,000 tools, a list_changed flood, a nextCursor without end)
 // and a well-behaved one starts, serves every server's good tools, leaves
 // the bad ones out with reasons, and keeps its description bounded.
 func TestGatewayHostileUpstreams(t *testing.T) {
-	bin, err := hostileBin()
+	bin, err := hostiletest.Binary()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,15 +35,15 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncLog
+	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	start, startCPU := time.Now(), cpuTime()
+	start, startCPU := time.Now(), hostiletest.CPU()
 	g, err := Open(t.Context(), ups, &codemode.Options{Principal: &catalog.Principal{Subject: "dev"}, Logger: log, Audit: codemode.AuditOptions{Sink: codemode.NoAudit}}, log)
 	if err != nil {
 		t.Fatalf("the gateway did not start: %v", err)
 	}
 	t.Cleanup(func() { g.Close() })
-	t.Logf("started in %v, %v of CPU", time.Since(start).Round(time.Millisecond), cpuTime()-startCPU)
+	t.Logf("started in %v, %v of CPU", time.Since(start).Round(time.Millisecond), hostiletest.CPU()-startCPU)
 	for _, want := range []string{
 		`tool=deep reason="catalog: deep: input schema: #/properties/a/properties/…(`,
 		`tool=loop reason="catalog: loop: input schema: #/$defs/M: the schema refers back to itself`,
@@ -105,17 +56,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 		}
 	}
 
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := g.Server.MCPServer().Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "go-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := mcptest.ConnectMemory(t, t.Context(), g.Server.MCPServer(), nil)
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +69,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 
 	// Every server's good tool answers, while the flood goes on; the
 	// recursive tree is callable too.
-	floodStart, floodCPU := time.Now(), cpuTime()
+	floodStart, floodCPU := time.Now(), hostiletest.CPU()
 	var latencies []time.Duration
 	for range 20 {
 		before := time.Now()
@@ -142,7 +83,7 @@ func TestGatewayHostileUpstreams(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	elapsed := time.Since(floodStart)
-	used := cpuTime() - floodCPU
+	used := hostiletest.CPU() - floodCPU
 	slices.Sort(latencies)
 	t.Logf("20 executions of 6 calls during the flood: %v, median %v, slowest %v; gateway CPU %v (%.0f%% of a core), heap %d MiB",
 		elapsed.Round(time.Millisecond), latencies[10].Round(time.Millisecond), latencies[19].Round(time.Millisecond), used, 100*used.Seconds()/elapsed.Seconds(), ms.HeapAlloc>>20)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // An upstream over Streamable HTTP gets the configured headers (with
@@ -97,8 +98,8 @@ func TestUnannotatedToolsAskUnlessTrusted(t *testing.T) {
 		"pits":         map[string]any{"url": hs.URL},
 		"trusted-pits": map[string]any{"url": hs.URL, "unannotated": "creative"},
 	})
-	var asked []string
-	cs := connect(t, config, declineAll(&asked))
+	user := &mcptest.Asker{Action: "decline"}
+	cs := connect(t, config, user.Options())
 
 	out, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: codemode.ToolName, Arguments: map[string]any{"code": `await pits.clear_pit_log({}); return "cleared"`}})
 	if err != nil {
@@ -107,13 +108,13 @@ func TestUnannotatedToolsAskUnlessTrusted(t *testing.T) {
 	if !out.IsError || !strings.Contains(textOf(out), "APPROVAL_DECLINED") {
 		t.Fatalf("unannotated tool, declined: %s", textOf(out))
 	}
-	if len(asked) != 1 || !strings.Contains(asked[0], "pits.clear_pit_log (MUTATING)") || cleared.Load() != 0 {
+	if asked := user.Asked(); len(asked) != 1 || !strings.Contains(asked[0], "pits.clear_pit_log (MUTATING)") || cleared.Load() != 0 {
 		t.Fatalf("asked %q; the tool ran %d times", asked, cleared.Load())
 	}
 	if got := string(call(t, cs, `return [await pits.book_pit_slot({}), await trusted_pits.clear_pit_log({})]`)); got != `["booked","cleared"]` {
 		t.Fatalf("annotated and trusted tools: %s", got)
 	}
-	if len(asked) != 1 || cleared.Load() != 1 || booked.Load() != 1 {
+	if asked := user.Asked(); len(asked) != 1 || cleared.Load() != 1 || booked.Load() != 1 {
 		t.Fatalf("asked %q; cleared %d, booked %d times", asked, cleared.Load(), booked.Load())
 	}
 }

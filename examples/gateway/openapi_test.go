@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
@@ -80,8 +81,8 @@ func TestOpenAPIBesideMCPServer(t *testing.T) {
 	if err := os.WriteFile(config, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var asked []string
-	cs := connect(t, config, declineAll(&asked))
+	user := &mcptest.Asker{Action: "decline"}
+	cs := connect(t, config, user.Options())
 	res := call(t, cs, `const task = await tasks.createTask({ body: { title: "brake later into turn 3" } });
 await memory.create_entities({ entities: [{ name: "task " + task.id, entityType: "task", observations: [task.title] }] });
 const open = await tasks.listTasks();
@@ -97,7 +98,7 @@ return { open: open.length, remembered: graph.entities.map(e => e.name + ": " + 
 	if !out.IsError || !strings.Contains(textOf(out), "APPROVAL_DECLINED") || deletes() != 0 {
 		t.Fatalf("delete without approval: %s; %d deletes reached the API", textOf(out), deletes())
 	}
-	if len(asked) != 1 || !strings.Contains(asked[0], "tasks.deleteTask") {
+	if asked := user.Asked(); len(asked) != 1 || !strings.Contains(asked[0], "tasks.deleteTask") {
 		t.Fatalf("approval asked %q", asked)
 	}
 }

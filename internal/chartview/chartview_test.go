@@ -1,26 +1,18 @@
 package chartview
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // nodeModules is .ci/js/node_modules, where .ci/setup installs ext-apps.
 func nodeModules(t *testing.T) string {
 	t.Helper()
-	nm, err := filepath.Abs("../../.ci/js/node_modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(nm, "@modelcontextprotocol/ext-apps/package.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ext-apps is not installed in .ci/js: run bash .ci/setup (%v)", err)
-		}
-		t.Skip("ext-apps is not installed in .ci/js; run bash .ci/setup")
-	}
-	return nm
+	tsclienttest.Need(t, "@modelcontextprotocol/ext-apps")
+	return tsclienttest.Modules()
 }
 
 // TestUpToDate fails when view.html is not what view.js and

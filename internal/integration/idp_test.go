@@ -15,6 +15,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
@@ -38,27 +39,12 @@ func TestOIDCProvider(t *testing.T) {
 	resource := "http://" + standard.Listener.Addr().String() + "/mcp"
 	const other = "https://inventory.example/api"
 
-	cmd := tsclienttest.Command(t, t.Context(), "testdata/oidc-provider.mjs", []string{"MCP_RESOURCE=" + resource, "OTHER_RESOURCE=" + other})
-	stdin, err := cmd.StdinPipe() // closing it stops the provider
+	// The provider stops when its input ends, as Start arranges at the
+	// test's end.
+	provider := tsclienttest.Start(t, t.Context(), "testdata/oidc-provider.mjs", []string{"MCP_RESOURCE=" + resource, "OTHER_RESOURCE=" + other})
+	line, err := bufio.NewReader(provider.Stdout).ReadString('\n')
 	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("provider did not start: %v\n%s", err, stderr.String())
+		t.Fatalf("provider did not start: %v\n%s", err, provider.Stderr())
 	}
 	var started struct{ Issuer string }
 	if err := json.Unmarshal([]byte(line), &started); err != nil {
@@ -115,7 +101,7 @@ func TestOIDCProvider(t *testing.T) {
 		c := mcp.NewClient(&mcp.Implementation{Name: "idp-client", Version: "1"}, nil)
 		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
 			Endpoint:   hs.URL + "/mcp",
-			HTTPClient: &http.Client{Transport: withToken{tok, http.DefaultTransport}},
+			HTTPClient: mcptest.Bearer(tok),
 		}, nil)
 		if err == nil {
 			t.Cleanup(func() { cs.Close() })

@@ -20,6 +20,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/otelcodemode"
 )
 
@@ -77,18 +78,6 @@ func newOpsCatalog(t *testing.T, tp trace.TracerProvider) *opsCatalog {
 		},
 	})
 	return oc
-}
-
-// withHeader adds a header to every request.
-type withHeader struct {
-	key, value string
-	base       http.RoundTripper
-}
-
-func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set(h.key, h.value)
-	return h.base.RoundTrip(r)
 }
 
 // spanTree indexes recorded spans by name.
@@ -228,7 +217,7 @@ func TestSpanTreeFromHTTPTraceparent(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "trace-client", Version: "1"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
 		Endpoint:   ts.URL,
-		HTTPClient: &http.Client{Transport: withHeader{"Traceparent", traceparent, withToken{ts.token("alice"), http.DefaultTransport}}},
+		HTTPClient: &http.Client{Transport: mcptest.Header("Traceparent", traceparent, mcptest.Bearer(ts.token("alice")).Transport)},
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

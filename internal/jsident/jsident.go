@@ -2,12 +2,15 @@
 // scripts: catalog checks namespaces and function names with it at
 // registration, and the sandbox checks host namespaces with it before
 // binding them, so a name the catalog accepts is always one the sandbox
-// binds.
+// binds. [From] is the one conversion of a foreign name (an MCP tool's,
+// an OpenAPI operation's) to such a name, shared by mcpsource and
+// openapisource so that both sources name alike.
 package jsident
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // reserved lists words that cannot name a declared function or namespace:
@@ -46,4 +49,42 @@ func Check(s string) error {
 		return fmt.Errorf("%q is a reserved word in JavaScript", s)
 	}
 	return nil
+}
+
+// From returns s when it is [Valid], else s with every run of characters
+// that cannot be in an identifier replaced by one underscore ("get-notes"
+// → "get_notes", "files.read" → "files_read"), an underscore put before a
+// leading digit and after a reserved word ("delete" → "delete_"). When
+// nothing of s is left it returns empty, which must itself be Valid.
+// Underscores, not camelCase, keep the converted name recognisable next
+// to the original.
+func From(s, empty string) string {
+	if Valid(s) {
+		return s
+	}
+	var b strings.Builder
+	gap := false
+	for _, r := range s {
+		ok := r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			gap = true
+			continue
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte('_')
+		}
+		gap = false
+		b.WriteRune(r)
+	}
+	n := b.String()
+	if n == "" {
+		return empty
+	}
+	if n[0] >= '0' && n[0] <= '9' {
+		n = "_" + n
+	}
+	if !Valid(n) {
+		n += "_" // a reserved word
+	}
+	return n
 }

@@ -17,3 +17,19 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestFrom(t *testing.T) {
+	for in, want := range map[string]string{
+		"getSessions": "getSessions", "get-notes": "get_notes", "files.read": "files_read",
+		"a--b..c": "a_b_c", "-lead": "lead", "trail-": "trail", "2fa": "_2fa", "delete": "delete_",
+		"garagé": "garag", "get /pets/{id}": "get_pets_id", "---": "none_", "": "none_",
+	} {
+		got := jsident.From(in, "none_")
+		if got != want {
+			t.Errorf("From(%q) = %q, want %q", in, got, want)
+		}
+		if !jsident.Valid(got) {
+			t.Errorf("From(%q) = %q is not valid", in, got)
+		}
+	}
+}

@@ -18,14 +18,16 @@
 // ESM resolves a script's imports from the script's own directory
 // upwards, so [Command] and [Run] run a copy of the script in a
 // temporary directory beside a link to node_modules. [Run] reports the
-// script's standard output and error when it fails.
+// script's standard output and error when it fails. [Start] gives the
+// test the script's standard input and output as pipes (a stdio MCP
+// client the test serves, a helper whose first line it reads).
 //
 // [RunApproval] runs the one client script that several packages share,
 // ts-approval.mjs (embedded in this package): it declares elicitation,
 // runs execute_code and answers every approval question.
 //
-// The package uses the standard library only, so the root module gains
-// no dependency from it.
+// The package uses the standard library only (and internal/logtest, which
+// does too), so the root module gains no dependency from it.
 package tsclienttest
 
 import (

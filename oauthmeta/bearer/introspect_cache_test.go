@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -43,7 +44,7 @@ func countingIntrospection(t *testing.T, iss *Issuer) (url string, calls *atomic
 func TestIntrospectionResultsCached(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	endpoint, calls := countingIntrospection(t, iss)
-	clk := newClock()
+	clk := new(bearertest.Clock)
 	v := newIntrospector(t, iss, &bearer.IntrospectionOptions{Endpoint: endpoint, Now: clk.Now})
 	ctx := context.Background()
 	good := iss.Mint(testResource, WithScope(testScope))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -75,20 +76,20 @@ func TestIntrospectionVerifier(t *testing.T) {
 // Introspection plugs into the same middleware as JWTs.
 func TestIntrospectionThroughMiddleware(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	var s seen
-	url := protectedServer(t, newIntrospector(t, iss, nil), &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
-	if resp := get(t, url, "Bearer "+iss.Mint(testResource, WithScope(testScope))); resp.status != http.StatusOK || s.calls.Load() != 1 {
-		t.Fatalf("active token: %d %s", resp.status, resp.body)
+	var s bearertest.Seen
+	url := bearertest.Serve(t, newIntrospector(t, iss, nil), &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.Handler())
+	if resp := bearertest.Get(t, url, "Bearer "+iss.Mint(testResource, WithScope(testScope))); resp.Status != http.StatusOK || s.Calls.Load() != 1 {
+		t.Fatalf("active token: %d %s", resp.Status, resp.Body)
 	}
-	if ti := s.info.Load(); ti == nil || ti.UserID != DefaultSubject {
+	if ti := s.Info.Load(); ti == nil || ti.UserID != DefaultSubject {
 		t.Errorf("TokenInfo %+v", ti)
 	}
 	tok := iss.Mint(testResource, WithScope(testScope))
 	iss.Revoke(tok)
-	if resp := get(t, url, "Bearer "+tok); resp.status != http.StatusUnauthorized || resp.challenge != invalidToken("token is not active (revoked, expired or unknown)") {
-		t.Errorf("revoked token: %d %s", resp.status, resp.challenge)
+	if resp := bearertest.Get(t, url, "Bearer "+tok); resp.Status != http.StatusUnauthorized || resp.Challenge != invalidToken("token is not active (revoked, expired or unknown)") {
+		t.Errorf("revoked token: %d %s", resp.Status, resp.Challenge)
 	}
-	if s.calls.Load() != 1 {
+	if s.Calls.Load() != 1 {
 		t.Errorf("handler called for a revoked token")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
 
@@ -22,21 +23,21 @@ const (
 func TestRequireBearerSuggestedScopes(t *testing.T) {
 	iss := NewIssuer(t, nil)
 	v := iss.Verifier(testResource)
-	var s seen
-	url := protectedServer(t, v, &bearer.BearerOptions{
+	var s bearertest.Seen
+	url := bearertest.Serve(t, v, &bearer.BearerOptions{
 		ResourceMetadataURL: testPRM,
 		Scopes:              []string{testScope},
 		SuggestedScopes:     []string{testScope, "sessions:write"},
-	}, s.handler())
+	}, s.Handler())
 
-	resp := get(t, url+"/mcp", "")
+	resp := bearertest.Get(t, url+"/mcp", "")
 	want := `Bearer scope="sessions:read sessions:write", resource_metadata="` + testPRM + `"`
-	if resp.status != http.StatusUnauthorized || resp.challenge != want {
-		t.Errorf("no token: %d %s, want 401 %s", resp.status, resp.challenge, want)
+	if resp.Status != http.StatusUnauthorized || resp.Challenge != want {
+		t.Errorf("no token: %d %s, want 401 %s", resp.Status, resp.Challenge, want)
 	}
-	resp = get(t, url+"/mcp", "Bearer "+iss.Mint(testResource, WithScope(testScope)))
-	if resp.status != http.StatusOK || s.calls.Load() != 1 {
-		t.Errorf("token with the required scope only: status %d, calls %d", resp.status, s.calls.Load())
+	resp = bearertest.Get(t, url+"/mcp", "Bearer "+iss.Mint(testResource, WithScope(testScope)))
+	if resp.Status != http.StatusOK || s.Calls.Load() != 1 {
+		t.Errorf("token with the required scope only: status %d, calls %d", resp.Status, s.Calls.Load())
 	}
 }
 
@@ -55,13 +56,13 @@ func (v skewedVerifier) ClockSkew() time.Duration { return v.skew }
 // within five minutes of skew passes, and with the default 30 s go-sdk
 // refuses the same token.
 func TestRequireBearerUsesTheVerifiersClockSkew(t *testing.T) {
-	var s seen
-	tolerant := protectedServer(t, skewedVerifier{skew: 5 * time.Minute}, nil, s.handler())
-	if r := get(t, tolerant, "Bearer tok"); r.status != http.StatusOK {
-		t.Errorf("with 5 min skew: %d %s", r.status, r.body)
+	var s bearertest.Seen
+	tolerant := bearertest.Serve(t, skewedVerifier{skew: 5 * time.Minute}, nil, s.Handler())
+	if r := bearertest.Get(t, tolerant, "Bearer tok"); r.Status != http.StatusOK {
+		t.Errorf("with 5 min skew: %d %s", r.Status, r.Body)
 	}
-	strict := protectedServer(t, bearer.VerifierFunc(skewedVerifier{}.Verify), nil, s.handler())
-	if r := get(t, strict, "Bearer tok"); r.status != http.StatusUnauthorized {
-		t.Errorf("with the default skew: %d %s, want 401", r.status, r.body)
+	strict := bearertest.Serve(t, bearer.VerifierFunc(skewedVerifier{}.Verify), nil, s.Handler())
+	if r := bearertest.Get(t, strict, "Bearer tok"); r.Status != http.StatusUnauthorized {
+		t.Errorf("with the default skew: %d %s, want 401", r.Status, r.Body)
 	}
 }

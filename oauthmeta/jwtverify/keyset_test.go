@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -19,7 +20,7 @@ import (
 // JWKS requests at the issuer.
 func TestUnknownKidFloodIsRateLimited(t *testing.T) {
 	iss := NewIssuer(t, nil)
-	clk := newClock()
+	clk := new(bearertest.Clock)
 	v := mustVerifier(t, iss, testResource, &jwtverify.Options{Now: clk.Now})
 	ctx := context.Background()
 

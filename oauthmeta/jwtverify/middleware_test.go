@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -223,19 +224,19 @@ func TestRequireBearerRejects(t *testing.T) {
 			if v == nil {
 				v = strict
 			}
-			var s seen
-			url := protectedServer(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
-			resp := get(t, url+"/mcp"+tt.query, tt.authorization)
-			if resp.status != tt.status {
-				t.Errorf("status %d, want %d (body %s)", resp.status, tt.status, resp.body)
+			var s bearertest.Seen
+			url := bearertest.Serve(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.Handler())
+			resp := bearertest.Get(t, url+"/mcp"+tt.query, tt.authorization)
+			if resp.Status != tt.status {
+				t.Errorf("status %d, want %d (body %s)", resp.Status, tt.status, resp.Body)
 			}
-			if resp.challenge != tt.challenge {
-				t.Errorf("WWW-Authenticate\n got %s\nwant %s", resp.challenge, tt.challenge)
+			if resp.Challenge != tt.challenge {
+				t.Errorf("WWW-Authenticate\n got %s\nwant %s", resp.Challenge, tt.challenge)
 			}
-			if n := s.calls.Load(); n != 0 {
+			if n := s.Calls.Load(); n != 0 {
 				t.Errorf("protected handler called %d times", n)
 			}
-			if ct := resp.header.Get("Content-Type"); ct != "application/json" {
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type %q", ct)
 			}
 			// The body repeats the challenge's error and description.
@@ -243,12 +244,12 @@ func TestRequireBearerRejects(t *testing.T) {
 				Error       string `json:"error"`
 				Description string `json:"error_description"`
 			}
-			if err := json.Unmarshal([]byte(resp.body), &body); err != nil {
-				t.Fatalf("body %q: %v", resp.body, err)
+			if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+				t.Fatalf("body %q: %v", resp.Body, err)
 			}
-			cs, err := oauthex.ParseWWWAuthenticate([]string{resp.challenge})
+			cs, err := oauthex.ParseWWWAuthenticate([]string{resp.Challenge})
 			if err != nil || len(cs) != 1 {
-				t.Fatalf("go-sdk cannot parse %q: %v", resp.challenge, err)
+				t.Fatalf("go-sdk cannot parse %q: %v", resp.Challenge, err)
 			}
 			wantCode := tt.errorCode
 			if wantCode == "" {
@@ -291,17 +292,17 @@ func TestRequireBearerAdmits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s seen
-			url := protectedServer(t, tt.verifier, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.handler())
-			resp := get(t, url, "Bearer "+tt.token)
-			if resp.status != http.StatusOK || s.calls.Load() != 1 {
-				t.Fatalf("status %d, calls %d, body %s", resp.status, s.calls.Load(), resp.body)
+			var s bearertest.Seen
+			url := bearertest.Serve(t, tt.verifier, &bearer.BearerOptions{ResourceMetadataURL: testPRM, Scopes: []string{testScope}}, s.Handler())
+			resp := bearertest.Get(t, url, "Bearer "+tt.token)
+			if resp.Status != http.StatusOK || s.Calls.Load() != 1 {
+				t.Fatalf("status %d, calls %d, body %s", resp.Status, s.Calls.Load(), resp.Body)
 			}
-			p := s.principal.Load()
+			p := s.Principal.Load()
 			if p == nil || p.Subject != DefaultSubject || p.ClientID != tt.wantClient || !slices.Equal(p.Scopes, tt.wantScopes) {
 				t.Errorf("principal %+v", p)
 			}
-			ti := s.info.Load()
+			ti := s.Info.Load()
 			if ti == nil || ti.UserID != DefaultSubject || !slices.Equal(ti.Scopes, tt.wantScopes) || ti.Extra["client_id"] != tt.wantClient || ti.Expiration.IsZero() {
 				t.Errorf("go-sdk TokenInfo %+v", ti)
 			}
@@ -314,13 +315,13 @@ func TestRequireBearerUnavailable(t *testing.T) {
 	token := iss.Mint(testResource)
 	v := mustVerifier(t, iss, testResource, nil)
 	iss.Close() // keys can no longer be fetched
-	var s seen
-	url := protectedServer(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM}, s.handler())
-	resp := get(t, url, "Bearer "+token)
-	if resp.status != http.StatusServiceUnavailable || resp.header.Get("Retry-After") != "30" || s.calls.Load() != 0 {
-		t.Fatalf("status %d, Retry-After %q, calls %d", resp.status, resp.header.Get("Retry-After"), s.calls.Load())
+	var s bearertest.Seen
+	url := bearertest.Serve(t, v, &bearer.BearerOptions{ResourceMetadataURL: testPRM}, s.Handler())
+	resp := bearertest.Get(t, url, "Bearer "+token)
+	if resp.Status != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "30" || s.Calls.Load() != 0 {
+		t.Fatalf("status %d, Retry-After %q, calls %d", resp.Status, resp.Header.Get("Retry-After"), s.Calls.Load())
 	}
-	if resp.challenge != "" {
-		t.Errorf("unexpected challenge %q: the token is not at fault", resp.challenge)
+	if resp.Challenge != "" {
+		t.Errorf("unexpected challenge %q: the token is not at fault", resp.Challenge)
 	}
 }

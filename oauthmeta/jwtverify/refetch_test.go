@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
+	"github.com/brakinglab/codemode-go/oauthmeta/internal/bearertest"
 	"github.com/brakinglab/codemode-go/oauthmeta/jwtverify"
 	. "github.com/brakinglab/codemode-go/oauthmeta/oauthmetatest"
 )
@@ -38,7 +39,7 @@ func TestCancelledRequestsCannotBypassTheKeyRefetchLimit(t *testing.T) {
 		io.Copy(w, resp.Body)
 	}))
 	t.Cleanup(jwks.Close)
-	clk := newClock()
+	clk := new(bearertest.Clock)
 	v := mustVerifier(t, iss, testResource, &jwtverify.Options{JWKSURL: jwks.URL, Now: clk.Now})
 
 	// The first request fetches the keys and is abandoned mid-fetch.

@@ -1,31 +1,13 @@
 package authserver
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A failed metadata-document fetch must not tell the browser why the
 // connection failed (that would reveal the port state of public hosts);
@@ -40,7 +22,7 @@ func TestCIMDFetchErrorIsGeneric(t *testing.T) {
 	closed := ln.Addr().String()
 	ln.Close()
 
-	var logs syncBuffer
+	var logs logtest.Buffer
 	e := newEnv(t, &Options{HTTPClient: host.ts.Client(), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for _, u := range []string{
 		"https://" + closed + "/client.json", // connection refused

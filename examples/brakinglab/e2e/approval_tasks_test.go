@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
+
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // BrakingLab's real tasks whose scripts write before a call that needs
@@ -21,16 +22,8 @@ func TestApprovedTasksWriteOnce(t *testing.T) {
 	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var mu sync.Mutex
-	var asked []string
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-tasks", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			asked = append(asked, req.Params.Message)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
+	user := &mcptest.Asker{Action: "accept"}
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-tasks", Version: "1.0.0"}, user.Options())
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +42,7 @@ func TestApprovedTasksWriteOnce(t *testing.T) {
 		}
 		return n
 	}
-	questions := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		out := asked
-		asked = nil
-		return out
-	}
+	questions := user.Take
 	writes := func(res *mcp.CallToolResult) int {
 		var st struct {
 			Writes []json.RawMessage `json:"writes"`

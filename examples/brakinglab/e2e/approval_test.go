@@ -9,12 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
+
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 )
 
 // deleteCancelledScript is what a model writes for "delete my cancelled
@@ -30,16 +31,8 @@ func TestDeleteCancelledRacesAsksOnce(t *testing.T) {
 	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var mu sync.Mutex
-	var asked []string
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-approval", Title: "Race Assistant", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			mu.Lock()
-			asked = append(asked, req.Params.Message)
-			mu.Unlock()
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
+	user := &mcptest.Asker{Action: "accept"}
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-approval", Title: "Race Assistant", Version: "1.0.0"}, user.Options())
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +50,7 @@ return (await brakinglab.updateRaceEvent({raceEventId: e.id, status: %q})).id;`,
 		}
 		ids = append(ids, id)
 	}
-	if len(asked) != 0 {
+	if asked := user.Asked(); len(asked) != 0 {
 		t.Fatalf("creating and updating asked the user: %q", asked)
 	}
 	db, err := sql.Open("sqlite", "file:"+s.DB+"?mode=ro")
@@ -78,6 +71,7 @@ return (await brakinglab.updateRaceEvent({raceEventId: e.id, status: %q})).id;`,
 	if !slices.Equal(deleted, want) {
 		t.Fatalf("script deleted %v, want %v", deleted, want)
 	}
+	asked := user.Asked()
 	if len(asked) != 1 {
 		t.Fatalf("asked %d times, want once for the batch: %q", len(asked), asked)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 // collectorConfig receives OTLP over HTTP on a loopback port and prints
@@ -46,7 +47,7 @@ func TestCollectorReceivesOneTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	col := exec.Command(bin, "--config", "file:"+cfg)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	col.Stdout, col.Stderr = &logs, &logs
 	if err := col.Start(); err != nil {
 		t.Fatal(err)

@@ -196,27 +196,16 @@ func TestGoSDKClientOAuthAndCoachingScript(t *testing.T) {
 		t.Fatalf("tools = %+v, want exactly execute_code", tools.Tools)
 	}
 
-	script, err := os.ReadFile(filepath.Join("..", "testdata", "coaching.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, logs := executeCode(t, ctx, cs, string(script))
-	var saved struct {
-		ReportID any `json:"reportId"`
-		Corners  int `json:"corners"`
-	}
-	if err := json.Unmarshal(value, &saved); err != nil || saved.ReportID == nil || saved.Corners == 0 {
-		t.Fatalf("coaching script returned %s (%v), want {reportId, corners>0}; logs:\n%s", value, err, logs)
-	}
+	reportID, logs := runCoaching(t, ctx, cs)
 	if !strings.Contains(logs, "Weakest corners") || !strings.Contains(logs, "Braking zones") {
 		t.Errorf("coaching script logs lack its console.log lines:\n%s", logs)
 	}
 
 	listReports := `const reports = await brakinglab.getCoachingReports({ limit: 10 });
 return reports.map((r: any) => r.id);`
-	value, _ = executeCode(t, ctx, cs, listReports)
-	if !containsID(t, value, saved.ReportID) {
-		t.Fatalf("getCoachingReports returned %s, want it to include the saved report %v", value, saved.ReportID)
+	value, _ := executeCode(t, ctx, cs, listReports)
+	if !containsID(t, value, reportID) {
+		t.Fatalf("getCoachingReports returned %s, want it to include the saved report %v", value, reportID)
 	}
 
 	// Let the access token expire, then check the server refuses it and the
@@ -245,8 +234,8 @@ return reports.map((r: any) => r.id);`
 	}
 
 	value, _ = executeCode(t, ctx, cs, listReports)
-	if !containsID(t, value, saved.ReportID) {
-		t.Fatalf("after refresh getCoachingReports returned %s, want %v", value, saved.ReportID)
+	if !containsID(t, value, reportID) {
+		t.Fatalf("after refresh getCoachingReports returned %s, want %v", value, reportID)
 	}
 	if n := rec.count("refresh_token"); n < 1 {
 		t.Errorf("refresh_token grants = %d, want at least 1", n)
@@ -293,4 +282,24 @@ func postWithToken(t *testing.T, mcpURL, token string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// runCoaching runs testdata/coaching.ts on cs and returns the id of the
+// report it saved and its console output. It fails the test unless the
+// script returned a report id and a number of corners above zero.
+func runCoaching(t *testing.T, ctx context.Context, cs *mcp.ClientSession) (reportID any, logs string) {
+	t.Helper()
+	script, err := os.ReadFile(filepath.Join("..", "testdata", "coaching.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, logs := executeCode(t, ctx, cs, string(script))
+	var saved struct {
+		ReportID any `json:"reportId"`
+		Corners  int `json:"corners"`
+	}
+	if err := json.Unmarshal(value, &saved); err != nil || saved.ReportID == nil || saved.Corners == 0 {
+		t.Fatalf("coaching script returned %s (%v), want {reportId, corners>0}; logs:\n%s", value, err, logs)
+	}
+	return saved.ReportID, logs
 }

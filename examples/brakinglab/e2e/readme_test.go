@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/readmetest"
 )
 
@@ -23,20 +24,9 @@ func TestReadmeScripts(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no README scripts: %v", err)
 	}
-	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// The race plan generates a strategy, which asks the user: accept.
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := readmeClient(t, ctx)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			code, err := os.ReadFile(f)
@@ -72,19 +62,9 @@ func TestReadmeCodeBlocks(t *testing.T) {
 	if len(blocks) < 5 {
 		t.Fatalf("found %d complete BrakingLab scripts in the README, want at least 5", len(blocks))
 	}
-	s := startServer(t, "-insecure-no-auth")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
-		},
-	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := readmeClient(t, ctx)
 	for _, b := range blocks {
 		t.Run(fmt.Sprintf("line%d", b.Line), func(t *testing.T) {
 			value, logs := executeCode(t, ctx, cs, b.Code)
@@ -93,4 +73,19 @@ func TestReadmeCodeBlocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readmeClient starts the server without authentication and connects a
+// client that accepts every question (the race plan generates a
+// strategy, which asks the user); the session ends with the test.
+func readmeClient(t *testing.T, ctx context.Context) *mcp.ClientSession {
+	t.Helper()
+	s := startServer(t, "-insecure-no-auth")
+	client := mcp.NewClient(&mcp.Implementation{Name: "brakinglab-e2e-readme", Version: "1.0.0"}, (&mcptest.Asker{Action: "accept"}).Options())
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.MCPURL, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,31 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/sandbox"
 
 	"github.com/brakinglab/codemode-go/codemode"
 )
-
-// postMCP posts one JSON-RPC message to url with a bearer token and
-// returns the status, the body and how long the answer took.
-func postMCP(ctx context.Context, url, token, body string) (int, string, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return 0, "", 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, "", 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), time.Since(start), err
-}
 
 func executeBody(code string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":%q}}}`, code)
@@ -56,7 +35,7 @@ func TestTwoReplicasBoundary(t *testing.T) {
 	t.Run("a flood leaves capacity for others", func(t *testing.T) {
 		// Rival has used the service before on both replicas.
 		for range 4 {
-			if status, _, d, err := postMCP(context.Background(), front.MCPURL, rival, executeBody("return 1")); err != nil || status != http.StatusOK {
+			if status, _, d, err := mcptest.Post(context.Background(), front.MCPURL, rival, "2025-06-18", executeBody("return 1")); err != nil || status != http.StatusOK {
 				t.Fatalf("rival before the flood: %d %v", status, err)
 			} else {
 				t.Logf("rival before the flood: %v", d)
@@ -75,7 +54,7 @@ func TestTwoReplicasBoundary(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for floodCtx.Err() == nil {
-					_, body, _, err := postMCP(floodCtx, front.MCPURL, demo, executeBody("while (true) {}"))
+					_, body, _, err := mcptest.Post(floodCtx, front.MCPURL, demo, "2025-06-18", executeBody("while (true) {}"))
 					outcome := "other: " + body
 					switch {
 					case err != nil && floodCtx.Err() != nil:
@@ -104,7 +83,7 @@ func TestTwoReplicasBoundary(t *testing.T) {
 		defer tick.Stop()
 		for i := range runs {
 			<-tick.C
-			status, body, d, err := postMCP(context.Background(), front.MCPURL, rival, executeBody("return 1"))
+			status, body, d, err := mcptest.Post(context.Background(), front.MCPURL, rival, "2025-06-18", executeBody("return 1"))
 			if err != nil || status != http.StatusOK || strings.Contains(body, `"isError":true`) {
 				t.Fatalf("rival's run %d: %d %v %.300s", i, status, err, body)
 			}
@@ -140,7 +119,7 @@ func TestTwoReplicasBoundary(t *testing.T) {
 		const read = `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"codemode://types/brakinglab.d.ts"}}`
 		accepted, start := 0, time.Now()
 		for {
-			status, _, _, err := postMCP(context.Background(), front.MCPURL, demo, read)
+			status, _, _, err := mcptest.Post(context.Background(), front.MCPURL, demo, "2025-06-18", read)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +141,7 @@ func TestTwoReplicasBoundary(t *testing.T) {
 			t.Fatalf("%d reads accepted before the first 429: the replicas do not share the request budget (%.0f)", accepted, shared)
 		}
 		// Rival is not affected.
-		if status, _, _, err := postMCP(context.Background(), front.MCPURL, rival, read); err != nil || status != http.StatusOK {
+		if status, _, _, err := mcptest.Post(context.Background(), front.MCPURL, rival, "2025-06-18", read); err != nil || status != http.StatusOK {
 			t.Fatalf("rival's read after demo's flood: %d %v", status, err)
 		}
 	})

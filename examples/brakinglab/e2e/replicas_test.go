@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/logtest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
@@ -108,7 +109,7 @@ http {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-c", confPath, "-p", dir, "-e", filepath.Join(dir, "error.log"))
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -272,24 +273,13 @@ func TestTwoReplicasBehindNginx(t *testing.T) {
 	}
 	defer cs.Close()
 
-	script, err := os.ReadFile(filepath.Join("..", "testdata", "coaching.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, logs := executeCode(t, ctx, cs, string(script))
-	var saved struct {
-		ReportID any `json:"reportId"`
-		Corners  int `json:"corners"`
-	}
-	if err := json.Unmarshal(value, &saved); err != nil || saved.ReportID == nil || saved.Corners == 0 {
-		t.Fatalf("coaching script returned %s (%v); logs:\n%s", value, err, logs)
-	}
+	reportID, _ := runCoaching(t, ctx, cs)
 	listReports := `const reports = await brakinglab.getCoachingReports({ limit: 10 });
 return reports.map((r: any) => r.id);`
 	// Twice, so both replicas answer: each must see the report the other saved.
 	for range 2 {
-		if value, _ = executeCode(t, ctx, cs, listReports); !containsID(t, value, saved.ReportID) {
-			t.Fatalf("getCoachingReports returned %s, want it to include %v", value, saved.ReportID)
+		if value, _ := executeCode(t, ctx, cs, listReports); !containsID(t, value, reportID) {
+			t.Fatalf("getCoachingReports returned %s, want it to include %v", value, reportID)
 		}
 	}
 
@@ -304,7 +294,7 @@ return reports.map((r: any) => r.id);`
 	}
 	codeGrants := rec.count("authorization_code")
 	time.Sleep(time.Until(old.Expiry) + 1500*time.Millisecond)
-	if value, _ = executeCode(t, ctx, cs, listReports); !containsID(t, value, saved.ReportID) {
+	if value, _ := executeCode(t, ctx, cs, listReports); !containsID(t, value, reportID) {
 		t.Fatalf("after refresh getCoachingReports returned %s", value)
 	}
 	if n := rec.count("refresh_token"); n < 1 {

