@@ -3,6 +3,7 @@ package codemode_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
+	"github.com/brakinglab/codemode-go/internal/tsclienttest"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -143,6 +145,53 @@ for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.pro
 			// budget must stop some.
 			if count["CALL_LIMIT"] == 0 {
 				t.Errorf("no free-call loop was stopped by the free-call budget: %v", count)
+			}
+		})
+	}
+}
+
+// freeCallRetryLoop catches every refusal of the free-call budget and
+// calls again: the budget's stop ends it with CALL_LIMIT.
+const freeCallRetryLoop = `for (;;) { try { await codemode.progress(1, 2, "again") } catch (e) {} }`
+
+// The free-call budget the way clients reach it: the official TypeScript
+// client (2025-11-25) over Streamable HTTP and over stdio, and the go-sdk
+// client on 2026-07-28 over both, each ended with CALL_LIMIT by a loop
+// that retries every refused free call.
+func TestFreeCallBudgetOverClients(t *testing.T) {
+	ts := startServer(t, nil)
+	t.Run("typescript/http", func(t *testing.T) {
+		cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_CODE=" + freeCallRetryLoop})
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("client: %v\n%s", err, stderr.String())
+		}
+		if got := decodeTS(t, stderr.String()); !got.IsError || got.Error != string(sandbox.KindCallLimit) {
+			t.Fatalf("client saw %+v, want CALL_LIMIT", got)
+		}
+	})
+	t.Run("typescript/stdio", func(t *testing.T) {
+		client := tsclienttest.Start(t, t.Context(), "testdata/ts-progress.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_CODE=" + freeCallRetryLoop})
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- ts.ServeIO(ctx, principal("local-user"), client.Stdout, client.Stdin) }()
+		werr := client.Wait()
+		cancel()
+		<-served
+		if werr != nil {
+			t.Fatalf("client: %v\n%s", werr, client.Stderr())
+		}
+		if got := decodeTS(t, client.Stderr()); !got.IsError || got.Error != string(sandbox.KindCallLimit) {
+			t.Fatalf("client saw %+v, want CALL_LIMIT", got)
+		}
+	})
+	for _, stdio := range []bool{false, true} {
+		t.Run(fmt.Sprintf("go-sdk/2026-07-28/stdio=%v", stdio), func(t *testing.T) {
+			cs := ts.connectRev(t, stdio, "2026-07-28", nil)
+			res := run(t, cs, freeCallRetryLoop)
+			if st := structuredOf(t, res); !res.IsError || st.Error == nil || st.Error.Kind != string(sandbox.KindCallLimit) {
+				t.Fatalf("want CALL_LIMIT: %s", text(res))
 			}
 		})
 	}

@@ -144,6 +144,7 @@ type tsProgress struct {
 	}
 	IsError bool
 	Result  json.RawMessage
+	Error   string // the error's kind
 }
 
 func (p tsProgress) lines() []string {

@@ -1,8 +1,8 @@
 // The official TypeScript SDK client calls execute_code with the code in
 // MCP_CODE and an onprogress callback, over Streamable HTTP (MCP_URL,
 // MCP_TOKEN) or, with MCP_TRANSPORT=stdio, over its own stdin and stdout,
-// which the Go test serves with ServeIO. It writes the progress it saw and
-// the result on stderr (stdout is the protocol's over stdio).
+// which the Go test serves with ServeIO. It writes the progress it saw, the
+// result and the error's kind on stderr (stdout is the protocol's over stdio).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -46,6 +46,6 @@ const res = await client.callTool({ name: "execute_code", arguments: { code: pro
   onprogress: (p) => progress.push(p),
   resetTimeoutOnProgress: true,
 });
-process.stderr.write(JSON.stringify({ progress, isError: !!res.isError, result: res.structuredContent?.result }) + "\n");
+process.stderr.write(JSON.stringify({ progress, isError: !!res.isError, result: res.structuredContent?.result, error: res.structuredContent?.error?.kind }) + "\n");
 await client.close();
 process.exit(0);
