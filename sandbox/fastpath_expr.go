@@ -111,26 +111,11 @@ func (w *plainWalker) expr(e ast.Expression) {
 			w.notPlain = true
 		}
 		if e.Operator == token.INSTANCEOF {
-			// esbuild folds x instanceof y to false when it knows x is a
-			// primitive (a literal, an operator's result, a const it
-			// inlines), even where y is not callable and JavaScript
-			// throws. Only what it cannot know passes.
-			switch l := e.Left.(type) {
-			case *ast.Identifier:
-				w.instanceofNames = append(w.instanceofNames, l.Name.String())
-			case *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
-				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
-			default:
-				w.notPlain = true
-			}
-			// Nor does a right side esbuild knows (a literal, an
-			// operator's result), which it may fold or rewrite too.
-			switch e.Right.(type) {
-			case *ast.Identifier, *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
-				*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
-			default:
-				w.notPlain = true
-			}
+			// esbuild folds or rewrites x instanceof y when it knows
+			// either side's value (a literal, an operator's result, a
+			// const it inlines), even where JavaScript throws.
+			w.opaqueOperand(e.Left)
+			w.opaqueOperand(e.Right)
 		}
 		w.expr(e.Left)
 		w.expr(e.Right)
@@ -281,4 +266,19 @@ func (w *plainWalker) class(c *ast.ClassLiteral, expression bool) {
 func logical(e ast.Expression) bool {
 	b, ok := e.(*ast.BinaryExpression)
 	return ok && (b.Operator == token.LOGICAL_AND || b.Operator == token.LOGICAL_OR)
+}
+
+// opaqueOperand refuses the program unless e is an instanceof operand
+// whose value esbuild cannot know: a member, a call, this, an await, or an
+// identifier that is not a const it inlines (checked in plain, from
+// instanceofNames).
+func (w *plainWalker) opaqueOperand(e ast.Expression) {
+	switch x := e.(type) {
+	case *ast.Identifier:
+		w.instanceofNames = append(w.instanceofNames, x.Name.String())
+	case *ast.DotExpression, *ast.PrivateDotExpression, *ast.BracketExpression, *ast.CallExpression,
+		*ast.NewExpression, *ast.ThisExpression, *ast.AwaitExpression, *ast.Optional, *ast.OptionalChain:
+	default:
+		w.notPlain = true
+	}
 }

@@ -39,7 +39,7 @@ type plainWalker struct {
 	// arrow's start the parameter's position.
 	redirects map[int]int
 	src       string // the wrapped source
-	// instanceofNames are the identifiers on the left of instanceof;
+	// instanceofNames are the identifiers on either side of instanceof;
 	// primitiveConsts the consts whose value may be a primitive esbuild
 	// inlines (plain refuses the program if the two meet).
 	instanceofNames []string
