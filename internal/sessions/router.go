@@ -35,13 +35,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/approval"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
 )
 
 // Sessionless is the first protocol revision that needs no session for
 // the server to ask the client during a call (input-required results);
-// go-sdk serves it statelessly only.
-const Sessionless = "2026-07-28"
+// go-sdk serves it statelessly only. It is the revision package approval
+// asks on with input-required results.
+const Sessionless = approval.ProtocolMRTR
 
 // Mode says which initialize requests open a session.
 type Mode int
