@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 )
 
 // Host CPU bounds of chart rendering. A renderer (chartpng's) keeps one
@@ -56,9 +58,9 @@ func (b *Budget) Render(r Renderer, s *Spec) ([]byte, error) {
 	b.mu.Unlock()
 
 	runtime.LockOSThread()
-	start, wall := threadCPU(), time.Now()
+	start, wall := threadcpu.Now(), time.Now()
 	png, err := r.RenderPNG(s)
-	used := threadCPU() - start
+	used := threadcpu.Now() - start
 	if start == 0 {
 		used = time.Since(wall)
 	}

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/chart"
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 )
 
 // burner is a renderer that spends at least d of CPU on its thread.
@@ -21,23 +21,15 @@ type burner struct{ d time.Duration }
 func (b burner) RenderPNG(*chart.Spec) ([]byte, error) {
 	// Thread CPU, as the budget measures it, not wall time: spin until the
 	// thread's rusage clock moved by d (Budget.Render locks the thread).
-	start := threadCPU()
+	start := threadcpu.Now()
 	x := 0
-	for threadCPU()-start < b.d {
+	for threadcpu.Now()-start < b.d {
 		for i := range 10000 {
 			x += i
 		}
 	}
 	runtime.KeepAlive(x)
 	return []byte("png"), nil
-}
-
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // A budget of 100 ms for renderings of at most 40 ms each draws two (80

@@ -5,13 +5,13 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/chart"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/chartrun"
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -96,14 +96,7 @@ func TestChartSlotsFairBetweenUsers(t *testing.T) {
 type burningRenderer struct{ cpu time.Duration }
 
 func (b burningRenderer) RenderPNG(*chart.Spec) ([]byte, error) {
-	thread := func() time.Duration {
-		var ru syscall.Rusage
-		if syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru) != nil {
-			return 0
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	for start := thread(); thread()-start < b.cpu; {
+	for start := threadcpu.Now(); threadcpu.Now()-start < b.cpu; {
 	}
 	return stubPNG(), nil
 }

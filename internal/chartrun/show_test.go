@@ -8,11 +8,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/brakinglab/codemode-go/chart"
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 )
 
 // gated is a renderer that records the title of each chart it draws and
@@ -104,18 +104,10 @@ func TestShowSlotsFair(t *testing.T) {
 type burner struct{ cpu time.Duration }
 
 func (b burner) RenderPNG(*chart.Spec) ([]byte, error) {
-	start := threadCPU()
-	for threadCPU()-start < b.cpu {
+	start := threadcpu.Now()
+	for threadcpu.Now()-start < b.cpu {
 	}
 	return []byte("\x89PNG"), nil
-}
-
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // An execution of many heavy charts is cut by its drawing budget: the

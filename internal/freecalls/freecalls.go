@@ -24,6 +24,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 )
 
 // The bounds of one execution's free calls.
@@ -97,9 +99,9 @@ func (b *Budget) Call(fn string, args json.RawMessage, answer func() (json.RawMe
 		return nil, err
 	}
 	runtime.LockOSThread()
-	start, wall := threadCPU(), time.Now()
+	start, wall := threadcpu.Now(), time.Now()
 	out, err := answer()
-	used := threadCPU() - start
+	used := threadcpu.Now() - start
 	if start == 0 {
 		used = time.Since(wall)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/brakinglab/codemode-go/internal/threadcpu"
 )
 
 func null() (json.RawMessage, error) { return json.RawMessage("null"), nil }
@@ -52,8 +54,8 @@ func TestBudget(t *testing.T) {
 	}
 	b.Reset(nil)
 	burn := func() (json.RawMessage, error) {
-		start := threadCPU()
-		for threadCPU()-start < 200*time.Millisecond {
+		start := threadcpu.Now()
+		for threadcpu.Now()-start < 200*time.Millisecond {
 		}
 		return null()
 	}
