@@ -70,38 +70,43 @@ func TestApprovalPageCaps(t *testing.T) {
 // (approval.Options.MaxWaitingPerSubject): each holds its execution in
 // the server while the user decides. A call over the cap is not asked and
 // not run; the questions already open are answered and their calls run.
+// Over Streamable HTTP (a session) and stdio.
 func TestApprovalWaitingCap(t *testing.T) {
-	ts, b := startApprovals(t, func(o *codemode.Options) {
-		o.HTTP.Stateful = true
-		o.Approvals.MaxWaitingPerSubject = 2
-	})
-	asked, release := make(chan struct{}, 4), make(chan struct{})
-	e := &elicitor{action: always("accept"), before: func(int) { asked <- struct{}{}; <-release }}
-	cs := ts.connectAt(t, ts.token("alice"), "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
-	var ids []int
-	for i := range 3 {
-		ids = append(ids, b.add("alice", fmt.Sprint("race ", i), "cancelled"))
-	}
-	var wg sync.WaitGroup
-	for _, id := range ids[:2] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if res := run(t, cs, fmt.Sprintf(`await races.deleteRace({id: %d}); return 1`, id)); res.IsError {
-				t.Errorf("an accepted question: %s", text(res))
+	for _, stdio := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stdio=%v", stdio), func(t *testing.T) {
+			ts, b := startApprovals(t, func(o *codemode.Options) {
+				o.HTTP.Stateful = true
+				o.Approvals.MaxWaitingPerSubject = 2
+			})
+			asked, release := make(chan struct{}, 4), make(chan struct{})
+			e := &elicitor{action: always("accept"), before: func(int) { asked <- struct{}{}; <-release }}
+			cs := ts.connectRev(t, stdio, "2025-11-25", &mcp.ClientOptions{ElicitationHandler: e.handle})
+			var ids []int
+			for i := range 3 {
+				ids = append(ids, b.add("alice", fmt.Sprint("race ", i), "cancelled"))
 			}
-		}()
-	}
-	<-asked // two questions open
-	<-asked
-	res := run(t, cs, fmt.Sprintf(`await races.deleteRace({id: %d}); return 1`, ids[2]))
-	close(release)
-	wg.Wait()
-	st := structuredOf(t, res)
-	if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "already has 2 approval questions open") || !strings.Contains(st.Error.Message, "it was not run") {
-		t.Fatalf("the third question: %s", text(res))
-	}
-	if got := b.deleted("alice"); !sameInts(got, ids[:2]) {
-		t.Fatalf("deleted %v, want %v", got, ids[:2])
+			var wg sync.WaitGroup
+			for _, id := range ids[:2] {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if res := run(t, cs, fmt.Sprintf(`await races.deleteRace({id: %d}); return 1`, id)); res.IsError {
+						t.Errorf("an accepted question: %s", text(res))
+					}
+				}()
+			}
+			<-asked // two questions open
+			<-asked
+			res := run(t, cs, fmt.Sprintf(`await races.deleteRace({id: %d}); return 1`, ids[2]))
+			close(release)
+			wg.Wait()
+			st := structuredOf(t, res)
+			if st.Error == nil || st.Error.Kind != "APPROVAL_UNAVAILABLE" || !strings.Contains(st.Error.Message, "already has 2 approval questions open") || !strings.Contains(st.Error.Message, "it was not run") {
+				t.Fatalf("the third question: %s", text(res))
+			}
+			if got := b.deleted("alice"); !sameInts(got, ids[:2]) {
+				t.Fatalf("deleted %v, want %v", got, ids[:2])
+			}
+		})
 	}
 }
