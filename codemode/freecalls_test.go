@@ -72,16 +72,22 @@ return { n, other, last };`
 // A script that catches the free-call budget's refusal and calls again
 // is stopped after freecalls.MaxRefused refusals with CALL_LIMIT saying
 // why, instead of spending host CPU on refused calls until its time
-// limit (before: 2.2 s of host CPU in 8 s on a worker).
+// limit (before: 2.2 s of host CPU in 8 s on a worker). Both sandbox
+// modes: the flood test below cannot promise that a loop sharing the
+// machine with eleven others reaches the budget before its time limit.
 func TestFreeCallRetryStopped(t *testing.T) {
-	ts := startServer(t, nil)
-	alice := ts.connect(t, ts.token("alice", allScopes...), nil)
-	before := cpuTime(t)
-	res := run(t, alice, `for (let i = 0; ; i++) { try { await codemode.progress(i, 1e9, "x"); } catch (e) {} }`)
-	t.Logf("%v host CPU", cpuTime(t)-before)
-	st := structuredOf(t, res)
-	if st.Error == nil || st.Error.Kind != "CALL_LIMIT" || !strings.Contains(st.Error.Message, "kept calling codemode functions") || !strings.Contains(st.Error.Message, "every n-th item") {
-		t.Fatalf("want CALL_LIMIT saying what to do, got %s", text(res))
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ts := startServer(t, func(o *codemode.Options) { o.Sandbox.Mode = mode })
+			alice := ts.connect(t, ts.token("alice", allScopes...), nil)
+			before := cpuTime(t)
+			res := run(t, alice, `for (let i = 0; ; i++) { try { await codemode.progress(i, 1e9, "x"); } catch (e) {} }`)
+			t.Logf("%v host CPU", cpuTime(t)-before)
+			st := structuredOf(t, res)
+			if st.Error == nil || st.Error.Kind != "CALL_LIMIT" || !strings.Contains(st.Error.Message, "kept calling codemode functions") || !strings.Contains(st.Error.Message, "every n-th item") {
+				t.Fatalf("want CALL_LIMIT saying what to do, got %s", text(res))
+			}
+		})
 	}
 }
 
@@ -138,13 +144,15 @@ for (let i = 0; ; i++) { try { await (i % 2 ? codemode.chart(big) : codemode.pro
 			if p99(lat) > time.Second {
 				t.Fatalf("bob's p99 latency %v during alice's flood, want under 1 s", p99(lat))
 			}
-			// The budget, not the time limit, stops the loops: under the
-			// race detector, or with the in-process burst sharing two
-			// cores, some loops are too slow to reach the 100th refusal
-			// within 4 s and end at the time limit, also bounded; but the
-			// budget must stop some.
-			if count["CALL_LIMIT"] == 0 {
-				t.Errorf("no free-call loop was stopped by the free-call budget: %v", count)
+			// Every flood script ends bounded: by the free-call budget
+			// (CALL_LIMIT), the per-principal cap (BUSY) or its time limit.
+			// Which one depends on how fast twelve loops run on this
+			// machine, so the budget's stop is proven alone, in
+			// TestFreeCallRetryStopped, not here.
+			for k, n := range count {
+				if k != "CALL_LIMIT" && k != "BUSY" && k != "TIMEOUT" {
+					t.Errorf("%d flood scripts ended unbounded: %s", n, k)
+				}
 			}
 		})
 	}
