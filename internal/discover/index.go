@@ -38,8 +38,15 @@ type Func struct {
 }
 
 // Index ranks functions for a query: BM25F (internal/rank) over each
-// function's name, summary, description, and the member names and docs
-// of its arguments and result.
+// function's name, summary, the summary's first word (its verb),
+// description, and the member names and docs of its arguments and result.
+// The name and the summary say what a function is for and weigh most; a
+// name or summary with more words than the query asks for weighs less
+// (full length normalisation), so that pulls_list, "List pull requests",
+// ranks above pull_request_stacks_list for "list pull requests". Field
+// names and docs say what a function takes and gives, and weigh less; each
+// field is normalised by its own length, so that a result with a hundred
+// members does not bury its function.
 type Index struct {
 	ix      *rank.Index
 	summary map[string]string
@@ -54,17 +61,8 @@ func New(fns []Func) *Index {
 		var argNames, argDocs, resNames, resDocs strings.Builder
 		fieldText(f.Args, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
 		fieldText(f.Result, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
-		// The name and the summary say what a function is for; field
-		// names and docs say what it takes and gives, and weigh less.
-		docs = append(docs, rank.Doc{ID: f.ID, Fields: []rank.Field{
-			{Text: f.Name, Weight: 4},
-			{Text: x.summary[f.ID], Weight: 3},
-			{Text: f.Description, Weight: 1},
-			{Text: argNames.String(), Weight: 0.7},
-			{Text: argDocs.String(), Weight: 0.4},
-			{Text: resNames.String(), Weight: 0.2},
-			{Text: resDocs.String(), Weight: 0.1},
-		}})
+		docs = append(docs, rank.Doc{ID: f.ID, Fields: fields(f.Name, x.summary[f.ID], f.Description,
+			argNames.String(), argDocs.String(), resNames.String(), resDocs.String())})
 	}
 	x.ix = rank.New(docs)
 	return x
@@ -83,6 +81,31 @@ func (x *Index) Rank(query string, limit int, bound func(id string) bool) []stri
 		ids[i] = h.ID
 	}
 	return ids
+}
+
+// fields are the weighted fields of one function's document (see
+// [Index]).
+func fields(name, summary, desc, argNames, argDocs, resNames, resDocs string) []rank.Field {
+	return []rank.Field{
+		{Text: name, Weight: 4, B: 1},
+		{Text: summary, Weight: 3, B: 1},
+		{Text: leadWord(summary), Weight: 3},
+		{Text: desc, Weight: 1},
+		{Text: argNames, Weight: 0.7},
+		{Text: argDocs, Weight: 0.4},
+		{Text: resNames, Weight: 0.2},
+		{Text: resDocs, Weight: 0.1},
+	}
+}
+
+// leadWord returns the first word of a summary: by the convention of Go
+// doc comments and OpenAPI summaries, what the function does ("Lists …",
+// "Create an issue"), which a query names too ("star a repository" means
+// the function whose summary starts with Star, not one that lists starred
+// repositories).
+func leadWord(summary string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(summary), " ")
+	return word
 }
 
 // fieldText collects the member names and docs reachable from n, three

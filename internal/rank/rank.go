@@ -1,9 +1,17 @@
-// Package rank ranks documents for a free-text query with BM25F: Okapi
-// BM25 over a weighted sum of per-field term frequencies, so a word in a
+// Package rank ranks documents for a free-text query with BM25F (Robertson,
+// Zaragoza and Taylor, "Simple BM25 extension to multiple weighted
+// fields", 2004): each field's term frequencies are normalised by that
+// field's own length against its average, weighted, and summed into one
+// pseudo-frequency per term, which BM25 then saturates. So a word in a
 // function's name counts more than the same word in a field's
-// documentation. It is deterministic (ties are broken by document order),
-// needs no network and no model, and answers in microseconds for a few
-// thousand documents.
+// documentation, and a long result schema does not bury a short name that
+// says exactly what was asked. A query term and its synonyms are scored as
+// one term (their frequencies add up, a synonym's at half weight), so a
+// document holding both is not counted twice.
+//
+// It is deterministic (ties are broken by document order), needs no
+// network and no model, and answers in microseconds for a few thousand
+// documents.
 package rank
 
 import (
@@ -13,10 +21,18 @@ import (
 	"unicode"
 )
 
-// Field is one weighted part of a document.
+// Field is one weighted part of a document. Fields are matched by
+// position: the i-th field of every document is one field, with one
+// average length.
 type Field struct {
 	Text   string
 	Weight float64 // how much a term here counts; 0 means 1
+	// B is how much the field's length normalises its terms, from 0 (not
+	// at all) to 1 (in proportion to its length over the field's average
+	// length); 0 means 0.75, the usual value. A short field that names what
+	// a document does (a name, a summary) is best at 1, so that a name with
+	// extra words ranks under the one that says exactly the query.
+	B float64
 }
 
 // Doc is one document: an identifier and its fields.
@@ -31,21 +47,26 @@ type Hit struct {
 	Score float64
 }
 
-// BM25 parameters: k1 saturates repeated terms, b normalises by length.
+// BM25 parameters. k1 saturates a term's pseudo-frequency; it is the
+// usual 1.2 scaled by the few-fold weights fields carry (a name's weight
+// is about 4), so that a term found in the name and the summary still
+// counts more than one found in the name alone. b is the default length
+// normalisation of a field. synonymWeight is how much a synonym's
+// frequency counts beside the query's own word.
 const (
-	k1 = 1.2
-	b  = 0.75
+	k1            = 5
+	b             = 0.75
+	synonymWeight = 0.5
 )
 
 // Index is an immutable BM25F index. It is safe for concurrent use.
 type Index struct {
 	ids      []string
-	length   []float64 // weighted length per document
-	avgLen   float64
 	postings map[string][]posting // term → the documents holding it, in order
 }
 
-// posting is one document's weighted frequency of a term.
+// posting is one document's pseudo-frequency of a term: the sum over its
+// fields of weight × frequency, each field normalised by its own length.
 type posting struct {
 	doc int
 	tf  float64
@@ -53,30 +74,43 @@ type posting struct {
 
 // New indexes docs.
 func New(docs []Doc) *Index {
-	ix := &Index{postings: map[string][]posting{}}
-	var total float64
+	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
+	terms := make([][][]string, len(docs))
+	var total []float64 // terms per field position, over all documents
+	for i, d := range docs {
+		terms[i] = make([][]string, len(d.Fields))
+		for j, f := range d.Fields {
+			terms[i][j] = Terms(f.Text)
+			if j == len(total) {
+				total = append(total, 0)
+			}
+			total[j] += float64(len(terms[i][j]))
+		}
+	}
 	for i, d := range docs {
 		tf := map[string]float64{}
-		var n float64
-		for _, f := range d.Fields {
-			w := f.Weight
+		for j, f := range d.Fields {
+			n := float64(len(terms[i][j]))
+			if n == 0 {
+				continue
+			}
+			w, bf := f.Weight, f.B
 			if w == 0 {
 				w = 1
 			}
-			for _, t := range Terms(f.Text) {
+			if bf == 0 {
+				bf = b
+			}
+			avg := total[j] / float64(len(docs))
+			w /= 1 - bf + bf*n/avg
+			for _, t := range terms[i][j] {
 				tf[t] += w
-				n += w
 			}
 		}
 		for t, f := range tf {
 			ix.postings[t] = append(ix.postings[t], posting{i, f})
 		}
-		ix.ids = append(ix.ids, d.ID)
-		ix.length = append(ix.length, n)
-		total += n
-	}
-	if len(docs) > 0 {
-		ix.avgLen = total / float64(len(docs))
+		ix.ids[i] = d.ID
 	}
 	return ix
 }
@@ -88,29 +122,40 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // those allow accepts (nil accepts all). Documents matching no term of
 // the query are left out.
 func (ix *Index) Search(query string, limit int, allow func(id string) bool) []Hit {
-	seen := map[string]bool{}
-	var uniq []string
-	for _, t := range Terms(query) {
-		for _, x := range append([]string{t}, synonyms[t]...) {
-			if !seen[x] {
-				seen[x] = true
-				uniq = append(uniq, x)
-			}
-		}
-	}
 	n := float64(len(ix.ids))
 	scores := make([]float64, len(ix.ids))
-	for _, t := range uniq {
-		ps := ix.postings[t]
-		if len(ps) == 0 {
+	tf := make([]float64, len(ix.ids)) // one query term's, per document
+	var touched []int
+	seen := map[string]bool{}
+	for _, t := range Terms(query) {
+		if seen[t] {
 			continue
 		}
-		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			norm := 1 - b + b*ix.length[p.doc]/ix.avgLen
-			scores[p.doc] += idf * p.tf * (k1 + 1) / (p.tf + k1*norm)
+		seen[t] = true
+		// The term and its synonyms are one term, as in Lucene's
+		// SynonymQuery: frequencies add up, and the commonest member's
+		// document frequency sets the weight.
+		df := 0
+		for k, x := range append([]string{t}, synonyms[t]...) {
+			w := 1.0
+			if k > 0 {
+				w = synonymWeight
+			}
+			ps := ix.postings[x]
+			df = max(df, len(ps))
+			for _, p := range ps {
+				if tf[p.doc] == 0 {
+					touched = append(touched, p.doc)
+				}
+				tf[p.doc] += w * p.tf
+			}
 		}
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		for _, d := range touched {
+			scores[d] += idf * tf[d] * (k1 + 1) / (tf[d] + k1)
+			tf[d] = 0
+		}
+		touched = touched[:0]
 	}
 	type scored struct {
 		i     int
