@@ -15,8 +15,9 @@
 package rank
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -167,7 +168,13 @@ func (ix *Index) Search(query string, limit int, allow func(id string) bool) []H
 			hits = append(hits, scored{i, sc})
 		}
 	}
-	sort.SliceStable(hits, func(a, c int) bool { return hits[a].score > hits[c].score })
+	// Best first; ties in document order.
+	slices.SortFunc(hits, func(a, c scored) int {
+		if a.score != c.score {
+			return cmp.Compare(c.score, a.score)
+		}
+		return cmp.Compare(a.i, c.i)
+	})
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]
 	}
