@@ -189,3 +189,21 @@ func TestCache(t *testing.T) {
 		t.Errorf("%d answers held, at most %d", c.Len(), cacheEntries)
 	}
 }
+
+// The first word of a summary is what a function does: "star a
+// repository" finds the function whose summary starts with Star before
+// one that lists starred repositories, though both hold both words.
+func TestIndexRanksLeadWord(t *testing.T) {
+	x := New([]Func{
+		{ID: "gh.activity_list_starred_repos", Name: "activity_list_starred_repos", Description: "List repositories starred by a user."},
+		{ID: "gh.activity_star_repo_for_user", Name: "activity_star_repo_for_user", Description: "Star a repository for the authenticated user."},
+	})
+	if got := x.Rank("star a repository", 2, func(string) bool { return true }); len(got) != 2 || got[0] != "gh.activity_star_repo_for_user" {
+		t.Errorf("Rank(star a repository) = %v, want activity_star_repo_for_user first", got)
+	}
+	for in, want := range map[string]string{"Lists your sessions, newest first.": "Lists", " Create an issue": "Create", "": ""} {
+		if got := leadWord(in); got != want {
+			t.Errorf("leadWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
