@@ -27,10 +27,11 @@ import (
 // average length.
 type Field struct {
 	Text   string
-	Weight float64 // how much a term here counts; 0 means 1
+	Weight float64 // how much a term here counts; 0 (or less, or not finite) means 1
 	// B is how much the field's length normalises its terms, from 0 (not
-	// at all) to 1 (in proportion to its length over the field's average
-	// length); 0 means 0.75, the usual value. A short field that names what
+	// at all; any negative value) to 1 (in proportion to its length over
+	// the field's average length; any larger value); 0 means 0.75, the
+	// usual value (and so does NaN). A short field that names what
 	// a document does (a name, a summary) is best at 1, so that a name with
 	// extra words ranks under the one that says exactly the query.
 	B float64
@@ -96,11 +97,16 @@ func New(docs []Doc) *Index {
 				continue
 			}
 			w, bf := f.Weight, f.B
-			if w == 0 {
+			if !(w > 0) || math.IsInf(w, 1) {
 				w = 1
 			}
-			if bf == 0 {
+			switch {
+			case bf == 0 || math.IsNaN(bf):
 				bf = b
+			case bf < 0:
+				bf = 0
+			case bf > 1:
+				bf = 1
 			}
 			avg := total[j] / float64(len(docs))
 			w /= 1 - bf + bf*n/avg

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -148,5 +149,23 @@ func TestNewEmpty(t *testing.T) {
 	ix = New([]Doc{{ID: "x"}, {ID: "y", Fields: []Field{{Text: ""}, {Text: "only here"}}}})
 	if got := ix.Search("only", 5, nil); len(got) != 1 || got[0].ID != "y" {
 		t.Errorf("Search(only) = %v", got)
+	}
+}
+
+// Out-of-range weights and B are clamped: no score is infinite, NaN or
+// negative, and nothing panics.
+func TestFieldBounds(t *testing.T) {
+	for _, f := range []Field{{Weight: -3}, {B: 7}, {B: -2}, {Weight: math.NaN()}, {Weight: math.Inf(1)}, {B: math.NaN()}, {B: math.Inf(-1)}} {
+		f.Text = "xy"
+		ix := New([]Doc{{ID: "a", Fields: []Field{f}}, {ID: "b", Fields: []Field{{Text: "a much longer text, with xy in it and more words after"}, f}}})
+		got := ix.Search("xy longer", 5, nil)
+		if len(got) != 2 {
+			t.Errorf("field %+v: %v, want both documents", f, got)
+		}
+		for _, h := range got {
+			if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) || h.Score <= 0 {
+				t.Errorf("field %+v: score %v", f, h)
+			}
+		}
 	}
 }
