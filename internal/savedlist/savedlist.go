@@ -206,7 +206,7 @@ func (l *Lists) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch method {
 		case toolsCall:
-			if r, ok := req.(*mcp.CallToolRequest); ok && l.lib.OffersTools() && r.Params != nil {
+			if r, ok := req.(*mcp.CallToolRequest); ok && l.lib.OffersTools() && r.Params != nil && l.callable(ctx, subject, r.Params.Name) {
 				if tool, args, ok := Retarget(r.Params.Name, r.Params.Arguments, l.cfg.CodeTool); ok {
 					p := *r.Params
 					p.Name, p.Arguments = tool, args
@@ -222,6 +222,20 @@ func (l *Lists) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// callable reports whether the tool name is one of subject's saved
+// functions; any other (another's, a missing one) stays an unknown tool.
+func (l *Lists) callable(ctx context.Context, subject, name string) bool {
+	fn, ok := strings.CutPrefix(name, ToolPrefix)
+	if !ok {
+		return false
+	}
+	f, err := l.lib.Get(ctx, subject, fn, 0)
+	if err != nil && catalog.CodeOf(err) != catalog.CodeNotFound {
+		l.cfg.Logger.Error("codemode: looking a saved function up failed", "err", err)
+	}
+	return err == nil && f != nil
 }
 
 // record keeps ss's principal.
