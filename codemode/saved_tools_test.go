@@ -30,7 +30,7 @@ type tsSaved struct {
 		IsError       bool
 		ProtocolError bool
 		Result        json.RawMessage
-		Text    string
+		Text          string
 	}
 }
 
@@ -214,6 +214,37 @@ func TestSavedFunctionsNamedInTheDescription(t *testing.T) {
 			_, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: "saved_weeklyReview", Arguments: map[string]any{"status": "x"}})
 			if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 				t.Errorf("a saved function's tool without the option: %v", err)
+			}
+		})
+	}
+}
+
+// A go-sdk client on 2026-07-28 (asked through an input-required result,
+// then the same tools/call again) and on a 2025-11-25 session calls a
+// deleting saved function as a tool: asked once, naming it; one deletion.
+func TestSavedFunctionToolAsksOnce(t *testing.T) {
+	for _, rv := range replayRevisions {
+		t.Run(rv.name, func(t *testing.T) {
+			lib := saved.New(&saved.Options{Tools: true})
+			ts, b := startApprovals(t, func(o *codemode.Options) { o.Saved = lib; o.HTTP.Stateful = rv.stateful })
+			b.add("alice", "Spa", "cancelled")
+			e := &elicitor{action: always("accept")}
+			cs := ts.connectRev(t, rv.stdio, rv.version, &mcp.ClientOptions{ElicitationHandler: e.handle})
+			if res := run(t, cs, saveCancelledCleanup); res.IsError {
+				t.Fatal(text(res))
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "saved_cleanup", Arguments: map[string]any{"status": "cancelled"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || value(res) != "1" {
+				t.Fatalf("call: %s", text(res))
+			}
+			if asked := e.asked(); len(asked) != 1 || !strings.Contains(asked[0], "called by saved.cleanup version 1") {
+				t.Fatalf("asked %q", asked)
+			}
+			if d := b.deleted("alice"); len(d) != 1 {
+				t.Fatalf("deleted %v", d)
 			}
 		})
 	}
