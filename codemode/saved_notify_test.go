@@ -16,8 +16,9 @@ import (
 const saveReview = `return await codemode.save({ name: "weeklyReview", description: "Counts the races of one status.", code: "return (await races.listRaces({ status: input.status })).length", input: { type: "object", properties: { status: { type: "string" } }, required: ["status"] } })`
 
 // listChangedWays are the sessions a notification reaches: a 2025-11-25
-// Streamable HTTP session, and stdio at 2025-11-25 and at 2026-07-28
-// (which gets it on its subscriptions/listen stream).
+// Streamable HTTP session, stdio at 2025-11-25, and 2026-07-28 over stdio
+// and over HTTP (which get it on their subscriptions/listen stream; over
+// HTTP that request is served statelessly and carries the token).
 var listChangedWays = []struct {
 	name, version string
 	stdio         bool
@@ -25,6 +26,7 @@ var listChangedWays = []struct {
 	{"2025-11-25/http", "2025-11-25", false},
 	{"2025-11-25/stdio", "2025-11-25", true},
 	{"2026-07-28/stdio", "2026-07-28", true},
+	{"2026-07-28/http", "2026-07-28", false},
 }
 
 // A save or removal sends notifications/tools/list_changed to its
