@@ -190,6 +190,9 @@ func TestSavedFunctionsNamedInTheDescription(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if lt.CacheScope != "private" {
+					t.Errorf("a list per principal is cacheable %q", lt.CacheScope)
+				}
 				out := map[string]string{}
 				for _, tl := range lt.Tools {
 					out[tl.Name] = tl.Description

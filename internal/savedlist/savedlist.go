@@ -276,6 +276,7 @@ func (l *Lists) pruneLocked() {
 // copied, never changed. A store that fails leaves res as it was.
 func (l *Lists) rewrite(ctx context.Context, subject string, res *mcp.ListToolsResult) *mcp.ListToolsResult {
 	out := *res
+	out.CacheScope = "private" // one principal's list: no shared cache may serve it to another
 	out.Tools = make([]*mcp.Tool, 0, len(res.Tools))
 	for _, t := range res.Tools {
 		if t.Name == l.cfg.CodeTool || t.Name == l.cfg.ReadOnlyTool {
