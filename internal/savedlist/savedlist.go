@@ -275,17 +275,17 @@ func (l *Lists) pruneLocked() {
 // rewrite returns res as subject sees it; the tools go-sdk holds are
 // copied, never changed. A store that fails leaves res as it was.
 func (l *Lists) rewrite(ctx context.Context, subject string, res *mcp.ListToolsResult) *mcp.ListToolsResult {
+	fns, err := l.lib.List(ctx, subject)
+	if err != nil {
+		l.cfg.Logger.Error("codemode: listing saved functions failed", "err", err)
+		return res
+	}
 	out := *res
 	out.CacheScope = "private" // one principal's list: no shared cache may serve it to another
 	out.Tools = make([]*mcp.Tool, 0, len(res.Tools))
 	for _, t := range res.Tools {
 		if t.Name == l.cfg.CodeTool || t.Name == l.cfg.ReadOnlyTool {
-			text, err := Index(ctx, l.lib, subject, t.Name != l.cfg.CodeTool)
-			if err != nil {
-				l.cfg.Logger.Error("codemode: listing saved functions failed", "err", err)
-				return res
-			}
-			if text != "" {
+			if text := Index(fns, t.Name != l.cfg.CodeTool); text != "" {
 				cp := *t
 				cp.Description = strings.TrimRight(cp.Description, "\n") + "\n\n" + text
 				t = &cp
@@ -294,12 +294,7 @@ func (l *Lists) rewrite(ctx context.Context, subject string, res *mcp.ListToolsR
 		out.Tools = append(out.Tools, t)
 	}
 	if res.NextCursor == "" && l.lib.OffersTools() {
-		tools, err := Tools(ctx, l.lib, subject, l.cfg.CodeTool)
-		if err != nil {
-			l.cfg.Logger.Error("codemode: listing saved functions failed", "err", err)
-			return res
-		}
-		out.Tools = append(out.Tools, tools...)
+		out.Tools = append(out.Tools, Tools(fns, l.cfg.CodeTool)...)
 	}
 	return &out
 }

@@ -60,25 +60,26 @@ func TestIndexAndToolsAreBounded(t *testing.T) {
 	}
 	save("$odd", "return 1")
 	save("del", "return await lab.del({})")
-	text, err := Index(ctx, lib, "ann", false)
-	if err != nil {
-		t.Fatal(err)
+	list := func(owner string) []*saved.Function {
+		fns, err := lib.List(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fns
 	}
+	text := Index(list("ann"), false)
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	if len(text) > maxIndexBytes+300 || len(lines) > maxIndexEntries+2 || !strings.Contains(lines[len(lines)-1], "more: codemode.saved() lists them all") {
 		t.Errorf("%d bytes, %d lines, ending %q", len(text), len(lines), lines[len(lines)-1])
 	}
-	ro, _ := Index(ctx, lib, "ann", true)
+	ro := Index(list("ann"), true)
 	if strings.Contains(ro, "saved.del ") {
 		t.Errorf("the read-only index names a MUTATING function")
 	}
-	if none, _ := Index(ctx, lib, "bob", false); none != "" {
+	if none := Index(list("bob"), false); none != "" {
 		t.Errorf("bob's index: %q", none)
 	}
-	tools, err := Tools(ctx, lib, "ann", "execute_code")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := Tools(list("ann"), "execute_code")
 	if len(tools) != 61 {
 		t.Errorf("%d tools, want 61 (not $odd)", len(tools))
 	}

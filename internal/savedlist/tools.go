@@ -1,7 +1,6 @@
 package savedlist
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -28,14 +27,10 @@ const (
 // that the call Retarget writes is exactly saved.name(…).
 var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Index is the text a code tool's description ends with for owner: the
-// saved functions they may call (readOnly: READ-ONLY ones only), one line
-// each, bounded; "" without any.
-func Index(ctx context.Context, lib *saved.Library, owner string, readOnly bool) (string, error) {
-	fns, err := lib.List(ctx, owner)
-	if err != nil {
-		return "", err
-	}
+// Index is the text a code tool's description ends with for the owner of
+// fns (Library.List): the saved functions they may call (readOnly:
+// READ-ONLY ones only), one line each, bounded; "" without any.
+func Index(fns []*saved.Function, readOnly bool) string {
 	var b strings.Builder
 	n, shown := 0, 0
 	for _, f := range fns {
@@ -54,22 +49,18 @@ func Index(ctx context.Context, lib *saved.Library, owner string, readOnly bool)
 		shown++
 	}
 	if n == 0 {
-		return "", nil
+		return ""
 	}
 	head := "// Your saved functions: call one as `await " + saved.Namespace + ".<name>(input)`; codemode.describe(\"" + saved.Namespace + ".<name>\") declares it.\n"
 	if shown < n {
 		b.WriteString("// … and " + strconv.Itoa(n-shown) + " more: codemode.saved() lists them all.\n")
 	}
-	return head + b.String(), nil
+	return head + b.String()
 }
 
-// Tools returns owner's saved functions as plain tools (codeTool runs
-// them), those whose name is not a plainName left out.
-func Tools(ctx context.Context, lib *saved.Library, owner, codeTool string) ([]*mcp.Tool, error) {
-	fns, err := lib.List(ctx, owner)
-	if err != nil {
-		return nil, err
-	}
+// Tools returns fns (Library.List) as plain tools (codeTool runs them),
+// those whose name is not a plainName left out.
+func Tools(fns []*saved.Function, codeTool string) []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(fns))
 	for _, f := range fns {
 		if !plainName.MatchString(f.Name) {
@@ -89,7 +80,7 @@ func Tools(ctx context.Context, lib *saved.Library, owner, codeTool string) ([]*
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive, OpenWorldHint: new(bool)},
 		})
 	}
-	return out, nil
+	return out
 }
 
 // Retarget turns a call of the plain tool name into a call of codeTool
