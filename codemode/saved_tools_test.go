@@ -252,3 +252,20 @@ func TestSavedFunctionToolAsksOnce(t *testing.T) {
 		})
 	}
 }
+
+// A call of a saved function's tool is an execution: the execution limit
+// counts it as it counts execute_code.
+func TestSavedFunctionToolsAreRateLimited(t *testing.T) {
+	lib := saved.New(&saved.Options{Tools: true})
+	ts, _ := startApprovals(t, func(o *codemode.Options) {
+		o.Saved = lib
+		o.RateLimits.RatePerSecond, o.RateLimits.RateBurst = 0.001, 3
+	})
+	if _, err := lib.Save(context.Background(), saved.NewEnv("alice", nil, false), saved.Draft{Name: "one", Description: "One.", Code: "return 1", Input: json.RawMessage(`{"type":"object"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"saved_one","arguments":{}}}`
+	if at := firstRefusal(t, ts.URL, body, ts.token("alice"), "saved_one"); at != 4 {
+		t.Fatalf("first refusal at call %d, want 4 (a burst of 3)", at)
+	}
+}
