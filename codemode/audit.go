@@ -1,17 +1,12 @@
 package codemode
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"maps"
-	"slices"
 	"time"
-	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/brakinglab/codemode-go/internal/auditargs"
 )
 
 // AuditKind names an audit event.
@@ -24,6 +19,16 @@ const (
 	FunctionCalled    AuditKind = "function.called"
 	ExecutionFinished AuditKind = "execution.finished"
 	ExecutionFailed   AuditKind = "execution.failed"
+)
+
+// The saved functions' events (Options.Saved), made by a script or from
+// Go (Tool empty): Subject is the owner; Function, Version, Tier and
+// CodeSHA256 name the version (never its code).
+const (
+	FunctionSaved       AuditKind = "function.saved"
+	FunctionPublished   AuditKind = "function.published"
+	FunctionUnpublished AuditKind = "function.unpublished"
+	FunctionRemoved     AuditKind = "function.removed"
 )
 
 // AuditEvent is one structured audit record. It never holds the code (only
@@ -41,9 +46,12 @@ type AuditEvent struct {
 	// CodeSHA256 is the hex SHA-256 of the submitted code; CodeBytes its size.
 	CodeSHA256 string `json:"codeSha256,omitempty"`
 	CodeBytes  int    `json:"codeBytes,omitempty"`
-	// Function and Tier are set on FunctionCalled events.
+	// Function and Tier are set on FunctionCalled events and the saved
+	// functions' events.
 	Function string `json:"function,omitempty"`
 	Tier     string `json:"tier,omitempty"`
+	// Version is the saved function's version on its events.
+	Version int `json:"version,omitempty"`
 	// From names the saved function whose code made the call
 	// ("saved.weeklyReview version 3"); empty for the script's own calls.
 	From string `json:"from,omitempty"`
@@ -162,10 +170,13 @@ func (s slogAudit) Audit(ctx context.Context, ev AuditEvent) {
 	}
 	add("function", ev.Function)
 	add("tier", ev.Tier)
+	if ev.Version > 0 {
+		attrs = append(attrs, slog.Int("version", ev.Version))
+	}
 	if ev.Args != nil {
 		attrs = append(attrs, slog.Any("args", ev.Args))
 	}
-	if ev.Kind != ExecutionStarted {
+	if ev.Kind != ExecutionStarted && ev.Version == 0 {
 		attrs = append(attrs, slog.Float64("durationMs", durationMs(ev.Duration)))
 	}
 	if ev.Kind == FunctionCalled || ev.Kind == ExecutionFinished {
@@ -189,75 +200,5 @@ func auditArgs(mode AuditArgs, args json.RawMessage) any {
 		}
 		return json.RawMessage(args)
 	}
-	obj, ok := topLevelSizes(args)
-	if !ok {
-		// Not an object: record only its size.
-		return map[string]int{"": len(args)}
-	}
-	// Keys are chosen by the model: bound how much of the log they can take.
-	sizes := make(map[string]int, min(len(obj), maxAuditKeys+1))
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if len(sizes) == maxAuditKeys {
-			sizes["…"] = len(obj) - maxAuditKeys
-			break
-		}
-		key := k
-		if len(key) > maxAuditKeyLen {
-			// Cut on a rune boundary: half a character is invalid UTF-8.
-			cut := maxAuditKeyLen
-			for cut > 0 && !utf8.RuneStart(key[cut]) {
-				cut--
-			}
-			key = key[:cut] + "…"
-		}
-		sizes[key] = obj[k]
-	}
-	return sizes
+	return auditargs.KeySizes(args)
 }
-
-// topLevelSizes returns the size in bytes of each member of the JSON
-// object args, as json.Unmarshal into a map of json.RawMessage would (the
-// last of duplicate names wins, invalid UTF-8 is accepted, null is an
-// object with no members), without copying the values: the audit needs
-// only their sizes, and this runs for every host call. ok is false when
-// args is not one JSON object.
-func topLevelSizes(args []byte) (sizes map[string]int, ok bool) {
-	d := jsontext.NewDecoder(bytes.NewBuffer(args), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	tok, err := d.ReadToken()
-	if err != nil {
-		return nil, false
-	}
-	switch tok.Kind() {
-	case 'n':
-		sizes = map[string]int{}
-	case '{':
-		sizes = map[string]int{}
-		for d.PeekKind() == '"' {
-			tok, err := d.ReadToken()
-			if err != nil {
-				return nil, false
-			}
-			name := tok.String() // the token is void after the next read
-			v, err := d.ReadValue()
-			if err != nil {
-				return nil, false
-			}
-			sizes[name] = len(v)
-		}
-		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '}' {
-			return nil, false
-		}
-	default:
-		return nil, false
-	}
-	if _, err := d.ReadToken(); err != io.EOF {
-		return nil, false
-	}
-	return sizes, true
-}
-
-// Bounds on the argument keys an audit event records.
-const (
-	maxAuditKeys   = 32
-	maxAuditKeyLen = 64
-)

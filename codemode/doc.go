@@ -163,8 +163,11 @@
 // the principal, the function, its tier, durations, result sizes and error
 // kinds. The code itself never appears, only its SHA-256; result data never
 // appears; argument values are reduced to keys and sizes unless
-// [AuditOptions.Args] says otherwise. [NoAudit] turns auditing off. The
-// JSON form of an event and the slog sink use the same field names.
+// [AuditOptions.Args] says otherwise. With Options.Saved, each save,
+// publication and removal of a saved function is an event too
+// ([FunctionSaved] and the others), naming its version and code hash.
+// [NoAudit] turns auditing off. The JSON form of an event and the slog
+// sink use the same field names.
 //
 // # Errors the model reads
 //

@@ -35,7 +35,7 @@ type execHost struct {
 	call      catalog.CallFunc // the links a call passes through (chain)
 	start     time.Time        // the execution's start, for its audit event
 
-	saved  savedBinding     // the saved functions bound, once listed
+	saved  saved.Binding    // the saved functions bound, once listed
 	free   freecalls.Budget // this execution's free calls (codemode.*)
 	disc   discover.Budget  // this execution's discovery budget
 	charts *chartrun.Run    // what codemode.chart added in the current run
@@ -76,7 +76,7 @@ func (h *execHost) freeCall(ctx context.Context, fn string, args json.RawMessage
 	case fn == "chart":
 		return h.charts.Call(ctx, args)
 	case len(h.SubprogramNamespaces()) > 0 && slices.Contains(saved.ScriptFunctions, fn):
-		out, _, err := h.s.opts.Saved.ScriptCall(ctx, h.savedEnv(), fn, args)
+		out, _, err := h.s.opts.Saved.ScriptCall(context.WithValue(ctx, savedBaseKey{}, h.base), h.savedEnv(), fn, args)
 		return out, err
 	case h.spec != nil:
 		// Discovery needs no scope: it shows only what this tool binds.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/internal/savedlist"
 	"github.com/brakinglab/codemode-go/oauthmeta"
 	"github.com/brakinglab/codemode-go/oauthmeta/bearer"
 )
@@ -137,11 +138,15 @@ func (s *Server) identity() func(http.Handler) http.Handler {
 }
 
 // codeToolNames are the tools that run code: their calls are the
-// executions the execution limit counts.
+// executions the execution limit counts (with saved.Options.Tools, the
+// saved functions' tools too: httpmw.ToolCallCost's prefix pattern).
 func (s *Server) codeToolNames() []string {
 	names := []string{ToolName}
 	if s.opts.ReadOnlyTool {
 		names = append(names, ReadOnlyToolName)
+	}
+	if s.opts.Saved != nil && s.opts.Saved.OffersTools() {
+		names = append(names, savedlist.ToolPrefix+"*")
 	}
 	return names
 }

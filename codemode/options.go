@@ -291,9 +291,9 @@ type HTTPOptions struct {
 // that limit off.
 type RateLimitOptions struct {
 	// RatePerSecond and RateBurst set the per-principal limit on
-	// executions: each tools/call of execute_code or
-	// execute_readonly_code costs one token (one per call in a JSON-RPC
-	// batch); initialize, tools/list, resources/read, notifications and
+	// executions: each tools/call of execute_code, execute_readonly_code
+	// or a saved function's tool (saved.Options.Tools) costs one token
+	// (one per call in a JSON-RPC batch); initialize, tools/list, resources/read, notifications and
 	// the host's own plain tools cost nothing here (RequestsPerSecond
 	// limits them). The key is the token's subject, or the
 	// client IP when anonymous; over the limit the server answers 429 with

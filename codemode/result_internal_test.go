@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/brakinglab/codemode-go/internal/auditargs"
 )
 
 func TestAuditArgs(t *testing.T) {
@@ -50,7 +52,7 @@ func TestAuditArgs(t *testing.T) {
 		}
 	}
 	m := auditArgs(AuditArgKeys, json.RawMessage(many)).(map[string]int)
-	if len(m) != maxAuditKeys+1 || m["…"] != 8 {
+	if len(m) != auditargs.MaxKeys+1 || m["…"] != 8 {
 		t.Errorf("40 keys recorded as %d entries, rest %d", len(m), m["…"])
 	}
 }
@@ -71,35 +73,5 @@ func TestIndentedSize(t *testing.T) {
 	deep := strings.Repeat("[", 2000) + strings.Repeat("]", 2000)
 	if out := indentJSON(json.RawMessage(deep)); len(out) != len(deep) {
 		t.Errorf("a 4 KB nested array was indented to %d bytes", len(out))
-	}
-}
-
-// TestTopLevelSizes checks topLevelSizes against what auditArgs used to
-// do, json.Unmarshal into a map of json.RawMessage, on objects and on
-// inputs that are not one object.
-func TestTopLevelSizes(t *testing.T) {
-	for _, in := range []string{
-		`{}`, ` { "a" : 1 , "b":[1, {"c":"x\"y"}] } `, `{"a":1,"a":"longer"}`, `null`,
-		`{"k\u00e9":"\u00e9"}`, "{\"\xff\":\"\xfe\"}", `{"a":{"b":{"c":[true,false,null]}}}`,
-		`[1,2]`, `"s"`, `1`, `{"a":1`, `{"a":1}}`, `{"a":1} {"b":2}`, `{"a":01}`, ``, `{"a"}`, `{,}`,
-	} {
-		var want map[string]json.RawMessage
-		werr := json.Unmarshal([]byte(in), &want)
-		got, ok := topLevelSizes([]byte(in))
-		if ok != (werr == nil) {
-			t.Errorf("%q: ok %v, json.Unmarshal error %v", in, ok, werr)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if len(got) != len(want) {
-			t.Errorf("%q: %d members, want %d", in, len(got), len(want))
-		}
-		for k, v := range want {
-			if n, found := got[k]; !found || n != len(v) {
-				t.Errorf("%q: member %q has size %d (found %v), want %d", in, k, n, found, len(v))
-			}
-		}
 	}
 }

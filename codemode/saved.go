@@ -4,30 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/brakinglab/codemode-go/internal/savedlist"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/saved"
 )
 
-// Saved functions (Options.Saved): package saved keeps them; this file
-// binds them into an execution. execHost is a sandbox.SubprogramHost
+// Saved functions (Options.Saved): package saved keeps them and
+// internal/savedlist answers tools/list per principal and notifies; this
+// file binds them into an execution. execHost is a sandbox.SubprogramHost
 // whose namespace saved holds the functions the principal can call, and
-// codemode.save, saved, savedHistory and removeSaved are free calls (a
-// per-execution budget of free calls, when there is one, applies to
-// them). The host calls of saved code pass through the execution's chain
-// like the script's own, carrying sandbox.CallPosition.From.
-
-// savedStoreTimeout bounds listing saved functions where no request
-// context reaches (binding, discovery).
-const savedStoreTimeout = 5 * time.Second
-
-// savedBinding is the saved functions an execution bound, listed once.
-type savedBinding struct {
-	once  sync.Once
-	names []string
-}
+// codemode.save, saved, savedHistory and removeSaved are free calls. The
+// host calls of saved code pass through the execution's chain like the
+// script's own, carrying sandbox.CallPosition.From.
 
 // savedEnv is the principal of h as package saved sees it.
 func (h *execHost) savedEnv() saved.Env {
@@ -39,21 +31,12 @@ func (h *execHost) savedEnv() saved.Env {
 }
 
 // bindSaved adds the saved functions and the script functions that
-// manage them to fns. A store that fails leaves the namespace empty.
+// manage them to fns.
 func (h *execHost) bindSaved(fns map[string][]string) {
-	if len(h.SubprogramNamespaces()) == 0 {
-		return
+	if len(h.SubprogramNamespaces()) > 0 {
+		fns[saved.Namespace] = h.saved.Names(h.s.opts.Saved, h.savedEnv(), h.s.logger)
+		fns[DiscoveryNamespace] = append(fns[DiscoveryNamespace], saved.ScriptFunctions...)
 	}
-	h.saved.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
-		defer cancel()
-		var err error
-		if h.saved.names, err = h.s.opts.Saved.Names(ctx, h.savedEnv()); err != nil {
-			h.s.logger.Error("codemode: listing saved functions failed", "err", err)
-		}
-	})
-	fns[saved.Namespace] = h.saved.names
-	fns[DiscoveryNamespace] = append(fns[DiscoveryNamespace], saved.ScriptFunctions...)
 }
 
 // SubprogramNamespaces implements sandbox.SubprogramHost; a catalog's
@@ -84,7 +67,32 @@ func (h *execHost) savedDiscover(fn string, args json.RawMessage, catalogAnswer 
 	if len(h.SubprogramNamespaces()) == 0 {
 		return catalogAnswer(args)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
-	defer cancel()
-	return h.s.opts.Saved.Discover(ctx, h.savedEnv(), fn, args, catalogAnswer)
+	return h.s.opts.Saved.Discover(context.Background(), h.savedEnv(), fn, args, catalogAnswer)
+}
+
+// savedBaseKey carries the audit event of the execution whose script
+// changes a saved function.
+type savedBaseKey struct{}
+
+// startSaved serves Options.Saved per principal and audits its changes.
+func (s *Server) startSaved() {
+	if s.opts.Saved != nil {
+		s.lists = savedlist.New(s.opts.Saved, savedlist.Config{CodeTool: ToolName, ReadOnlyTool: ReadOnlyToolName,
+			Principal: s.principal, Trigger: s.reregister, OnChange: s.savedChanged, Logger: s.logger})
+	}
+}
+
+// reregister adds execute_code to srv again, so go-sdk notifies.
+func (s *Server) reregister(srv *mcp.Server) {
+	s.refreshMu.Lock() // not a view older than Refresh's
+	defer s.refreshMu.Unlock()
+	s.addTool(srv, &s.view.Load().all)
+}
+
+// savedChanged audits c.
+func (s *Server) savedChanged(ctx context.Context, c saved.Change) {
+	ev, _ := ctx.Value(savedBaseKey{}).(AuditEvent)
+	ev.Kind, ev.Time, ev.Subject, ev.Function = AuditKind("function."+c.Kind.String()), time.Now(), c.Owner, saved.Namespace+"."+c.Name
+	ev.Version, ev.Tier, ev.CodeSHA256, ev.CodeBytes = c.Version, c.Tier.String(), c.CodeSHA256, c.CodeBytes
+	s.audit.Audit(ctx, ev)
 }

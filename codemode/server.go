@@ -19,6 +19,7 @@ import (
 	"github.com/brakinglab/codemode-go/internal/declres"
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/httpmw"
+	"github.com/brakinglab/codemode-go/internal/savedlist"
 	"github.com/brakinglab/codemode-go/internal/sessions"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
@@ -42,6 +43,7 @@ type Server struct {
 	mcp       *mcp.Server
 	prm       *oauthex.ProtectedResourceMetadata // nil without Auth
 	approvals *approval.Service
+	lists     *savedlist.Lists // Options.Saved's tool lists per principal; nil without
 
 	// What the tools expose, rebuilt when a catalog changes (see Refresh).
 	view      atomic.Pointer[view]
@@ -155,6 +157,7 @@ func NewMulti(cats []*catalog.Catalog, opts *Options) (*Server, error) {
 	s.warnCannotAsk(v)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}, s.serverOptions())
 	s.mcp.AddReceivingMiddleware(joinCancellation)
+	s.startSaved()
 	s.AddTo(s.mcp)
 	return s, nil
 }
@@ -230,6 +233,7 @@ func (s *Server) AddTo(srv *mcp.Server) {
 		}
 		srv.AddReceivingMiddleware(s.refreshing, appsMeta)
 		addChartView(srv)
+		s.lists.Add(srv)
 	}
 	s.register(srv, s.view.Load(), nil)
 }
@@ -265,6 +269,7 @@ func (s *Server) register(srv *mcp.Server, v, old *view) {
 	if old == nil {
 		return
 	}
+	s.lists.Everyone()
 	for _, ns := range old.namespaces {
 		if !slices.Contains(v.namespaces, ns) {
 			// A catalog that lost every function: nothing to declare.
@@ -287,6 +292,7 @@ func (s *Server) Close() error {
 			rt.Close()
 		}
 		s.tel.close()
+		s.lists.Close()
 		if s.ownSB && s.sb != nil {
 			s.closeErr = s.sb.Close()
 		}

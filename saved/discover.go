@@ -18,8 +18,10 @@ import (
 // description holds a word of the query to catalogAnswer's hits. With
 // env.ReadOnly only READ-ONLY saved functions are shown. catalogAnswer may
 // be cached for every principal; what it returns is never changed in
-// place.
+// place. The store is given StoreTimeout at most.
 func (l *Library) Discover(ctx context.Context, env Env, fn string, args json.RawMessage, catalogAnswer func(json.RawMessage) (json.RawMessage, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, StoreTimeout)
+	defer cancel()
 	lib, owner, readOnly := l, env.Owner, env.ReadOnly
 	if fn != "search" && fn != "describe" {
 		return catalogAnswer(args)

@@ -43,3 +43,27 @@ func Example() {
 	// [description] Required: say what the function does and returns, for whoever calls it next
 	// [code] calls lab.nope, which is not a function you can call; check the name with codemode.search
 }
+
+// A Library tells its watchers of every save, publication and removal,
+// made from Go or by a script; codemode watches to audit them and to
+// notify the connected clients they concern.
+func ExampleLibrary_Watch() {
+	lib := saved.New(nil)
+	ctx := context.Background()
+	stop := lib.Watch(func(_ context.Context, c saved.Change) {
+		fmt.Println(c.Kind, c.Owner, c.Name, c.Version, c.Tier, c.CodeSHA256[:12], c.Everyone)
+	})
+	defer stop()
+	env := saved.NewEnv("ann", nil, false)
+	draft := saved.Draft{Name: "one", Description: "Returns 1.", Code: "return 1", Input: json.RawMessage(`{"type":"object"}`)}
+	_, _ = lib.Save(ctx, env, draft)
+	_, _ = lib.Save(ctx, env, draft)
+	_ = lib.Publish(ctx, "ann", "one", true)
+	_ = lib.Remove(ctx, "ann", "one")
+	_ = lib.Remove(ctx, "ann", "one") // nothing left: no change
+	// Output:
+	// saved ann one 1 READ-ONLY 486d9affb60d false
+	// saved ann one 2 READ-ONLY 486d9affb60d false
+	// published ann one 2 READ-ONLY 486d9affb60d true
+	// removed ann one 2 READ-ONLY 486d9affb60d true
+}

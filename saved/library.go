@@ -56,6 +56,15 @@ type Options struct {
 	Store state.SavedFunctions
 	// Limits bounds what may be saved.
 	Limits Limits
+	// Tools also offers each saved function as a plain MCP tool, named
+	// saved_<name> (names that are not plain ASCII identifiers are not
+	// offered), with its input schema, description and tier hints, to the
+	// principals who may call it, on the codemode servers that serve this
+	// Library. Calling such a tool runs the function exactly as a script's
+	// return await saved.name(arguments) would, through the code tool: the
+	// same checks, approvals and audit. The tool prefix saved_ is then
+	// reserved. Off by default.
+	Tools bool
 }
 
 // Library saves, lists and resolves saved functions. It is safe for
@@ -63,9 +72,12 @@ type Options struct {
 type Library struct {
 	store state.SavedFunctions
 	lim   Limits
+	tools bool // Options.Tools
 
 	mu   sync.Mutex
 	cats map[string]*catalog.Catalog // by key: the argument checker of one version
+
+	watch watchers // Watch
 }
 
 // New returns a Library.
@@ -77,8 +89,11 @@ func New(opts *Options) *Library {
 	if o.Store == nil {
 		o.Store = NewMemory()
 	}
-	return &Library{store: o.Store, lim: o.Limits.withDefaults(), cats: map[string]*catalog.Catalog{}}
+	return &Library{store: o.Store, lim: o.Limits.withDefaults(), tools: o.Tools, cats: map[string]*catalog.Catalog{}}
 }
+
+// OffersTools reports whether Options.Tools was set.
+func (l *Library) OffersTools() bool { return l.tools }
 
 // Env is what a Library needs to know of the principal an operation runs
 // for.
@@ -284,6 +299,11 @@ func (l *Library) Remove(ctx context.Context, owner, name string) error {
 	if owner == "" {
 		return notFound(name)
 	}
+	// The latest version, for the watchers: what was removed.
+	last, err := l.store.Get(ctx, owner, name, 0)
+	if err != nil {
+		return fmt.Errorf("saved functions: %w", err)
+	}
 	ok, err := l.store.Remove(ctx, owner, name)
 	if err != nil {
 		return fmt.Errorf("saved functions: %w", err)
@@ -291,6 +311,10 @@ func (l *Library) Remove(ctx context.Context, owner, name string) error {
 	if !ok {
 		return notFound(name)
 	}
+	if last == nil { // saved again between the two: the name stays owner's
+		last = &state.SavedFunction{Owner: owner, Name: name}
+	}
+	l.changed(ctx, Removed, last)
 	return nil
 }
 
@@ -313,6 +337,15 @@ func (l *Library) Publish(ctx context.Context, owner, name string, published boo
 	if !ok {
 		return notFound(name)
 	}
+	kind := Unpublished
+	if published {
+		kind = Published
+	}
+	last, err := l.store.Get(ctx, owner, name, 0)
+	if err != nil || last == nil { // published already: tell the watchers what is known
+		last = &state.SavedFunction{Owner: owner, Name: name}
+	}
+	l.changed(ctx, kind, last)
 	return nil
 }
 

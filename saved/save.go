@@ -102,6 +102,10 @@ func (l *Library) Save(ctx context.Context, env Env, d Draft) (*Function, error)
 		return nil, fmt.Errorf("saved functions: %w", err)
 	}
 	rec.Version = v
+	if cur, err := l.store.Get(ctx, env.Owner, d.Name, v); err == nil && cur != nil {
+		rec.Published = cur.Published // a new version keeps the name's mark
+	}
+	l.changed(ctx, Saved, &rec)
 	f := fromState(&rec, env.Owner)
 	// Compiling again under the version's key warms the cache for its
 	// first call; it compiled above, so an error here changes nothing.

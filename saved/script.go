@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/brakinglab/codemode-go/catalog"
 )
@@ -137,4 +140,30 @@ func (l *Library) Names(ctx context.Context, env Env) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// StoreTimeout bounds a store's answer where no request's context
+// reaches: binding an execution's names, discovery.
+const StoreTimeout = 5 * time.Second
+
+// Binding is the names one execution binds in namespace saved, listed
+// once. Its zero value is ready.
+type Binding struct {
+	once  sync.Once
+	names []string
+}
+
+// Names returns the names env's principal can call, listing them from l
+// the first time (within StoreTimeout). A store that fails leaves the
+// namespace empty, and is logged on logger.
+func (b *Binding) Names(l *Library, env Env, logger *slog.Logger) []string {
+	b.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), StoreTimeout)
+		defer cancel()
+		var err error
+		if b.names, err = l.Names(ctx, env); err != nil {
+			logger.Error("codemode: listing saved functions failed", "err", err)
+		}
+	})
+	return b.names
 }

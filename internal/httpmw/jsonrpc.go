@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 // BatchesRemovedIn is the first MCP revision without JSON-RPC batches
@@ -179,9 +180,10 @@ func RequestCost(r *http.Request) int {
 
 // ToolCallCost returns the cost function of the execution limit: one
 // token per tools/call (each element of a batch counts) of one of the
-// tools named, or of any tool when tools is empty. Every other message
-// costs nothing there; the limit on every method ([RequestCost]) covers
-// it.
+// tools named, or of any tool when tools is empty. A name ending in "*"
+// names every tool that starts with what precedes it (saved_*: the saved
+// functions' tools, which run code). Every other message costs nothing
+// there; the limit on every method ([RequestCost]) covers it.
 func ToolCallCost(tools ...string) func(*http.Request) int {
 	return func(r *http.Request) int {
 		n := 0
@@ -191,7 +193,7 @@ func ToolCallCost(tools ...string) func(*http.Request) int {
 				continue
 			}
 			for _, t := range tools {
-				if name == t {
+				if name == t || strings.HasSuffix(t, "*") && strings.HasPrefix(name, t[:len(t)-1]) {
 					n++
 					break
 				}
