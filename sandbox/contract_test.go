@@ -286,9 +286,10 @@ for (const k in g) forIn++;
 const s = await lab.getNote({});
 return { json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({ ...g }).length, has: "entities" in g,
   inst: g instanceof Object && g.entities instanceof Array, own: g.hasOwnProperty("entities"), extra: (g as any).extra,
-  missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g) };`
+  missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g),
+  protos: [(s as any).__proto__ === String.prototype, (12 as any).__proto__ === Number.prototype, (g as any).__proto__ === Object.getPrototypeOf(g)] };`
 		res := mustRun(t, sb, src, resultHost())
-		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]"}`
+		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
 		if !jsonEqual(t, res.Value, want) {
 			t.Errorf("value %s", res.Value)
 		}

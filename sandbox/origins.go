@@ -14,17 +14,24 @@ import (
 // error or warning on such a value names the call, its line and its
 // declared result (ResultDescriber), with the fix.
 //
-// It costs nothing until a read misses: objects and arrays a host call
-// returns (the result and, for an object, its members; see
-// jsonDecoder.marked) get a prototype between them and Object.prototype or
-// Array.prototype, a proxy whose get trap answers what the real
-// prototype has and otherwise records the read and returns undefined,
-// as before; strings and numbers, which have no prototype of their own,
-// get one such proxy under String.prototype and Number.prototype. A
-// result gets no property (JSON, Object.keys, spread, for…in, "in" and
-// instanceof see what they saw); only Object.getPrototypeOf tells. Which
-// call a missed value came from is found when an error needs it, by
-// looking for it in the kept results.
+// Objects and arrays a host call returns (the result and, for an object,
+// its members; see jsonDecoder.marked) get a prototype between them and
+// Object.prototype or Array.prototype, a proxy whose get trap answers
+// what the real prototype has and otherwise records the read and returns
+// undefined, as before; strings and numbers, which have no prototype of
+// their own, get the object one under String.prototype and
+// Number.prototype. A result gets no property (JSON, Object.keys, spread,
+// for…in, "in" and instanceof see what they saw); only
+// Object.getPrototypeOf tells.
+//
+// Nothing is described until an error needs it. An execution pays, once,
+// for two proxies and the String and Number prototypes (reached through a
+// value: the String and Number globals are never built for it), and one
+// slot of a preallocated ring per result kept and per read that missed;
+// which call a missed value came from is found only when an error or a
+// warning needs it, by looking for it in the kept results. The coaching
+// script (BenchmarkResultOrigins) allocates 38 more objects (1.3%) and
+// 2.9 KB more with the recording than without.
 
 // Bounds: results kept (the latest), reads that missed, lookups of
 // toString kept, and the values visited looking for a value's origin.
@@ -37,10 +44,13 @@ const (
 
 // hostResult is one host call's result and where the call was made.
 type hostResult struct {
-	v      goja.Value
-	fn     string
-	site   string            // the script's stack at a counted call
-	frames []goja.StackFrame // or, for a free call, its stack unformatted
+	v    goja.Value
+	fn   string
+	site string // the script's stack at a counted call
+	// frame is, for a call made without a site (a free call, a
+	// sub-program), the innermost frame of its caller; framed: it is set.
+	frame  goja.StackFrame
+	framed bool
 }
 
 // missedRead is one read of a member a value lacks, on a host result or
@@ -53,24 +63,38 @@ type missedRead struct {
 }
 
 // origins is an execution's record of host results and missed reads.
+// Nothing in it is described until an error or a warning needs it: a
+// call that succeeds costs one slot of kept (made once, with room for
+// maxKeptResults), and a missed read one slot of misses.
 type origins struct {
 	kept []hostResult
 	// objProto and arrProto are the recording prototypes of result
-	// objects and arrays; primProto is under String.prototype and
-	// Number.prototype. All are made on the first result.
+	// objects and arrays; objProto is also put under String.prototype
+	// and Number.prototype. objProto is made on the first result,
+	// arrProto on the first array in one, both with trap.
 	objProto, arrProto *goja.Object
+	trap               goja.ProxyTrapConfig
 	primed             bool
+	vm                 *goja.Runtime
 	misses             []missedRead
 	coerced            []*goja.Object // result objects whose toString was looked up
+	// stack receives the frames of a missed read or of a call without a
+	// site, so capturing them allocates nothing.
+	stack [originFrames]goja.StackFrame
 }
+
+// originFrames is how many frames are captured to find the script's
+// innermost one: the native function or trap may come first.
+const originFrames = 4
 
 // originsOff turns the recording off, for benchmarks that compare its
 // cost (BenchmarkResultOrigins).
 var originsOff bool
 
-// keepResult marks v, the result of host function fn called at site (or
-// frames), and keeps it as one of the latest results.
-func (e *execution) keepResult(v goja.Value, fn, site string, frames []goja.StackFrame) {
+// keepResult marks v, the result of fn called at site (for a call made
+// without one, the caller's innermost frame is taken now), and keeps it
+// as one of the latest results.
+func (e *execution) keepResult(v goja.Value, fn, site string) {
 	o := &e.origins
 	if originsOff {
 		return
@@ -78,40 +102,79 @@ func (e *execution) keepResult(v goja.Value, fn, site string, frames []goja.Stac
 	if !o.primed {
 		e.primeOrigins()
 	}
-	if len(o.kept) == maxKeptResults {
-		copy(o.kept, o.kept[1:])
-		o.kept = o.kept[:maxKeptResults-1]
+	r := hostResult{v: v, fn: fn, site: site}
+	if site == "" {
+		r.frame, r.framed = e.innerFrame()
 	}
-	o.kept = append(o.kept, hostResult{v: v, fn: fn, site: site, frames: frames})
+	if o.kept == nil {
+		o.kept = make([]hostResult, 0, maxKeptResults)
+	}
+	o.kept = pushBounded(o.kept, r)
 }
 
-// primeOrigins makes the recording prototypes and puts the primitive one
-// under String.prototype and Number.prototype.
+// pushBounded appends x to s, dropping the oldest element when s is full,
+// without growing s past its capacity.
+func pushBounded[T any](s []T, x T) []T {
+	if len(s) == cap(s) && len(s) > 0 {
+		copy(s, s[1:])
+		s = s[:len(s)-1]
+	}
+	return append(s, x)
+}
+
+// innerFrame returns the innermost frame of code that is not native: the
+// frame of the script (sourceName) or of a sub-program's code, whose
+// positions are in another file and are not reported (found is false).
+func (e *execution) innerFrame() (goja.StackFrame, bool) {
+	o := &e.origins
+	for _, f := range e.vm.CaptureCallStack(originFrames, o.stack[:0]) {
+		if n := f.SrcName(); n != "<native>" {
+			return f, n == sourceName
+		}
+	}
+	return goja.StackFrame{}, false
+}
+
+// primeOrigins makes the recording prototypes and puts the object one
+// under String.prototype and Number.prototype. It reaches those through
+// a string and a number, not the String and Number globals, which goja
+// would otherwise build in full.
 func (e *execution) primeOrigins() {
 	o := &e.origins
 	o.primed = true
 	vm := e.vm
-	objectProto := vm.NewObject().Prototype()
-	trap := &goja.ProxyTrapConfig{Get: e.resultMember}
-	o.objProto = vm.ToValue(vm.NewProxy(vm.CreateObject(objectProto), trap)).(*goja.Object)
-	o.arrProto = vm.ToValue(vm.NewProxy(vm.CreateObject(vm.NewArray().Prototype()), trap)).(*goja.Object)
-	prim := vm.ToValue(vm.NewProxy(vm.CreateObject(objectProto), &goja.ProxyTrapConfig{Get: e.primitiveMember})).(*goja.Object)
-	for _, ctor := range []string{"String", "Number"} {
-		if c, ok := vm.Get(ctor).(*goja.Object); ok {
-			if p, ok := c.Get("prototype").(*goja.Object); ok {
-				_ = p.SetPrototype(prim)
-			}
-		}
-	}
+	o.vm = vm
+	o.trap.Get = e.resultMember
+	strProto := vm.ToValue("").ToObject(vm).Prototype()
+	o.objProto = o.recorder(strProto.Prototype())
+	_ = strProto.SetPrototype(o.objProto)
+	_ = vm.ToValue(0).ToObject(vm).Prototype().SetPrototype(o.objProto)
 }
 
-// resultMember is the get trap of the prototypes of result objects and
-// arrays.
+// recorder makes a recording prototype over proto: a proxy whose target
+// inherits from proto.
+func (o *origins) recorder(proto *goja.Object) *goja.Object {
+	return o.vm.ToValue(o.vm.NewProxy(o.vm.CreateObject(proto), &o.trap)).(*goja.Object)
+}
+
+// arrayProto returns the recording prototype of result arrays, made from
+// a's prototype (Array.prototype) the first time.
+func (o *origins) arrayProto(a *goja.Object) *goja.Object {
+	if o.arrProto == nil {
+		o.arrProto = o.recorder(a.Prototype())
+	}
+	return o.arrProto
+}
+
+// resultMember is the get trap of the recording prototypes: of result
+// objects and arrays, and of strings and numbers (under String.prototype
+// and Number.prototype, so every read it sees on those has missed).
 func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Value) goja.Value {
 	if prop == "__proto__" { // an accessor: answer for the receiver, not the target
 		if r, ok := receiver.(*goja.Object); ok {
 			return r.Prototype()
 		}
+		return receiver.ToObject(e.vm).Prototype()
 	}
 	if v := t.Get(prop); v != nil {
 		if prop == "toString" {
@@ -119,49 +182,35 @@ func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Valu
 				// String(value), `${value}` or value + "": remembered for
 				// the "[object Object]" warning (see warnObjectString).
 				o := &e.origins
-				if len(o.coerced) == maxCoercions {
-					o.coerced = o.coerced[1:]
+				if o.coerced == nil {
+					o.coerced = make([]*goja.Object, 0, maxCoercions)
 				}
-				o.coerced = append(o.coerced, r)
+				o.coerced = pushBounded(o.coerced, r)
 			}
 		}
 		return v
 	}
-	if !probed[prop] {
+	if !probed(prop) {
 		e.noteMiss(prop, receiver)
 	}
 	return goja.Undefined()
 }
 
-// probed are the members the runtime itself looks for on every value it
-// resolves a promise with (then) or serialises (toJSON): not the
+// probed reports the members the runtime itself looks for on every value
+// it resolves a promise with (then) or serialises (toJSON): not the
 // script's reads, and too frequent to record.
-var probed = map[string]bool{"then": true, "toJSON": true}
+func probed(prop string) bool { return prop == "then" || prop == "toJSON" }
 
-// primitiveMember is the get trap under String.prototype and
-// Number.prototype: every read it sees has missed.
-func (e *execution) primitiveMember(t *goja.Object, prop string, receiver goja.Value) goja.Value {
-	if v := t.Get(prop); v != nil {
-		return v
-	}
-	e.noteMiss(prop, receiver)
-	return goja.Undefined()
-}
-
-// noteMiss records a read of field that receiver lacks.
+// noteMiss records a read of field that receiver lacks, and the script's
+// frame at the read.
 func (e *execution) noteMiss(field string, receiver goja.Value) {
 	o := &e.origins
-	if len(o.misses) == maxMisses {
-		o.misses = o.misses[1:]
-	}
 	m := missedRead{field: field, recv: receiver}
-	for _, f := range e.vm.CaptureCallStack(3, nil) {
-		if f.SrcName() == sourceName {
-			m.frame, m.found = f, true
-			break
-		}
+	m.frame, m.found = e.innerFrame()
+	if o.misses == nil {
+		o.misses = make([]missedRead, 0, maxMisses)
 	}
-	o.misses = append(o.misses, m)
+	o.misses = pushBounded(o.misses, m)
 }
 
 // forgetMisses drops the reads recorded so far: a host call starts, and
@@ -246,14 +295,12 @@ func (e *execution) resultLine(r hostResult) int {
 		line, _ := e.sitePosition(r.site)
 		return line
 	}
-	for _, f := range r.frames {
-		if f.SrcName() != sourceName {
-			continue
-		}
-		p := f.Position()
-		if line, _, ok := e.prog.original(p.Line, p.Column); ok {
-			return line
-		}
+	if !r.framed {
+		return 0
+	}
+	p := r.frame.Position()
+	if line, _, ok := e.prog.original(p.Line, p.Column); ok {
+		return line
 	}
 	return 0
 }
