@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/saved"
 )
@@ -87,4 +88,24 @@ func (h *execHost) savedDiscover(fn string, args json.RawMessage, catalogAnswer 
 	ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
 	defer cancel()
 	return h.s.opts.Saved.Discover(ctx, h.savedEnv(), fn, args, catalogAnswer)
+}
+
+// savedResultShape is the declared result of the saved function fn that
+// h's principal calls, on one line as for any function (its output
+// schema; "" when it has none or the store fails), for an error on a
+// value it returned.
+func (h *execHost) savedResultShape(fn string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), savedStoreTimeout)
+	defer cancel()
+	infos, err := h.s.opts.Saved.Infos(ctx, h.savedEnv().Owner)
+	if err != nil {
+		return ""
+	}
+	for _, info := range infos {
+		if info.Name == fn {
+			_, out := info.Nodes()
+			return discover.ResultShape(out)
+		}
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"reflect"
+
 	"github.com/dop251/goja"
 )
 
@@ -76,8 +78,11 @@ type origins struct {
 	trap               goja.ProxyTrapConfig
 	primed             bool
 	vm                 *goja.Runtime
-	misses             []missedRead
-	coerced            []*goja.Object // result objects whose toString was looked up
+	// plainObject and plainArray are Object.prototype and
+	// Array.prototype, once known.
+	plainObject, plainArray *goja.Object
+	misses                  []missedRead
+	coerced                 []*goja.Object // result objects whose toString was looked up
 	// stack receives the frames of a missed read or of a call without a
 	// site, so capturing them allocates nothing.
 	stack [originFrames]goja.StackFrame
@@ -106,10 +111,60 @@ func (e *execution) keepResult(v goja.Value, fn, site string) {
 	if site == "" {
 		r.frame, r.framed = e.innerFrame()
 	}
+	o.keep(r)
+}
+
+// keepSubResult keeps v, what sub-program fn (a saved function, called
+// from frame) returned, as one of the latest results. v, made by the
+// sub-program's code, gets the recording prototype a decoded result has
+// when it is a plain object or array; its members keep theirs, since
+// reading them could run a getter of that code.
+func (e *execution) keepSubResult(v goja.Value, fn string, frame goja.StackFrame, framed bool) {
+	o := &e.origins
+	if originsOff {
+		return
+	}
+	if !o.primed {
+		e.primeOrigins()
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		o.markMade(obj)
+	}
+	o.keep(hostResult{v: v, fn: fn, frame: frame, framed: framed})
+}
+
+// keep adds r to the latest results.
+func (o *origins) keep(r hostResult) {
 	if o.kept == nil {
 		o.kept = make([]hostResult, 0, maxKeptResults)
 	}
 	o.kept = pushBounded(o.kept, r)
+}
+
+// proxyType is what ExportType says of a Proxy, whose prototype and
+// members are the script's traps.
+var proxyType = reflect.TypeOf(goja.Proxy{})
+
+// markMade gives obj, made by the script's code, its recording prototype
+// if its prototype is still the plain Object.prototype or
+// Array.prototype. Nothing it does runs the script's code.
+func (o *origins) markMade(obj *goja.Object) {
+	if obj.ExportType() == proxyType {
+		return
+	}
+	switch obj.ClassName() {
+	case "Object":
+		if obj.Prototype() == o.plainObject {
+			_ = obj.SetPrototype(o.objProto)
+		}
+	case "Array":
+		if o.plainArray == nil {
+			o.plainArray = o.vm.NewArray().Prototype()
+		}
+		if obj.Prototype() == o.plainArray {
+			_ = obj.SetPrototype(o.arrayProto(obj))
+		}
+	}
 }
 
 // pushBounded appends x to s, dropping the oldest element when s is full,
@@ -146,7 +201,8 @@ func (e *execution) primeOrigins() {
 	o.vm = vm
 	o.trap.Get = e.resultMember
 	strProto := vm.ToValue("").ToObject(vm).Prototype()
-	o.objProto = o.recorder(strProto.Prototype())
+	o.plainObject = strProto.Prototype()
+	o.objProto = o.recorder(o.plainObject)
 	_ = strProto.SetPrototype(o.objProto)
 	_ = vm.ToValue(0).ToObject(vm).Prototype().SetPrototype(o.objProto)
 }
@@ -161,7 +217,10 @@ func (o *origins) recorder(proto *goja.Object) *goja.Object {
 // a's prototype (Array.prototype) the first time.
 func (o *origins) arrayProto(a *goja.Object) *goja.Object {
 	if o.arrProto == nil {
-		o.arrProto = o.recorder(a.Prototype())
+		if o.plainArray == nil {
+			o.plainArray = a.Prototype()
+		}
+		o.arrProto = o.recorder(o.plainArray)
 	}
 	return o.arrProto
 }
