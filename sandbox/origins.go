@@ -50,9 +50,9 @@ type hostResult struct {
 	fn   string
 	site string // the script's stack at a counted call
 	// frame is, for a call made without a site (a free call, a
-	// sub-program), the innermost frame of its caller; framed: it is set.
-	frame  goja.StackFrame
-	framed bool
+	// sub-program), the innermost frame of its caller in the script; nil
+	// when there is none.
+	frame *goja.StackFrame
 }
 
 // missedRead is one read of a member a value lacks, on a host result or
@@ -109,7 +109,9 @@ func (e *execution) keepResult(v goja.Value, fn, site string) {
 	}
 	r := hostResult{v: v, fn: fn, site: site}
 	if site == "" {
-		r.frame, r.framed = e.innerFrame()
+		if f, ok := e.innerFrame(); ok {
+			r.frame = &f
+		}
 	}
 	o.keep(r)
 }
@@ -119,7 +121,7 @@ func (e *execution) keepResult(v goja.Value, fn, site string) {
 // sub-program's code, gets the recording prototype a decoded result has
 // when it is a plain object or array; its members keep theirs, since
 // reading them could run a getter of that code.
-func (e *execution) keepSubResult(v goja.Value, fn string, frame goja.StackFrame, framed bool) {
+func (e *execution) keepSubResult(v goja.Value, fn string, frame *goja.StackFrame) {
 	o := &e.origins
 	if originsOff {
 		return
@@ -130,15 +132,15 @@ func (e *execution) keepSubResult(v goja.Value, fn string, frame goja.StackFrame
 	if obj, ok := v.(*goja.Object); ok {
 		o.markMade(obj)
 	}
-	o.keep(hostResult{v: v, fn: fn, frame: frame, framed: framed})
+	o.keep(hostResult{v: v, fn: fn, frame: frame})
 }
 
 // keep adds r to the latest results.
 func (o *origins) keep(r hostResult) {
 	if o.kept == nil {
-		o.kept = make([]hostResult, 0, maxKeptResults)
+		o.kept = make([]hostResult, 0, maxKeptResults/2)
 	}
-	o.kept = pushBounded(o.kept, r)
+	o.kept = pushBounded(o.kept, r, maxKeptResults)
 }
 
 // proxyType is what ExportType says of a Proxy, whose prototype and
@@ -167,12 +169,12 @@ func (o *origins) markMade(obj *goja.Object) {
 	}
 }
 
-// pushBounded appends x to s, dropping the oldest element when s is full,
-// without growing s past its capacity.
-func pushBounded[T any](s []T, x T) []T {
-	if len(s) == cap(s) && len(s) > 0 {
+// pushBounded appends x to s, dropping the oldest element when s holds
+// max already.
+func pushBounded[T any](s []T, x T, max int) []T {
+	if len(s) >= max {
 		copy(s, s[1:])
-		s = s[:len(s)-1]
+		s = s[:max-1]
 	}
 	return append(s, x)
 }
@@ -244,7 +246,7 @@ func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Valu
 				if o.coerced == nil {
 					o.coerced = make([]*goja.Object, 0, maxCoercions)
 				}
-				o.coerced = pushBounded(o.coerced, r)
+				o.coerced = pushBounded(o.coerced, r, maxCoercions)
 			}
 		}
 		return v
@@ -269,7 +271,7 @@ func (e *execution) noteMiss(field string, receiver goja.Value) {
 	if o.misses == nil {
 		o.misses = make([]missedRead, 0, maxMisses)
 	}
-	o.misses = pushBounded(o.misses, m)
+	o.misses = pushBounded(o.misses, m, maxMisses)
 }
 
 // forgetMisses drops the reads recorded so far: a host call starts, and
@@ -354,7 +356,7 @@ func (e *execution) resultLine(r hostResult) int {
 		line, _ := e.sitePosition(r.site)
 		return line
 	}
-	if !r.framed {
+	if r.frame == nil {
 		return 0
 	}
 	p := r.frame.Position()

@@ -193,7 +193,10 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 		if len(args) > maxCallArgsBytes {
 			return settle(reject, e.newJSError(e.errorCtor, callArgsTooLarge(name, len(args))))
 		}
-		frame, framed := e.innerFrame() // the caller's, for its result's origin
+		var frame *goja.StackFrame // the caller's, for its result's origin
+		if f, ok := e.innerFrame(); ok {
+			frame = &f
+		}
 		sh, _ := e.host.(SubprogramHost)
 		if sh == nil {
 			return settle(reject, e.newJSError(e.errorCtor, name+" is not a function"))
@@ -226,7 +229,7 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 		where := vm.ToValue(func(c2 goja.FunctionCall) goja.Value { return e.subWhere(sp, c, c2.Argument(0)) })
 		done := vm.ToValue(func(c2 goja.FunctionCall) goja.Value {
 			v := c2.Argument(0)
-			e.keepSubResult(v, name, frame, framed)
+			e.keepSubResult(v, name, frame)
 			return v
 		})
 		v, err := fn(goja.Undefined(), input, inner, where, done)
