@@ -50,7 +50,7 @@ func (e *execution) settle(r callResult) error {
 	if r.err == nil {
 		v, err := e.parseResult(r.out)
 		if err == nil {
-			e.keepResult(v, e.calls[r.id].Name, pc.site)
+			e.keepResult(v, e.calls[r.id].Name, pc.site, pc.subSite)
 			return pc.resolve(v)
 		}
 		rec := &e.calls[r.id]

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -49,9 +51,12 @@ type hostResult struct {
 	v    goja.Value
 	fn   string
 	site string // the script's stack at a counted call
+	// subSite is, for a counted call a sub-program's code made, its frame
+	// there ("    at sub:KEY:L:C\n").
+	subSite string
 	// frame is, for a call made without a site (a free call, a
-	// sub-program), the innermost frame of its caller in the script; nil
-	// when there is none.
+	// sub-program), the innermost frame of its caller's code; nil when
+	// there is none.
 	frame *goja.StackFrame
 }
 
@@ -60,7 +65,7 @@ type hostResult struct {
 type missedRead struct {
 	field string
 	recv  goja.Value
-	frame goja.StackFrame // the script's frame at the read, if any
+	frame goja.StackFrame // the innermost frame of code at the read, if any
 	found bool            // frame is set
 }
 
@@ -96,10 +101,10 @@ const originFrames = 4
 // cost (BenchmarkResultOrigins).
 var originsOff bool
 
-// keepResult marks v, the result of fn called at site (for a call made
-// without one, the caller's innermost frame is taken now), and keeps it
-// as one of the latest results.
-func (e *execution) keepResult(v goja.Value, fn, site string) {
+// keepResult marks v, the result of fn called at site and subSite (for a
+// call made without a site, the caller's innermost frame is taken now),
+// and keeps it as one of the latest results.
+func (e *execution) keepResult(v goja.Value, fn, site, subSite string) {
 	o := &e.origins
 	if originsOff {
 		return
@@ -107,7 +112,7 @@ func (e *execution) keepResult(v goja.Value, fn, site string) {
 	if !o.primed {
 		e.primeOrigins()
 	}
-	r := hostResult{v: v, fn: fn, site: site}
+	r := hostResult{v: v, fn: fn, site: site, subSite: subSite}
 	if site == "" {
 		if f, ok := e.innerFrame(); ok {
 			r.frame = &f
@@ -180,13 +185,12 @@ func pushBounded[T any](s []T, x T, max int) []T {
 }
 
 // innerFrame returns the innermost frame of code that is not native: the
-// frame of the script (sourceName) or of a sub-program's code, whose
-// positions are in another file and are not reported (found is false).
+// script's (file sourceName) or a sub-program's (see codeView).
 func (e *execution) innerFrame() (goja.StackFrame, bool) {
 	o := &e.origins
 	for _, f := range e.vm.CaptureCallStack(originFrames, o.stack[:0]) {
-		if n := f.SrcName(); n != "<native>" {
-			return f, n == sourceName
+		if f.SrcName() != "<native>" {
+			return f, true
 		}
 	}
 	return goja.StackFrame{}, false
@@ -350,31 +354,79 @@ func same(a, b goja.Value) bool {
 	return false
 }
 
-// resultLine is the line of the call that produced r, or 0.
-func (e *execution) resultLine(r hostResult) int {
-	if r.site != "" {
+// resultLine is the line in v of the call that produced r, or 0 when it
+// is not known or was made in other code.
+func (e *execution) resultLine(r hostResult, v codeView) int {
+	switch {
+	case r.frame != nil:
+		if r.frame.SrcName() != v.file {
+			return 0
+		}
+		p := r.frame.Position()
+		return v.original(p.Line, p.Column)
+	case r.subSite != "":
+		m := subFramePos.FindStringSubmatch(r.subSite)
+		if m == nil || subFile(m[1]) != v.file {
+			return 0
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		return v.original(line, col)
+	case r.site != "" && v.file == sourceName:
 		line, _ := e.sitePosition(r.site)
-		return line
-	}
-	if r.frame == nil {
-		return 0
-	}
-	p := r.frame.Position()
-	if line, _, ok := e.prog.original(p.Line, p.Column); ok {
 		return line
 	}
 	return 0
 }
 
-// missPosition is the TypeScript position of a missed read, or 0, 0.
-func (e *execution) missPosition(m missedRead) (int, int) {
+// original is the line in v's code of line and col of its JavaScript, or
+// 0.
+func (v codeView) original(line, col int) int {
+	l, _, ok := v.c.original(line, col)
+	if !ok || l <= v.shift {
+		return 0
+	}
+	return l - v.shift
+}
+
+// codeView is code a read can miss in: the script (file sourceName) or
+// a sub-program's code (file subFile(key)), whose wrapper's first line
+// shifts its lines by one.
+type codeView struct {
+	c     *compiled
+	file  string
+	shift int
+}
+
+// scriptView is the script's code.
+func (e *execution) scriptView() codeView { return codeView{c: e.prog, file: sourceName} }
+
+// line returns line n (1-based) of v's TypeScript.
+func (v codeView) line(n int) (string, bool) {
+	if n <= 0 {
+		return "", false
+	}
+	lines := strings.Split(v.c.ts, "\n")
+	if n+v.shift > len(lines) {
+		return "", false
+	}
+	return lines[n+v.shift-1], true
+}
+
+// missPosition is the TypeScript position of a missed read in v, or 0, 0
+// when it is not known; here is false when the read was made in other
+// code.
+func (e *execution) missPosition(m missedRead, v codeView) (line, col int, here bool) {
 	if !m.found {
-		return 0, 0
+		return 0, 0, true
+	}
+	if m.frame.SrcName() != v.file {
+		return 0, 0, false
 	}
 	p := m.frame.Position()
-	line, col, ok := e.prog.original(p.Line, p.Column)
-	if !ok {
-		return 0, 0
+	line, col, ok := v.c.original(p.Line, p.Column)
+	if !ok || line <= v.shift {
+		return 0, 0, true
 	}
-	return line, col
+	return line - v.shift, col, true
 }

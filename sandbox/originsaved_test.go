@@ -104,6 +104,8 @@ func newSavedResultHost() Host {
 			"graph":    "const g = await memory.read_graph({});\nreturn { entities: g.entities.map((e: any) => e.name), relations: g.relations.length };",
 			"latest":   "const s = await lab.getSessions({});\nreturn s.slice(0, input.n);",
 			"lapCount": "const n = await lab.countLaps({});\nreturn n * 2;",
+			"split":    "const t = await files.read_text_file({ path: input.path });\nreturn t.split(\",\");",
+			"nested":   "const n = 1;\nconst t = await saved.readNote({ path: input.path });\nreturn t.split(\",\").length + n;",
 			"facade":   "return new Proxy({}, { get(t, k) { if (k === \"then\") return undefined; throw new Error(\"trap\"); }, getPrototypeOf() { throw new Error(\"trap\"); } });",
 		},
 		shapes: map[string]string{
@@ -138,6 +140,13 @@ func TestSavedResultOriginReplies(t *testing.T) {
 			[]string{"warning VALUE lab.addNote at 2:11: in the arguments to lab.addNote, args.notes[0] holds \"[object Object]\"", "the object is the result of saved.readNote (line 1), declared `{ content: string; path: string }`. Pass the member you meant (.content, .path)"}},
 		{"saved-passed-whole", "const note = await saved.readNote({ path: \"/notes/note.txt\" });\nawait lab.store({ entities: [{ name: \"note\", observations: [note] }] });\nreturn 1;",
 			[]string{"args.entities[0].observations[0] is the result of saved.readNote (line 1), declared `{ content: string; path: string }`, an object, passed whole: pass the member you meant (.content, .path)."}},
+		// The saved code misreads a result itself: the hint is in its
+		// coordinates (the call on its line 1, the read on line 2), and the
+		// script's error adds nothing.
+		{"saved-code-misreads", "const a = 1;\nconst b = 2;\nreturn await saved.split({ path: \"/notes/note.txt\" });",
+			[]string{"RUNTIME at 3:20: TypeError: in saved.split version 1, line 2 column 10: Object has no member 'split'. t is the result of files.read_text_file (line 1), declared `{ content: string }`: an object with member content, which has no member split (read at line 2): use t.content, the string in it, e.g. t.content.split(…).\n"}},
+		{"saved-code-misreads-saved", "const a = 1;\nreturn await saved.nested({ path: \"/notes/note.txt\" });",
+			[]string{"in saved.nested version 1, line 3 column 10: Object has no member 'split'. t is the result of saved.readNote (line 2), declared `{ content: string; path: string }`"}},
 	}, newSavedResultHost)
 }
 

@@ -289,16 +289,18 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 		return err
 	}
 	where := sp.Label
+	line, own := 0, false // own: the error was thrown in this code, not in one it called
 	stack := o.Get("stack")
 	if stack != nil && !goja.IsUndefined(stack) {
-		for _, m := range subFramePos.FindAllStringSubmatch(stack.String(), -1) {
+		for i, m := range subFramePos.FindAllStringSubmatch(stack.String(), -1) {
 			if m[1] != sp.Key {
 				continue
 			}
-			line, _ := strconv.Atoi(m[2])
+			l, _ := strconv.Atoi(m[2])
 			col, _ := strconv.Atoi(m[3])
-			if ol, oc, ok := c.original(line, col); ok && ol > 1 {
-				where += ", line " + strconv.Itoa(ol-1) + " column " + strconv.Itoa(oc)
+			if ol, oc, ok := c.original(l, col); ok && ol > 1 {
+				line, own = ol-1, i == 0
+				where += ", line " + strconv.Itoa(line) + " column " + strconv.Itoa(oc)
 			}
 			break
 		}
@@ -307,7 +309,12 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 	if msg == nil || goja.IsUndefined(msg) {
 		return err
 	}
-	_ = o.Set("message", "in "+where+": "+msg.String())
+	text := msg.String()
+	if own && valueString(o.Get("name")) == "TypeError" {
+		// A misread result, as in the script (see explainOrigin).
+		text = e.explainIn(codeView{c: c, file: subFile(sp.Key), shift: 1}, text, line)
+	}
+	_ = o.Set("message", "in "+where+": "+text)
 	return err
 }
 
