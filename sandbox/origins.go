@@ -88,9 +88,6 @@ type origins struct {
 	plainObject, plainArray *goja.Object
 	misses                  []missedRead
 	coerced                 []*goja.Object // result objects whose toString was looked up
-	// stack receives the frames of a missed read or of a call without a
-	// site, so capturing them allocates nothing.
-	stack [originFrames]goja.StackFrame
 }
 
 // originFrames is how many frames are captured to find the script's
@@ -187,8 +184,8 @@ func pushBounded[T any](s []T, x T, max int) []T {
 // innerFrame returns the innermost frame of code that is not native: the
 // script's (file sourceName) or a sub-program's (see codeView).
 func (e *execution) innerFrame() (goja.StackFrame, bool) {
-	o := &e.origins
-	for _, f := range e.vm.CaptureCallStack(originFrames, o.stack[:0]) {
+	var stack [originFrames]goja.StackFrame
+	for _, f := range e.vm.CaptureCallStack(originFrames, stack[:0]) {
 		if f.SrcName() != "<native>" {
 			return f, true
 		}
