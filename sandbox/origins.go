@@ -31,11 +31,12 @@ import (
 // Nothing is described until an error needs it. An execution pays, once,
 // for two proxies and the String and Number prototypes (reached through a
 // value: the String and Number globals are never built for it), and one
-// slot of a preallocated ring per result kept and per read that missed;
-// which call a missed value came from is found only when an error or a
-// warning needs it, by looking for it in the kept results. The coaching
-// script (BenchmarkResultOrigins) allocates 38 more objects (1.3%) and
-// 2.9 KB more with the recording than without.
+// slot of a small bounded slice per result kept and per read that
+// missed; which call a missed value came from is found only when an
+// error or a warning needs it, by looking for it in the kept results.
+// The coaching script (BenchmarkResultOrigins) allocates 38 more objects
+// (1.3%) and 2.4 KB more with the recording than without, whatever the
+// size of its results.
 
 // Bounds: results kept (the latest), reads that missed, lookups of
 // toString kept, and the values visited looking for a value's origin.
@@ -71,8 +72,8 @@ type missedRead struct {
 
 // origins is an execution's record of host results and missed reads.
 // Nothing in it is described until an error or a warning needs it: a
-// call that succeeds costs one slot of kept (made once, with room for
-// maxKeptResults), and a missed read one slot of misses.
+// call that succeeds costs one slot of kept (made at the first result,
+// bounded by maxKeptResults), and a missed read one slot of misses.
 type origins struct {
 	kept []hostResult
 	// objProto and arrProto are the recording prototypes of result
