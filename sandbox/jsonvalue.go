@@ -49,7 +49,7 @@ type jsonDecoder struct {
 	b  []byte
 	i  int
 	// marks, if set, gives the objects and arrays decoded their
-	// recording prototypes (see marks); objectResult: the result is an
+	// recording prototypes (see marked); objectResult: the result is an
 	// object.
 	marks        *origins
 	objectResult bool
