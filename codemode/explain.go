@@ -6,6 +6,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/sandbox"
+	"github.com/brakinglab/codemode-go/saved"
 )
 
 // The sandbox words its errors about unknown functions and positional
@@ -69,7 +70,8 @@ var (
 // ResultShape implements sandbox.ResultDescriber: the declared result of
 // name (namespace.function), on one line, so that an error on a value it
 // returned can name it; for codemode's own functions, what their
-// declarations say.
+// declarations say; for a saved function, its output schema as its
+// declaration shows it.
 func (h *execHost) ResultShape(name string) string {
 	if fn, ok := strings.CutPrefix(name, DiscoveryNamespace+"."); ok {
 		if fn == "chart" {
@@ -78,6 +80,9 @@ func (h *execHost) ResultShape(name string) string {
 		return discover.FreeResult(fn)
 	}
 	if _, bound := h.tiers[name]; !bound || h.spec == nil {
+		if fn, ok := strings.CutPrefix(name, saved.Namespace+"."); ok && len(h.SubprogramNamespaces()) > 0 {
+			return h.savedResultShape(fn)
+		}
 		return ""
 	}
 	_, out := h.spec.v.disc.info[name].Nodes()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/brakinglab/codemode-go/internal/discover"
 	"github.com/brakinglab/codemode-go/internal/savedlist"
 	"github.com/brakinglab/codemode-go/sandbox"
 	"github.com/brakinglab/codemode-go/saved"
@@ -95,4 +96,24 @@ func (s *Server) savedChanged(ctx context.Context, c saved.Change) {
 	ev.Kind, ev.Time, ev.Subject, ev.Function = AuditKind("function."+c.Kind.String()), time.Now(), c.Owner, saved.Namespace+"."+c.Name
 	ev.Version, ev.Tier, ev.CodeSHA256, ev.CodeBytes = c.Version, c.Tier.String(), c.CodeSHA256, c.CodeBytes
 	s.audit.Audit(ctx, ev)
+}
+
+// savedResultShape is the declared result of the saved function fn that
+// h's principal calls, on one line as for any function (its output
+// schema; "" when it has none or the store fails), for an error on a
+// value it returned.
+func (h *execHost) savedResultShape(fn string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), saved.StoreTimeout)
+	defer cancel()
+	infos, err := h.s.opts.Saved.Infos(ctx, h.savedEnv().Owner)
+	if err != nil {
+		return ""
+	}
+	for _, info := range infos {
+		if info.Name == fn {
+			_, out := info.Nodes()
+			return discover.ResultShape(out)
+		}
+	}
+	return ""
 }

@@ -278,7 +278,7 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 		var v goja.Value
 		if err == nil {
 			if v, err = e.parseResult(out); err == nil {
-				e.keepResult(v, name, "", vm.CaptureCallStack(maxFrames+1, nil))
+				e.keepResult(v, name, "", "")
 			}
 		}
 		if err != nil {

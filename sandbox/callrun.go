@@ -50,7 +50,7 @@ func (e *execution) settle(r callResult) error {
 	if r.err == nil {
 		v, err := e.parseResult(r.out)
 		if err == nil {
-			e.keepResult(v, e.calls[r.id].Name, pc.site, nil)
+			e.keepResult(v, e.calls[r.id].Name, pc.site, pc.subSite)
 			return pc.resolve(v)
 		}
 		rec := &e.calls[r.id]
@@ -123,10 +123,14 @@ func (e *execution) parseResult(b json.RawMessage) (goja.Value, error) {
 	if len(b) == 0 {
 		return goja.Undefined(), nil
 	}
-	if !e.origins.primed && !originsOff {
-		e.primeOrigins()
+	var marks *origins
+	if !originsOff {
+		if !e.origins.primed {
+			e.primeOrigins()
+		}
+		marks = &e.origins
 	}
-	v, err := resultToValue(e.vm, b, e.origins.objProto, e.origins.arrProto)
+	v, err := resultToValue(e.vm, b, marks)
 	if err != nil {
 		return nil, fmt.Errorf("the host returned a result that is not valid JSON")
 	}

@@ -218,10 +218,7 @@ func resultHost() *explainHost {
 // modes: each reply names the call, its line, the declared result and
 // the fix, and the modes agree byte for byte.
 func TestResultOriginReplies(t *testing.T) {
-	cases := []struct {
-		name, src string
-		want      []string
-	}{
+	checkReplies(t, []replyCase{
 		{"result-missing-method", "const path = \"/notes/note.txt\";\nconst text = await files.read_text_file({ path });\nreturn text.split(\"\\n\");",
 			[]string{"TypeError: Object has no member 'split'. text is the result of files.read_text_file (line 2), declared `{ content: string }`: an object with member content, which has no member split (read at line 3): use text.content, the string in it, e.g. text.content.split(…)."}},
 		{"result-field-of-string", "const note = await lab.getNote({});\nreturn note.content.toUpperCase();",
@@ -240,36 +237,7 @@ func TestResultOriginReplies(t *testing.T) {
 			[]string{"warning VALUE lab.store at 2:11: in the arguments to lab.store, args.entities[0].observations[0] is the result of files.read_text_file (line 1), declared `{ content: string }`, an object, passed whole: pass the member you meant (.content)."}},
 		{"result-object-string", "const text = await files.read_text_file({ path: \"/notes/note.txt\" });\nawait lab.addNote({ notes: [String(text)] });\nreturn 1;",
 			[]string{"warning VALUE lab.addNote at 2:11: in the arguments to lab.addNote, args.notes[0] holds \"[object Object]\"", "the object is the result of files.read_text_file (line 1), declared `{ content: string }`. Pass the member you meant (.content)"}},
-	}
-	replies := map[string]map[string]string{}
-	for _, m := range testModes {
-		sb, err := New(&Options{Mode: m, Limits: Limits{MaxCalls: 20}, PoolSize: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = sb.Close() })
-		replies[m.String()] = map[string]string{}
-		for _, tc := range cases {
-			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
-				res, err := sb.Run(context.Background(), tc.src, resultHost())
-				got := report(res, err)
-				replies[m.String()][tc.name] = got
-				for _, p := range tc.want {
-					if !strings.Contains(got, p) {
-						t.Errorf("reply lacks %q:\n%s", p, got)
-					}
-				}
-				if m == ModeInProcess {
-					golden.Check(t, filepath.Join("testdata", "contract", tc.name+".golden"), []byte(got))
-				}
-			})
-		}
-	}
-	for _, tc := range cases {
-		if a, b := replies["in-process"][tc.name], replies["worker"][tc.name]; a != b {
-			t.Errorf("%s: the modes differ:\nin process:\n%s\nworker:\n%s", tc.name, a, b)
-		}
-	}
+	}, func() Host { return resultHost() })
 }
 
 // TestResultOriginsStayInvisible checks that the recording prototypes
@@ -286,9 +254,10 @@ for (const k in g) forIn++;
 const s = await lab.getNote({});
 return { json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({ ...g }).length, has: "entities" in g,
   inst: g instanceof Object && g.entities instanceof Array, own: g.hasOwnProperty("entities"), extra: (g as any).extra,
-  missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g) };`
+  missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g),
+  protos: [(s as any).__proto__ === String.prototype, (12 as any).__proto__ === Number.prototype, (g as any).__proto__ === Object.getPrototypeOf(g)] };`
 		res := mustRun(t, sb, src, resultHost())
-		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]"}`
+		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
 		if !jsonEqual(t, res.Value, want) {
 			t.Errorf("value %s", res.Value)
 		}

@@ -24,10 +24,10 @@ func jsonToValue(vm *goja.Runtime, b []byte) (goja.Value, error) {
 }
 
 // resultToValue is jsonToValue for a host result: its objects and arrays
-// get the recording prototypes objProto and arrProto (see origins.go),
-// set once each is filled.
-func resultToValue(vm *goja.Runtime, b []byte, objProto, arrProto *goja.Object) (goja.Value, error) {
-	return decodeJSON(jsonDecoder{vm: vm, b: b, objProto: objProto, arrProto: arrProto})
+// get the recording prototypes of marks (see origins.go), which must be
+// primed.
+func resultToValue(vm *goja.Runtime, b []byte, marks *origins) (goja.Value, error) {
+	return decodeJSON(jsonDecoder{vm: vm, b: b, marks: marks})
 }
 
 func decodeJSON(d jsonDecoder) (goja.Value, error) {
@@ -48,23 +48,38 @@ type jsonDecoder struct {
 	vm *goja.Runtime
 	b  []byte
 	i  int
-	// objProto and arrProto, if set, become the prototypes of the
-	// objects and arrays decoded (see marked); objectResult: the result
-	// is an object.
-	objProto, arrProto *goja.Object
-	objectResult       bool
+	// marks, if set, gives the objects and arrays decoded their
+	// recording prototypes (see marked); objectResult: the result is an
+	// object.
+	marks        *origins
+	objectResult bool
 }
 
-// marked gives o, at depth in the result, its recording prototype, if
-// any: the result itself, and when it is an object its members. Rows of
-// a list and deeper values keep the plain prototypes, so serialising a
-// large result (which looks up toJSON on every object) does not go
-// through the proxy once per row.
-func (d *jsonDecoder) marked(o *goja.Object, proto *goja.Object, depth int) *goja.Object {
-	if proto != nil && (depth == 0 || depth == 1 && d.objectResult) {
-		_ = o.SetPrototype(proto)
+// marked reports whether a value at depth in the result gets its
+// recording prototype, if there is one: the result itself, and when it
+// is an object its members. Rows of a list and deeper values keep the
+// plain prototypes, so serialising a large result (which looks up toJSON
+// on every object) does not go through the proxy once per row.
+func (d *jsonDecoder) marked(depth int) bool {
+	return depth == 0 || depth == 1 && d.objectResult
+}
+
+// mark gives the object o, at depth in the result, its recording
+// prototype, if any, once it is filled (filling an object whose
+// prototype is a proxy would go through the proxy once per member).
+func (d *jsonDecoder) mark(o *goja.Object, depth int) *goja.Object {
+	if d.marks != nil && d.marked(depth) {
+		_ = o.SetPrototype(d.marks.objProto)
 	}
 	return o
+}
+
+// markArray is mark for an array.
+func (d *jsonDecoder) markArray(a *goja.Object, depth int) *goja.Object {
+	if d.marks != nil && d.marked(depth) {
+		_ = a.SetPrototype(d.marks.arrayProto(a))
+	}
+	return a
 }
 
 func (d *jsonDecoder) space() {
@@ -123,7 +138,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
-		return d.marked(o, d.objProto, depth), nil
+		return d.mark(o, depth), nil
 	}
 	for {
 		d.space()
@@ -160,7 +175,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 			d.i++
 		case '}':
 			d.i++
-			return d.marked(o, d.objProto, depth), nil
+			return d.mark(o, depth), nil
 		default:
 			return nil, errBadJSON
 		}
@@ -173,7 +188,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		return d.marked(d.vm.NewArray(), d.arrProto, depth), nil
+		return d.markArray(d.vm.NewArray(), depth), nil
 	}
 	for {
 		v, err := d.value(depth + 1)
@@ -190,7 +205,7 @@ func (d *jsonDecoder) array(depth int) (goja.Value, error) {
 			d.i++
 		case ']':
 			d.i++
-			return d.marked(d.vm.NewArray(items...), d.arrProto, depth), nil
+			return d.markArray(d.vm.NewArray(items...), depth), nil
 		default:
 			return nil, errBadJSON
 		}

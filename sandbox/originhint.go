@@ -39,20 +39,28 @@ func setOf(names ...string) map[string]bool {
 // a proxy in its prototype chain lacks, as results have (origins.go).
 const notAnObject = "TypeError: Value is not an object: undefined"
 
-// explainOrigin returns msg, the message of a TypeError thrown at line,
-// with what originHint says about it. goja's message for a missing method
-// of a result ("Value is not an object: undefined") becomes the one it
-// gives for other objects, "Object has no member 'split'".
+// explainOrigin returns msg, the message of a TypeError thrown at line of
+// the script, with what originHint says about it. goja's message for a
+// missing method of a result ("Value is not an object: undefined")
+// becomes the one it gives for other objects, "Object has no member
+// 'split'".
 func (e *execution) explainOrigin(msg string, line int) string {
-	if msg == notAnObject {
+	return e.explainIn(e.scriptView(), msg, line)
+}
+
+// explainIn is explainOrigin for a TypeError thrown at line of the code
+// v, whose message may lack its "TypeError: " (a sub-program's, see
+// subWhere).
+func (e *execution) explainIn(v codeView, msg string, line int) string {
+	if msg == notAnObject || msg == notAnObject[len("TypeError: "):] {
 		for i := len(e.origins.misses) - 1; i >= 0; i-- {
-			if l, _ := e.missPosition(e.origins.misses[i]); l == line {
-				msg = "TypeError: Object has no member '" + e.origins.misses[i].field + "'"
+			if l, _, here := e.missPosition(e.origins.misses[i], v); here && l == line {
+				msg = strings.TrimSuffix(msg, notAnObject[len("TypeError: "):]) + "Object has no member '" + e.origins.misses[i].field + "'"
 				break
 			}
 		}
 	}
-	if h := e.originHint(msg, line); h != "" {
+	if h := e.originHint(v, msg, line); h != "" {
 		return msg + ". " + h
 	}
 	return msg
@@ -63,7 +71,7 @@ func (e *execution) explainOrigin(msg string, line int) string {
 // in msg for "has no member"; for "of undefined" it is the latest read on
 // that line), named by its call and declared result. "" when no recorded
 // read explains the error.
-func (e *execution) originHint(msg string, line int) string {
+func (e *execution) originHint(v codeView, msg string, line int) string {
 	misses := e.origins.misses
 	if len(misses) == 0 {
 		return ""
@@ -72,8 +80,8 @@ func (e *execution) originHint(msg string, line int) string {
 		field, _, _ := strings.Cut(rest, "'")
 		for i := len(misses) - 1; i >= 0; i-- {
 			if m := misses[i]; m.field == field {
-				if l, _ := e.missPosition(m); l == line || line == 0 || l == 0 {
-					return e.missHint(m)
+				if l, _, here := e.missPosition(m, v); here && (l == line || line == 0 || l == 0) {
+					return e.missHint(m, v)
 				}
 			}
 		}
@@ -88,26 +96,26 @@ func (e *execution) originHint(msg string, line int) string {
 	prop, _, _ := strings.Cut(rest, "'")
 	for i := len(misses) - 1; i >= 0; i-- {
 		m := misses[i]
-		l, _ := e.missPosition(m)
-		if l != line && line != 0 && l != 0 {
+		l, _, here := e.missPosition(m, v)
+		if !here || l != line && line != 0 && l != 0 {
 			continue
 		}
-		if prop != "" && l > 0 && !e.readsThrough(l, m.field, prop) {
+		if prop != "" && l > 0 && !v.readsThrough(l, m.field, prop) {
 			continue
 		}
-		return e.missHint(m)
+		return e.missHint(m, v)
 	}
 	return ""
 }
 
-// readsThrough reports whether the TypeScript line reads prop of field:
-// field.prop, field?.prop or field[…] (an index or a computed member).
-func (e *execution) readsThrough(line int, field, prop string) bool {
-	lines := strings.Split(e.prog.ts, "\n")
-	if line > len(lines) {
+// readsThrough reports whether the TypeScript line of v reads prop of
+// field: field.prop, field?.prop or field[…] (an index or a computed
+// member).
+func (v codeView) readsThrough(line int, field, prop string) bool {
+	l, ok := v.line(line)
+	if !ok {
 		return false
 	}
-	l := lines[line-1]
 	return strings.Contains(l, field+"."+prop) || strings.Contains(l, field+"?."+prop) || strings.Contains(l, field+"[")
 }
 
@@ -116,7 +124,10 @@ func (e *execution) readsThrough(line int, field, prop string) bool {
 // missed on a host result.
 func (e *execution) latestMissHint() string {
 	for i := len(e.origins.misses) - 1; i >= 0; i-- {
-		if h := e.missHint(e.origins.misses[i]); h != "" {
+		if _, _, here := e.missPosition(e.origins.misses[i], e.scriptView()); !here {
+			continue
+		}
+		if h := e.missHint(e.origins.misses[i], e.scriptView()); h != "" {
 			return h
 		}
 	}
@@ -128,7 +139,7 @@ func (e *execution) latestMissHint() string {
 // object with member content, which has no member split: use
 // text.content, e.g. text.content.split(…)." "" when the value did not
 // come from a kept host result.
-func (e *execution) missHint(m missedRead) (hint string) {
+func (e *execution) missHint(m missedRead, v codeView) (hint string) {
 	// A script may have given a result a getter or a proxy of its own,
 	// which the search and the hint read: whatever it throws, the hint is
 	// only left out.
@@ -141,8 +152,8 @@ func (e *execution) missHint(m missedRead) (hint string) {
 	if !ok {
 		return ""
 	}
-	line, col := e.missPosition(m)
-	expr := e.exprBefore(line, col, m.field)
+	line, col, _ := e.missPosition(m, v)
+	expr := v.exprBefore(line, col, m.field)
 	subject := expr
 	if subject == "" {
 		subject = "the value"
@@ -153,7 +164,7 @@ func (e *execution) missHint(m missedRead) (hint string) {
 		b.WriteString("result" + path + ", part of ")
 	}
 	b.WriteString("the result of " + r.fn)
-	if l := e.resultLine(r); l > 0 {
+	if l := e.resultLine(r, v); l > 0 {
 		fmt.Fprintf(&b, " (line %d)", l)
 	}
 	if shape := e.explain("result", r.fn); shape != "" {
@@ -245,15 +256,11 @@ func callSuffix(f string) string {
 // exprBefore returns the script's expression whose member field was read
 // near line and col of the TypeScript: for "text.content.split(',')" and
 // field "split", "text.content". "" when the line does not show one.
-func (e *execution) exprBefore(line, col int, field string) string {
-	if line <= 0 {
+func (v codeView) exprBefore(line, col int, field string) string {
+	l, ok := v.line(line)
+	if !ok {
 		return ""
 	}
-	lines := strings.Split(e.prog.ts, "\n")
-	if line > len(lines) {
-		return ""
-	}
-	l := lines[line-1]
 	best := -1
 	for i := 0; ; {
 		j := strings.Index(l[i:], "."+field)

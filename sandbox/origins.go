@@ -1,6 +1,10 @@
 package sandbox
 
 import (
+	"reflect"
+	"strconv"
+	"strings"
+
 	"github.com/dop251/goja"
 )
 
@@ -14,17 +18,25 @@ import (
 // error or warning on such a value names the call, its line and its
 // declared result (ResultDescriber), with the fix.
 //
-// It costs nothing until a read misses: objects and arrays a host call
-// returns (the result and, for an object, its members; see
-// jsonDecoder.marked) get a prototype between them and Object.prototype or
-// Array.prototype, a proxy whose get trap answers what the real
-// prototype has and otherwise records the read and returns undefined,
-// as before; strings and numbers, which have no prototype of their own,
-// get one such proxy under String.prototype and Number.prototype. A
-// result gets no property (JSON, Object.keys, spread, for…in, "in" and
-// instanceof see what they saw); only Object.getPrototypeOf tells. Which
-// call a missed value came from is found when an error needs it, by
-// looking for it in the kept results.
+// Objects and arrays a host call returns (the result and, for an object,
+// its members; see jsonDecoder.marked) get a prototype between them and
+// Object.prototype or Array.prototype, a proxy whose get trap answers
+// what the real prototype has and otherwise records the read and returns
+// undefined, as before; strings and numbers, which have no prototype of
+// their own, get the object one under String.prototype and
+// Number.prototype. A result gets no property (JSON, Object.keys, spread,
+// for…in, "in" and instanceof see what they saw); only
+// Object.getPrototypeOf tells.
+//
+// Nothing is described until an error needs it. An execution pays, once,
+// for two proxies and the String and Number prototypes (reached through a
+// value: the String and Number globals are never built for it), and one
+// slot of a small bounded slice per result kept and per read that
+// missed; which call a missed value came from is found only when an
+// error or a warning needs it, by looking for it in the kept results.
+// The coaching script (BenchmarkResultOrigins) allocates 38 more objects
+// (1.3%) and 2.4 KB more with the recording than without, whatever the
+// size of its results.
 
 // Bounds: results kept (the latest), reads that missed, lookups of
 // toString kept, and the values visited looking for a value's origin.
@@ -37,10 +49,16 @@ const (
 
 // hostResult is one host call's result and where the call was made.
 type hostResult struct {
-	v      goja.Value
-	fn     string
-	site   string            // the script's stack at a counted call
-	frames []goja.StackFrame // or, for a free call, its stack unformatted
+	v    goja.Value
+	fn   string
+	site string // the script's stack at a counted call
+	// subSite is, for a counted call a sub-program's code made, its frame
+	// there ("    at sub:KEY:L:C\n").
+	subSite string
+	// frame is, for a call made without a site (a free call, a
+	// sub-program), the innermost frame of its caller's code; nil when
+	// there is none.
+	frame *goja.StackFrame
 }
 
 // missedRead is one read of a member a value lacks, on a host result or
@@ -48,29 +66,43 @@ type hostResult struct {
 type missedRead struct {
 	field string
 	recv  goja.Value
-	frame goja.StackFrame // the script's frame at the read, if any
+	frame goja.StackFrame // the innermost frame of code at the read, if any
 	found bool            // frame is set
 }
 
 // origins is an execution's record of host results and missed reads.
+// Nothing in it is described until an error or a warning needs it: a
+// call that succeeds costs one slot of kept (made at the first result,
+// bounded by maxKeptResults), and a missed read one slot of misses.
 type origins struct {
 	kept []hostResult
 	// objProto and arrProto are the recording prototypes of result
-	// objects and arrays; primProto is under String.prototype and
-	// Number.prototype. All are made on the first result.
+	// objects and arrays; objProto is also put under String.prototype
+	// and Number.prototype. objProto is made on the first result,
+	// arrProto on the first array in one, both with trap.
 	objProto, arrProto *goja.Object
+	trap               goja.ProxyTrapConfig
 	primed             bool
-	misses             []missedRead
-	coerced            []*goja.Object // result objects whose toString was looked up
+	vm                 *goja.Runtime
+	// plainObject and plainArray are Object.prototype and
+	// Array.prototype, once known.
+	plainObject, plainArray *goja.Object
+	misses                  []missedRead
+	coerced                 []*goja.Object // result objects whose toString was looked up
 }
+
+// originFrames is how many frames are captured to find the script's
+// innermost one: the native function or trap may come first.
+const originFrames = 4
 
 // originsOff turns the recording off, for benchmarks that compare its
 // cost (BenchmarkResultOrigins).
 var originsOff bool
 
-// keepResult marks v, the result of host function fn called at site (or
-// frames), and keeps it as one of the latest results.
-func (e *execution) keepResult(v goja.Value, fn, site string, frames []goja.StackFrame) {
+// keepResult marks v, the result of fn called at site and subSite (for a
+// call made without a site, the caller's innermost frame is taken now),
+// and keeps it as one of the latest results.
+func (e *execution) keepResult(v goja.Value, fn, site, subSite string) {
 	o := &e.origins
 	if originsOff {
 		return
@@ -78,40 +110,134 @@ func (e *execution) keepResult(v goja.Value, fn, site string, frames []goja.Stac
 	if !o.primed {
 		e.primeOrigins()
 	}
-	if len(o.kept) == maxKeptResults {
-		copy(o.kept, o.kept[1:])
-		o.kept = o.kept[:maxKeptResults-1]
+	r := hostResult{v: v, fn: fn, site: site, subSite: subSite}
+	if site == "" {
+		if f, ok := e.innerFrame(); ok {
+			r.frame = &f
+		}
 	}
-	o.kept = append(o.kept, hostResult{v: v, fn: fn, site: site, frames: frames})
+	o.keep(r)
 }
 
-// primeOrigins makes the recording prototypes and puts the primitive one
-// under String.prototype and Number.prototype.
-func (e *execution) primeOrigins() {
+// keepSubResult keeps v, what sub-program fn (a saved function, called
+// from frame) returned, as one of the latest results. v, made by the
+// sub-program's code, gets the recording prototype a decoded result has
+// when it is a plain object or array; its members keep theirs, since
+// reading them could run a getter of that code.
+func (e *execution) keepSubResult(v goja.Value, fn string, frame *goja.StackFrame) {
 	o := &e.origins
-	o.primed = true
-	vm := e.vm
-	objectProto := vm.NewObject().Prototype()
-	trap := &goja.ProxyTrapConfig{Get: e.resultMember}
-	o.objProto = vm.ToValue(vm.NewProxy(vm.CreateObject(objectProto), trap)).(*goja.Object)
-	o.arrProto = vm.ToValue(vm.NewProxy(vm.CreateObject(vm.NewArray().Prototype()), trap)).(*goja.Object)
-	prim := vm.ToValue(vm.NewProxy(vm.CreateObject(objectProto), &goja.ProxyTrapConfig{Get: e.primitiveMember})).(*goja.Object)
-	for _, ctor := range []string{"String", "Number"} {
-		if c, ok := vm.Get(ctor).(*goja.Object); ok {
-			if p, ok := c.Get("prototype").(*goja.Object); ok {
-				_ = p.SetPrototype(prim)
-			}
+	if originsOff {
+		return
+	}
+	if !o.primed {
+		e.primeOrigins()
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		o.markMade(obj)
+	}
+	o.keep(hostResult{v: v, fn: fn, frame: frame})
+}
+
+// keep adds r to the latest results.
+func (o *origins) keep(r hostResult) {
+	if o.kept == nil {
+		o.kept = make([]hostResult, 0, maxKeptResults/2)
+	}
+	o.kept = pushBounded(o.kept, r, maxKeptResults)
+}
+
+// proxyType is what ExportType says of a Proxy, whose prototype and
+// members are the script's traps.
+var proxyType = reflect.TypeOf(goja.Proxy{})
+
+// markMade gives obj, made by the script's code, its recording prototype
+// if its prototype is still the plain Object.prototype or
+// Array.prototype. Nothing it does runs the script's code.
+func (o *origins) markMade(obj *goja.Object) {
+	if obj.ExportType() == proxyType {
+		return
+	}
+	switch obj.ClassName() {
+	case "Object":
+		if obj.Prototype() == o.plainObject {
+			_ = obj.SetPrototype(o.objProto)
+		}
+	case "Array":
+		if o.plainArray == nil {
+			o.plainArray = o.vm.NewArray().Prototype()
+		}
+		if obj.Prototype() == o.plainArray {
+			_ = obj.SetPrototype(o.arrayProto(obj))
 		}
 	}
 }
 
-// resultMember is the get trap of the prototypes of result objects and
-// arrays.
+// pushBounded appends x to s, dropping the oldest element when s holds
+// max already.
+func pushBounded[T any](s []T, x T, max int) []T {
+	if len(s) >= max {
+		copy(s, s[1:])
+		s = s[:max-1]
+	}
+	return append(s, x)
+}
+
+// innerFrame returns the innermost frame of code that is not native: the
+// script's (file sourceName) or a sub-program's (see codeView).
+func (e *execution) innerFrame() (goja.StackFrame, bool) {
+	var stack [originFrames]goja.StackFrame
+	for _, f := range e.vm.CaptureCallStack(originFrames, stack[:0]) {
+		if f.SrcName() != "<native>" {
+			return f, true
+		}
+	}
+	return goja.StackFrame{}, false
+}
+
+// primeOrigins makes the recording prototypes and puts the object one
+// under String.prototype and Number.prototype. It reaches those through
+// a string and a number, not the String and Number globals, which goja
+// would otherwise build in full.
+func (e *execution) primeOrigins() {
+	o := &e.origins
+	o.primed = true
+	vm := e.vm
+	o.vm = vm
+	o.trap.Get = e.resultMember
+	strProto := vm.ToValue("").ToObject(vm).Prototype()
+	o.plainObject = strProto.Prototype()
+	o.objProto = o.recorder(o.plainObject)
+	_ = strProto.SetPrototype(o.objProto)
+	_ = vm.ToValue(0).ToObject(vm).Prototype().SetPrototype(o.objProto)
+}
+
+// recorder makes a recording prototype over proto: a proxy whose target
+// inherits from proto.
+func (o *origins) recorder(proto *goja.Object) *goja.Object {
+	return o.vm.ToValue(o.vm.NewProxy(o.vm.CreateObject(proto), &o.trap)).(*goja.Object)
+}
+
+// arrayProto returns the recording prototype of result arrays, made from
+// a's prototype (Array.prototype) the first time.
+func (o *origins) arrayProto(a *goja.Object) *goja.Object {
+	if o.arrProto == nil {
+		if o.plainArray == nil {
+			o.plainArray = a.Prototype()
+		}
+		o.arrProto = o.recorder(o.plainArray)
+	}
+	return o.arrProto
+}
+
+// resultMember is the get trap of the recording prototypes: of result
+// objects and arrays, and of strings and numbers (under String.prototype
+// and Number.prototype, so every read it sees on those has missed).
 func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Value) goja.Value {
 	if prop == "__proto__" { // an accessor: answer for the receiver, not the target
 		if r, ok := receiver.(*goja.Object); ok {
 			return r.Prototype()
 		}
+		return receiver.ToObject(e.vm).Prototype()
 	}
 	if v := t.Get(prop); v != nil {
 		if prop == "toString" {
@@ -119,49 +245,35 @@ func (e *execution) resultMember(t *goja.Object, prop string, receiver goja.Valu
 				// String(value), `${value}` or value + "": remembered for
 				// the "[object Object]" warning (see warnObjectString).
 				o := &e.origins
-				if len(o.coerced) == maxCoercions {
-					o.coerced = o.coerced[1:]
+				if o.coerced == nil {
+					o.coerced = make([]*goja.Object, 0, maxCoercions)
 				}
-				o.coerced = append(o.coerced, r)
+				o.coerced = pushBounded(o.coerced, r, maxCoercions)
 			}
 		}
 		return v
 	}
-	if !probed[prop] {
+	if !probed(prop) {
 		e.noteMiss(prop, receiver)
 	}
 	return goja.Undefined()
 }
 
-// probed are the members the runtime itself looks for on every value it
-// resolves a promise with (then) or serialises (toJSON): not the
+// probed reports the members the runtime itself looks for on every value
+// it resolves a promise with (then) or serialises (toJSON): not the
 // script's reads, and too frequent to record.
-var probed = map[string]bool{"then": true, "toJSON": true}
+func probed(prop string) bool { return prop == "then" || prop == "toJSON" }
 
-// primitiveMember is the get trap under String.prototype and
-// Number.prototype: every read it sees has missed.
-func (e *execution) primitiveMember(t *goja.Object, prop string, receiver goja.Value) goja.Value {
-	if v := t.Get(prop); v != nil {
-		return v
-	}
-	e.noteMiss(prop, receiver)
-	return goja.Undefined()
-}
-
-// noteMiss records a read of field that receiver lacks.
+// noteMiss records a read of field that receiver lacks, and the script's
+// frame at the read.
 func (e *execution) noteMiss(field string, receiver goja.Value) {
 	o := &e.origins
-	if len(o.misses) == maxMisses {
-		o.misses = o.misses[1:]
-	}
 	m := missedRead{field: field, recv: receiver}
-	for _, f := range e.vm.CaptureCallStack(3, nil) {
-		if f.SrcName() == sourceName {
-			m.frame, m.found = f, true
-			break
-		}
+	m.frame, m.found = e.innerFrame()
+	if o.misses == nil {
+		o.misses = make([]missedRead, 0, maxMisses)
 	}
-	o.misses = append(o.misses, m)
+	o.misses = pushBounded(o.misses, m, maxMisses)
 }
 
 // forgetMisses drops the reads recorded so far: a host call starts, and
@@ -240,33 +352,79 @@ func same(a, b goja.Value) bool {
 	return false
 }
 
-// resultLine is the line of the call that produced r, or 0.
-func (e *execution) resultLine(r hostResult) int {
-	if r.site != "" {
+// resultLine is the line in v of the call that produced r, or 0 when it
+// is not known or was made in other code.
+func (e *execution) resultLine(r hostResult, v codeView) int {
+	switch {
+	case r.frame != nil:
+		if r.frame.SrcName() != v.file {
+			return 0
+		}
+		p := r.frame.Position()
+		return v.original(p.Line, p.Column)
+	case r.subSite != "":
+		m := subFramePos.FindStringSubmatch(r.subSite)
+		if m == nil || subFile(m[1]) != v.file {
+			return 0
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		return v.original(line, col)
+	case r.site != "" && v.file == sourceName:
 		line, _ := e.sitePosition(r.site)
 		return line
-	}
-	for _, f := range r.frames {
-		if f.SrcName() != sourceName {
-			continue
-		}
-		p := f.Position()
-		if line, _, ok := e.prog.original(p.Line, p.Column); ok {
-			return line
-		}
 	}
 	return 0
 }
 
-// missPosition is the TypeScript position of a missed read, or 0, 0.
-func (e *execution) missPosition(m missedRead) (int, int) {
+// original is the line in v's code of line and col of its JavaScript, or
+// 0.
+func (v codeView) original(line, col int) int {
+	l, _, ok := v.c.original(line, col)
+	if !ok || l <= v.shift {
+		return 0
+	}
+	return l - v.shift
+}
+
+// codeView is code a read can miss in: the script (file sourceName) or
+// a sub-program's code (file subFile(key)), whose wrapper's first line
+// shifts its lines by one.
+type codeView struct {
+	c     *compiled
+	file  string
+	shift int
+}
+
+// scriptView is the script's code.
+func (e *execution) scriptView() codeView { return codeView{c: e.prog, file: sourceName} }
+
+// line returns line n (1-based) of v's TypeScript.
+func (v codeView) line(n int) (string, bool) {
+	if n <= 0 {
+		return "", false
+	}
+	lines := strings.Split(v.c.ts, "\n")
+	if n+v.shift > len(lines) {
+		return "", false
+	}
+	return lines[n+v.shift-1], true
+}
+
+// missPosition is the TypeScript position of a missed read in v, or 0, 0
+// when it is not known; here is false when the read was made in other
+// code.
+func (e *execution) missPosition(m missedRead, v codeView) (line, col int, here bool) {
 	if !m.found {
-		return 0, 0
+		return 0, 0, true
+	}
+	if m.frame.SrcName() != v.file {
+		return 0, 0, false
 	}
 	p := m.frame.Position()
-	line, col, ok := e.prog.original(p.Line, p.Column)
-	if !ok {
-		return 0, 0
+	line, col, ok := v.c.original(p.Line, p.Column)
+	if !ok || line <= v.shift {
+		return 0, 0, true
 	}
-	return line, col
+	return line - v.shift, col, true
 }

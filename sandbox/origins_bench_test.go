@@ -46,7 +46,7 @@ func BenchmarkResultOrigins(b *testing.B) {
 	b.Run("decode/on", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := resultToValue(vm, fixture, e.origins.objProto, e.origins.arrProto); err != nil {
+			if _, err := resultToValue(vm, fixture, &e.origins); err != nil {
 				b.Fatal(err)
 			}
 		}

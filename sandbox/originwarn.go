@@ -42,7 +42,7 @@ func (e *execution) warnObjectString(name, site string, a goja.Value) {
 			msg += "result" + rpath + ", part of "
 		}
 		msg += "the result of " + r.fn
-		if l := e.resultLine(r); l > 0 {
+		if l := e.resultLine(r, e.scriptView()); l > 0 {
 			msg += fmt.Sprintf(" (line %d)", l)
 		}
 		if shape := e.explain("result", r.fn); shape != "" {
@@ -190,7 +190,7 @@ func (e *execution) warnResultArg(name, site, path string, o *goja.Object, r hos
 		b.WriteString("result" + rpath + ", part of ")
 	}
 	b.WriteString("the result of " + r.fn)
-	if l := e.resultLine(r); l > 0 {
+	if l := e.resultLine(r, e.scriptView()); l > 0 {
 		fmt.Fprintf(&b, " (line %d)", l)
 	}
 	if shape := e.explain("result", r.fn); shape != "" {

@@ -121,9 +121,12 @@ func (h *relayHost) Subprogram(ctx context.Context, name string, args json.RawMe
 func subFile(key string) string { return "sub:" + key }
 
 // subWrap turns the code of a sub-program of namespace ns into a program
-// whose value is the function. The code starts on line 2.
+// whose value is the function. The code starts on line 2. What it
+// returns goes through __codemode_done, which keeps it as a result for
+// the caller's errors (see keepSubResult); its errors through
+// __codemode_where.
 func subWrap(ns, code string) string {
-	return "return async (input, " + ns + ", __codemode_where) => { try {\n" + code + "\n} catch (err) { throw __codemode_where(err) } }"
+	return "return async (input, " + ns + ", __codemode_where, __codemode_done) => __codemode_done(await (async () => { try {\n" + code + "\n} catch (err) { throw __codemode_where(err) } })())"
 }
 
 // subState is an execution's sub-programs: compiled functions by key,
@@ -190,6 +193,10 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 		if len(args) > maxCallArgsBytes {
 			return settle(reject, e.newJSError(e.errorCtor, callArgsTooLarge(name, len(args))))
 		}
+		var frame *goja.StackFrame // the caller's, for its result's origin
+		if f, ok := e.innerFrame(); ok {
+			frame = &f
+		}
 		sh, _ := e.host.(SubprogramHost)
 		if sh == nil {
 			return settle(reject, e.newJSError(e.errorCtor, name+" is not a function"))
@@ -203,7 +210,7 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 			if err != nil {
 				return settle(reject, e.newJSError(e.errorCtor, err.Error()))
 			}
-			return settle(resolve, v)
+			return settle(resolve, v) // a dry run's answer, not the declared result: not kept
 		}
 		fn, c, err := e.subProgram(ns, sp)
 		if err != nil {
@@ -220,7 +227,12 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 			panic(err)
 		}
 		where := vm.ToValue(func(c2 goja.FunctionCall) goja.Value { return e.subWhere(sp, c, c2.Argument(0)) })
-		v, err := fn(goja.Undefined(), input, inner, where)
+		done := vm.ToValue(func(c2 goja.FunctionCall) goja.Value {
+			v := c2.Argument(0)
+			e.keepSubResult(v, name, frame)
+			return v
+		})
+		v, err := fn(goja.Undefined(), input, inner, where, done)
 		if err != nil {
 			var ex *goja.Exception
 			if errors.As(err, &ex) {
@@ -277,16 +289,18 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 		return err
 	}
 	where := sp.Label
+	line, own := 0, false // own: the error was thrown in this code, not in one it called
 	stack := o.Get("stack")
 	if stack != nil && !goja.IsUndefined(stack) {
-		for _, m := range subFramePos.FindAllStringSubmatch(stack.String(), -1) {
+		for i, m := range subFramePos.FindAllStringSubmatch(stack.String(), -1) {
 			if m[1] != sp.Key {
 				continue
 			}
-			line, _ := strconv.Atoi(m[2])
+			l, _ := strconv.Atoi(m[2])
 			col, _ := strconv.Atoi(m[3])
-			if ol, oc, ok := c.original(line, col); ok && ol > 1 {
-				where += ", line " + strconv.Itoa(ol-1) + " column " + strconv.Itoa(oc)
+			if ol, oc, ok := c.original(l, col); ok && ol > 1 {
+				line, own = ol-1, i == 0
+				where += ", line " + strconv.Itoa(line) + " column " + strconv.Itoa(oc)
 			}
 			break
 		}
@@ -295,7 +309,12 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 	if msg == nil || goja.IsUndefined(msg) {
 		return err
 	}
-	_ = o.Set("message", "in "+where+": "+msg.String())
+	text := msg.String()
+	if own && valueString(o.Get("name")) == "TypeError" {
+		// A misread result, as in the script (see explainOrigin).
+		text = e.explainIn(codeView{c: c, file: subFile(sp.Key), shift: 1}, text, line)
+	}
+	_ = o.Set("message", "in "+where+": "+text)
 	return err
 }
 
@@ -384,12 +403,12 @@ func (c *compiled) subShape() error {
 			if !ok {
 				return
 			}
-			inner, ok := ret.Argument.(*ast.ArrowFunctionLiteral)
+			sub, ok := ret.Argument.(*ast.ArrowFunctionLiteral)
 			if !ok {
 				return
 			}
-			if ib, ok := inner.Body.(*ast.BlockStatement); ok && len(ib.List) == 1 {
-				if _, ok := ib.List[0].(*ast.TryStatement); ok {
+			if body := subBody(sub); body != nil && len(body.List) == 1 {
+				if _, ok := body.List[0].(*ast.TryStatement); ok {
 					c.shapeErr = nil
 				}
 			}
@@ -397,4 +416,35 @@ func (c *compiled) subShape() error {
 		}
 	})
 	return c.shapeErr
+}
+
+// subBody returns the block of the function subWrap makes, sub:
+// __codemode_done(await (async () => { BLOCK })()), or nil when sub is
+// not that.
+func subBody(sub *ast.ArrowFunctionLiteral) *ast.BlockStatement {
+	eb, ok := sub.Body.(*ast.ExpressionBody)
+	if !ok {
+		return nil
+	}
+	done, ok := eb.Expression.(*ast.CallExpression)
+	if !ok || len(done.ArgumentList) != 1 {
+		return nil
+	}
+	if id, ok := done.Callee.(*ast.Identifier); !ok || id.Name != "__codemode_done" {
+		return nil
+	}
+	aw, ok := done.ArgumentList[0].(*ast.AwaitExpression)
+	if !ok {
+		return nil
+	}
+	call, ok := aw.Argument.(*ast.CallExpression)
+	if !ok || len(call.ArgumentList) != 0 {
+		return nil
+	}
+	inner, ok := call.Callee.(*ast.ArrowFunctionLiteral)
+	if !ok {
+		return nil
+	}
+	body, _ := inner.Body.(*ast.BlockStatement)
+	return body
 }

@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/brakinglab/codemode-go/internal/golden"
+)
+
+// replyCase is a script a model writes and pieces its reply must hold.
+type replyCase struct {
+	name, src string
+	want      []string
+}
+
+// checkReplies runs each case in both modes against a fresh host from
+// newHost: the reply must hold the case's pieces, match its golden file
+// in testdata/contract, and be the same in both modes byte for byte.
+func checkReplies(t *testing.T, cases []replyCase, newHost func() Host) {
+	t.Helper()
+	replies := map[string]map[string]string{}
+	for _, m := range testModes {
+		sb, err := New(&Options{Mode: m, Limits: Limits{MaxCalls: 20}, PoolSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sb.Close() })
+		replies[m.String()] = map[string]string{}
+		for _, tc := range cases {
+			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
+				res, err := sb.Run(context.Background(), tc.src, newHost())
+				got := report(res, err)
+				replies[m.String()][tc.name] = got
+				for _, p := range tc.want {
+					if !strings.Contains(got, p) {
+						t.Errorf("reply lacks %q:\n%s", p, got)
+					}
+				}
+				if m == ModeInProcess {
+					golden.Check(t, filepath.Join("testdata", "contract", tc.name+".golden"), []byte(got))
+				}
+			})
+		}
+	}
+	for _, tc := range cases {
+		if a, b := replies["in-process"][tc.name], replies["worker"][tc.name]; a != b {
+			t.Errorf("%s: the modes differ:\nin process:\n%s\nworker:\n%s", tc.name, a, b)
+		}
+	}
+}
+
+// savedResultHost is resultHost with saved functions: sub-programs in
+// namespace saved whose results a model misreads, their outputs declared
+// as codemode declares a saved function's output schema.
+type savedResultHost struct {
+	*explainHost
+	code   map[string]string // name → code
+	shapes map[string]string // "saved.name" → declared result
+}
+
+func (h *savedResultHost) Functions() map[string][]string {
+	out := h.explainHost.Functions()
+	for n := range h.code {
+		out["saved"] = append(out["saved"], n)
+	}
+	sort.Strings(out["saved"])
+	return out
+}
+
+func (h *savedResultHost) SubprogramNamespaces() []string { return []string{"saved"} }
+
+func (h *savedResultHost) Subprogram(_ context.Context, name string, args json.RawMessage) (*Subprogram, error) {
+	fn := strings.TrimPrefix(name, "saved.")
+	code, ok := h.code[fn]
+	if !ok {
+		return nil, errors.New(name + " is not found")
+	}
+	sp := &Subprogram{Key: "origins-" + fn + "@1", Label: name + " version 1"}
+	if strings.Contains(string(args), `"_validateOnly":true`) {
+		sp.Result = json.RawMessage(`{"valid":true}`)
+		return sp, nil
+	}
+	sp.Code, sp.Input = code, args
+	return sp, nil
+}
+
+func (h *savedResultHost) ResultShape(name string) string {
+	if s, ok := h.shapes[name]; ok {
+		return s
+	}
+	return h.explainHost.ResultShape(name)
+}
+
+func newSavedResultHost() Host {
+	return &savedResultHost{explainHost: resultHost(),
+		code: map[string]string{
+			"readNote": "const t = await files.read_text_file({ path: input.path });\nreturn { content: t.content, path: input.path };",
+			"title":    "return \"Spa \" + input.n;",
+			"graph":    "const g = await memory.read_graph({});\nreturn { entities: g.entities.map((e: any) => e.name), relations: g.relations.length };",
+			"latest":   "const s = await lab.getSessions({});\nreturn s.slice(0, input.n);",
+			"lapCount": "const n = await lab.countLaps({});\nreturn n * 2;",
+			"split":    "const t = await files.read_text_file({ path: input.path });\nreturn t.split(\",\");",
+			"nested":   "const n = 1;\nconst t = await saved.readNote({ path: input.path });\nreturn t.split(\",\").length + n;",
+			"facade":   "return new Proxy({}, { get(t, k) { if (k === \"then\") return undefined; throw new Error(\"trap\"); }, getPrototypeOf() { throw new Error(\"trap\"); } });",
+		},
+		shapes: map[string]string{
+			"saved.readNote": "{ content: string; path: string }",
+			"saved.title":    "string",
+			"saved.graph":    "{ entities: string[]; relations: number }",
+			"saved.latest":   "{ bestLapMs: number; id: string; trackName: string }[]",
+			"saved.lapCount": "number",
+		},
+	}
+}
+
+// TestSavedResultOriginReplies runs issue 41's misreadings on results of
+// saved functions (sub-programs run inside the execution), in both
+// modes: each reply names the saved function, the line of its call in
+// the script, its declared output and the fix, as for a host result.
+func TestSavedResultOriginReplies(t *testing.T) {
+	checkReplies(t, []replyCase{
+		{"saved-missing-method", "const note = await saved.readNote({ path: \"/notes/note.txt\" });\nreturn note.split(\"\\n\");",
+			[]string{"TypeError: Object has no member 'split'. note is the result of saved.readNote (line 1), declared `{ content: string; path: string }`: an object with members content, path, which has no member split (read at line 2): use note.content, the string in it, e.g. note.content.split(…)."}},
+		{"saved-field-of-string", "const t = await saved.title({ n: 1 });\nreturn t.content.toUpperCase();",
+			[]string{"t is the result of saved.title (line 1), declared `string`: a string, which has no member content (read at line 2): use t itself."}},
+		{"saved-array-method-on-object", "const g = await saved.graph({});\nreturn g.filter((e: any) => e === \"note\");",
+			[]string{"g is the result of saved.graph (line 1), declared `{ entities: string[]; relations: number }`: an object with members entities, relations, which has no member filter (read at line 2): use g.entities, the array in it, e.g. g.entities.filter(…)."}},
+		{"saved-field-of-array", "const latest = await saved.latest({ n: 1 });\nreturn latest.trackName.toUpperCase();",
+			[]string{"latest is the result of saved.latest (line 1), declared `{ bestLapMs: number; id: string; trackName: string }[]`: an array, which has no member trackName (read at line 2). Pick an element first, e.g. latest[0].trackName"}},
+		{"saved-number-as-object", "const n = await saved.lapCount({});\nreturn n.total.toFixed(1);",
+			[]string{"n is the result of saved.lapCount (line 1), declared `number`: a number, which has no member total (read at line 2): use n itself."}},
+		{"saved-member-string", "const note = await saved.readNote({ path: \"/notes/note.txt\" });\nreturn note.content.lines.length;",
+			[]string{"note.content is result.content, part of the result of saved.readNote (line 1), declared `{ content: string; path: string }`: a string, which has no member lines (read at line 2): use note.content itself."}},
+		{"saved-object-string", "const note = await saved.readNote({ path: \"/notes/note.txt\" });\nawait lab.addNote({ notes: [String(note)] });\nreturn 1;",
+			[]string{"warning VALUE lab.addNote at 2:11: in the arguments to lab.addNote, args.notes[0] holds \"[object Object]\"", "the object is the result of saved.readNote (line 1), declared `{ content: string; path: string }`. Pass the member you meant (.content, .path)"}},
+		{"saved-passed-whole", "const note = await saved.readNote({ path: \"/notes/note.txt\" });\nawait lab.store({ entities: [{ name: \"note\", observations: [note] }] });\nreturn 1;",
+			[]string{"args.entities[0].observations[0] is the result of saved.readNote (line 1), declared `{ content: string; path: string }`, an object, passed whole: pass the member you meant (.content, .path)."}},
+		// The saved code misreads a result itself: the hint is in its
+		// coordinates (the call on its line 1, the read on line 2), and the
+		// script's error adds nothing.
+		{"saved-code-misreads", "const a = 1;\nconst b = 2;\nreturn await saved.split({ path: \"/notes/note.txt\" });",
+			[]string{"RUNTIME at 3:20: TypeError: in saved.split version 1, line 2 column 10: Object has no member 'split'. t is the result of files.read_text_file (line 1), declared `{ content: string }`: an object with member content, which has no member split (read at line 2): use t.content, the string in it, e.g. t.content.split(…).\n"}},
+		{"saved-code-misreads-saved", "const a = 1;\nreturn await saved.nested({ path: \"/notes/note.txt\" });",
+			[]string{"in saved.nested version 1, line 3 column 10: Object has no member 'split'. t is the result of saved.readNote (line 2), declared `{ content: string; path: string }`"}},
+	}, newSavedResultHost)
+}
+
+// TestSavedResultsStayInvisible checks that what a saved function returns
+// is what its code made, to every observation but Object.getPrototypeOf,
+// and that a result the code made unusual (a Proxy whose traps throw, a
+// frozen object, a class instance, an array subclass) is returned as it
+// was, with the plain error when misread.
+func TestSavedResultsStayInvisible(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		h := newSavedResultHost().(*savedResultHost)
+		h.code["frozen"] = "return Object.freeze({ a: 1 });"
+		h.code["instance"] = "class Lap { constructor(public ms: number) {} }\nreturn new Lap(90);"
+		h.code["sub"] = "class Laps extends Array {}\nconst l = new Laps();\nl.push(1);\nreturn l;"
+		src := `const g = await saved.graph({});
+const l = await saved.latest({ n: 2 });
+const f = await saved.frozen({});
+const i = await saved.instance({});
+const s = await saved.sub({});
+return { json: JSON.stringify(g), keys: Object.keys(g).join(","), isArr: Array.isArray(l), inst: g instanceof Object && l instanceof Array,
+  len: l.length, first: l[0].id, frozen: Object.isFrozen(f), cls: i.constructor.name, sub: s.constructor.name, missing: (g as any).nope ?? "none" };`
+		res := mustRun(t, sb, src, h)
+		want := `{"json":"{\"entities\":[\"note\"],\"relations\":0}","keys":"entities,relations","isArr":true,"inst":true,"len":2,"first":"s2","frozen":true,"cls":"Lap","sub":"Laps","missing":"none"}`
+		if !jsonEqual(t, res.Value, want) {
+			t.Errorf("value %s", res.Value)
+		}
+		for src, wantErr := range map[string]string{
+			"const p = await saved.facade({});\nreturn 1;":                       "",
+			"const f = await saved.frozen({});\nreturn (f as any).split(\",\");": "TypeError: Object has no member 'split'",
+		} {
+			res, err := sb.Run(context.Background(), src, h)
+			if wantErr == "" {
+				if err != nil || string(res.Value) != "1" {
+					t.Errorf("%s: %v, value %s", src, err, res.Value)
+				}
+				continue
+			}
+			var se *Error
+			if !errors.As(err, &se) || se.Message != wantErr {
+				t.Errorf("%s:\n%v, want the plain %q", src, err, wantErr)
+			}
+		}
+	})
+}
