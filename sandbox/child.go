@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -281,7 +282,7 @@ func (l *childLoop) run(ctx context.Context, cancel context.CancelCauseFunc, m e
 	send := func(d doneMsg) (sent bool) {
 		once.Do(func() {
 			sent = true
-			b, err := json.Marshal(d)
+			b, err := marshalPlain(d)
 			if err != nil {
 				b = mustJSON(doneMsg{Error: internalError("encoding the result: " + err.Error()), Dirty: true})
 			}
@@ -431,8 +432,22 @@ func maxParentFrame(maxOutput int) int {
 	return max(maxCallArgsBytes, 6*maxOutput) + 1<<20
 }
 
+// marshalPlain is json.Marshal without HTML escaping: encoding/json
+// escapes <, > and & even inside a json.RawMessage it re-encodes, so a
+// result sent from a worker read "Promise\u003cT\u003e" where the same
+// result in process reads "Promise<T>".
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
+	b, err := marshalPlain(v)
 	if err != nil {
 		panic(err)
 	}
