@@ -63,7 +63,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-playground/validator/v10"
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
@@ -85,9 +84,8 @@ type Options struct {
 // Catalog is a namespace of functions, typed or known by JSON Schema. It
 // is safe for concurrent use.
 type Catalog struct {
-	ns       string
-	opts     Options
-	validate *validator.Validate
+	ns   string
+	opts Options
 
 	mu      sync.RWMutex
 	funcs   map[string]*entry
@@ -128,7 +126,7 @@ func New(namespace string, opts *Options) (*Catalog, error) {
 	if err := checkIdent(namespace); err != nil {
 		return nil, fmt.Errorf("catalog: namespace %w", err)
 	}
-	c := &Catalog{ns: namespace, validate: newValidator(), funcs: map[string]*entry{}}
+	c := &Catalog{ns: namespace, funcs: map[string]*entry{}}
 	if opts != nil {
 		c.opts = *opts
 	}
