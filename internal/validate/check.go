@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
@@ -313,9 +314,12 @@ func (w *walker) run(f reflect.Value, c chain, sc scope, descend bool) bool {
 		switch first := c[0]; {
 		case first.op == opOmitEmpty || first.op == opOmitZero || first.op == opOmitNil:
 			return false
-		case first.op == opOr:
-			w.fail(first.alts[0], first.alts[0].param, k, sc)
+		case first.op == opOr && !runsOnNil[first.alts[0].tag]:
+			// validator/v10 names the second alternative here, with the
+			// first one's parameter.
+			w.fail(first.alts[1], first.alts[0].param, k, sc)
 			return false
+		case first.op == opOr:
 		case first.op != opRule || !runsOnNil[first.tag]:
 			w.fail(first, first.param, k, sc)
 			return false
@@ -343,11 +347,7 @@ func (w *walker) run(f reflect.Value, c chain, sc scope, descend bool) bool {
 			w.dive(cur, s, c[i+1:], sc)
 			return true
 		case opOr:
-			if !slices.ContainsFunc(s.alts, func(a step) bool {
-				ok, err := a.fn(val, a.param)
-				return ok && err == nil
-			}) {
-				w.fail(s, s.alts[len(s.alts)-1].param, k, sc)
+			if !w.either(s, val, sc) {
 				return false
 			}
 		case opRule:
@@ -365,6 +365,23 @@ func (w *walker) run(f reflect.Value, c chain, sc scope, descend bool) bool {
 	return true
 }
 
+// either runs alternatives in order until one passes; a failure names
+// them all, with the last one's parameter. An alternative that cannot
+// read the value (validator/v10 panics) fails the rule.
+func (w *walker) either(s step, val value, sc scope) bool {
+	for _, a := range s.alts {
+		ok, err := a.fn(val, a.param)
+		if err != nil {
+			break
+		}
+		if ok {
+			return true
+		}
+	}
+	w.fail(s, s.alts[len(s.alts)-1].param, val.v.Kind(), sc)
+	return false
+}
+
 // dive applies rest to each element of container v (keys for a map's
 // keys), in index order, or key order for maps.
 func (w *walker) dive(v reflect.Value, s step, rest chain, sc scope) {
@@ -374,7 +391,13 @@ func (w *walker) dive(v reflect.Value, s step, rest chain, sc scope) {
 			if w.full() {
 				return
 			}
-			w.path = append(w.path, i)
+			if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+				// []byte is a string in JSON: its "elements" keep the
+				// string index validator/v10's namespaces gave them.
+				w.path = append(w.path, strconv.Itoa(i))
+			} else {
+				w.path = append(w.path, i)
+			}
 			w.run(v.Index(i), rest, sc, true)
 			w.path = w.path[:len(w.path)-1]
 		}

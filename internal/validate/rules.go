@@ -393,7 +393,7 @@ func unique(v value, p string) (bool, error) {
 		default:
 			key = e.Interface()
 		}
-		if !reflect.TypeOf(key).Comparable() {
+		if key != nil && !reflect.TypeOf(key).Comparable() {
 			return false, errInapplicable // validator/v10 panics on these
 		}
 		if seen[key] {
