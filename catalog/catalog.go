@@ -63,7 +63,6 @@ import (
 	"slices"
 	"sync"
 
-
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 

@@ -64,7 +64,7 @@ type diffArgs struct {
 		X int `json:"x" validate:"ne=3"`
 	} `json:"anon"`
 	Levels []DiffDeep `json:"levels,omitempty" validate:"dive"`
-	Skip   string    `json:"skip,omitempty" validate:"-"`
+	Skip   string     `json:"skip,omitempty" validate:"-"`
 }
 
 func TestValidateStructsAgainstValidator(t *testing.T) {
