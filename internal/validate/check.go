@@ -37,6 +37,7 @@ type structPlan struct {
 // with one of its own (name "").
 type memberPlan struct {
 	name  string // JSON name; "" for an embedded struct's own tag
+	key   any    // name, boxed once for issue paths
 	index []int  // from the struct
 	via   []string
 	chain chain
@@ -111,6 +112,9 @@ func (p *Plan) compile(n *jsontype.Node) (*structPlan, error) {
 				break
 			}
 		}
+	}
+	for i := range sp.members {
+		sp.members[i].key = sp.members[i].name
 	}
 	slices.SortStableFunc(sp.members, func(a, b memberPlan) int { return slices.Compare(a.index, b.index) })
 	return sp, nil
@@ -277,7 +281,7 @@ func (w *walker) members(sp *structPlan, sv reflect.Value) {
 			}
 			continue
 		}
-		w.path = append(w.path, m.name)
+		w.path = append(w.path, m.key)
 		w.run(f, m.chain, sc, true)
 		w.path = w.path[:len(w.path)-1]
 	}
