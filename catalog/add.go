@@ -170,7 +170,7 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 }
 
 // presentOnly removes from a validation error the issues inside members
-// the arguments do not have. validator/v10 checks an absent optional
+// the arguments do not have. The validate tags check an absent optional
 // struct member as its zero value, so {} would fail on the required
 // fields of an optional "output" object that was never given; the
 // declarations call such a member optional, and JSON Schema agrees.

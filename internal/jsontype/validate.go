@@ -2,7 +2,7 @@ package jsontype
 
 import "strings"
 
-// Rule is one validator/v10 rule from a validate:"…" tag, e.g. {min 1}.
+// Rule is one rule from a validate:"…" tag, e.g. {min 1}.
 type Rule struct {
 	Tag   string
 	Param string

@@ -134,13 +134,6 @@ func parseRule(t string) (step, error) {
 	return step{op: opRule, tag: name, param: param, hasParam: hasParam, fn: fn}, nil
 }
 
-// Known reports whether tag names a rule this package checks; the
-// structural words (dive, omitempty…) are not rules.
-func Known(tag string) bool {
-	_, ok := funcs[tag]
-	return ok
-}
-
 // Holds runs one rule on a value parsed from JSON (string, float64, bool,
 // []any or map[string]any), as a typed function's member of the same
 // shape would be checked. A rule that cannot read such a value, or whose
