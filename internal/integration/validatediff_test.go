@@ -330,6 +330,13 @@ var strs = []string{"", "a", "ab", "abc", "ABC", "Abc", "héllo", "日本", "123
 // fill sets v to a random value of its type.
 func fill(r *rand.Rand, v reflect.Value, depth int) {
 	if !v.CanSet() {
+		if v.Kind() == reflect.Struct {
+			// An unexported embedded struct: its exported fields are
+			// settable, as encoding/json sets them.
+			for i := range v.NumField() {
+				fill(r, v.Field(i), depth+1)
+			}
+		}
 		return
 	}
 	if r.IntN(5) == 0 {

@@ -42,7 +42,16 @@ type DiffDeep struct {
 	Hint string                  `json:"hint,omitempty" validate:"required_if=Self nil"`
 }
 
+// diffHidden is embedded unexported: its members are promoted into JSON,
+// and the values read through it must not be read-only to the checker.
+type diffHidden struct {
+	Items  []string       `json:"items,omitempty" validate:"unique"`
+	ByName map[string]int `json:"byName,omitempty" validate:"dive,keys,alpha,endkeys"`
+	Code   string         `json:"hcode,omitempty" validate:"omitempty,uuid"`
+}
+
 type diffArgs struct {
+	diffHidden `validate:"required"`
 	DiffBase
 	*diffPtrBase
 	DiffTagged `validate:"required"`

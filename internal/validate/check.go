@@ -236,6 +236,9 @@ func (p *Plan) Check(v reflect.Value, limit int) []Issue {
 	for v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
+	if v.Kind() != reflect.Struct || v.Type() != p.root.node.GoType {
+		return nil
+	}
 	w := walker{plan: p, path: []any{}, limit: limit}
 	w.members(p.root, v)
 	return w.issues
@@ -406,15 +409,21 @@ func (w *walker) dive(v reflect.Value, s step, rest chain, sc scope) {
 			w.path = w.path[:len(w.path)-1]
 		}
 	case reflect.Map:
-		keys := v.MapKeys()
-		slices.SortFunc(keys, func(a, b reflect.Value) int {
-			return cmp.Compare(fmt.Sprint(a.Interface()), fmt.Sprint(b.Interface()))
-		})
-		for _, key := range keys {
+		type entry struct {
+			name string // the key as validator/v10 printed it
+			key  reflect.Value
+		}
+		var entries []entry
+		for _, key := range v.MapKeys() {
+			entries = append(entries, entry{fmt.Sprint(key), key})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.name, b.name) })
+		for _, e := range entries {
+			key := e.key
 			if w.full() {
 				return
 			}
-			w.path = append(w.path, fmt.Sprint(key.Interface()))
+			w.path = append(w.path, e.name)
 			if s.hasKeys {
 				w.run(key, s.keys, sc, false)
 			}

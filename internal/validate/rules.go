@@ -112,8 +112,10 @@ func init() {
 			if v.v.Kind() == reflect.String {
 				return re().MatchString(v.v.String()), nil
 			}
-			if s, ok := v.v.Interface().(fmt.Stringer); ok && v.v.CanInterface() {
-				return re().MatchString(s.String()), nil
+			if v.v.CanInterface() {
+				if s, ok := v.v.Interface().(fmt.Stringer); ok {
+					return re().MatchString(s.String()), nil
+				}
 			}
 			return re().MatchString(v.v.String()), nil
 		}
@@ -219,7 +221,7 @@ func compare(ok func(int) bool, timed bool) ruleFunc {
 		case k == reflect.Float32 || k == reflect.Float64:
 			n, err := parseFloat(k, p)
 			return ok(compareTo(f.Float(), n)), err
-		case k == reflect.Struct && timed && f.Type().ConvertibleTo(timeType):
+		case k == reflect.Struct && timed && f.Type().ConvertibleTo(timeType) && f.CanInterface():
 			t := f.Convert(timeType).Interface().(time.Time)
 			return ok(t.Compare(time.Now().UTC())), nil
 		}
@@ -393,6 +395,9 @@ func unique(v value, p string) (bool, error) {
 	seen := map[any]bool{}
 	nilKey := struct{}{}
 	for _, e := range elems {
+		if !e.CanInterface() {
+			return false, errInapplicable
+		}
 		var key any
 		switch {
 		case e.Kind() == reflect.Pointer && e.IsNil():
