@@ -204,7 +204,7 @@ func newReference() *validator.Validate { return newValidator() }
 
 // TestValidateRulesAgainstValidator checks single rules: each case is a
 // struct with one member F of a random type under a random tag, and the
-// siblings Other and Num that cross-member rules name.
+// siblings Other, Num, Opt and Items that cross-member rules name.
 func TestValidateRulesAgainstValidator(t *testing.T) {
 	val := newReference()
 	tally = struct{ refused, values, failing, panics int }{}
@@ -220,6 +220,8 @@ func TestValidateRulesAgainstValidator(t *testing.T) {
 			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tag))},
 			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
 			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
+			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
 		})
 		var values []reflect.Value
 		for range 8 {
@@ -250,7 +252,7 @@ var fieldTypes = []reflect.Type{
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
 var (
-	numParams  = []string{"0", "1", "2", "3", "5", "10", "-1", "1.5", "0x10", "abc", "", "1h", "300"}
+	numParams  = []string{"0", "1", "2", "3", "5", "10", "-1", "1.5", "0x10", "abc", "", "1h", "300", "true", "false"}
 	textParams = []string{"a", "ab", "b", "é", "x y", "0x2C", "", "|"}
 	oneofs     = []string{"a b c", "1 2 3", "'a b' c", "abc ABC", "-1 0 5", "a", "true"}
 	layouts    = []string{"2006-01-02", "15:04", time.RFC3339, ""}
@@ -278,9 +280,9 @@ func randomRule(r *rand.Rand) string {
 		tag := pick(r, crossRules)
 		switch {
 		case strings.HasSuffix(tag, "_if") || strings.HasSuffix(tag, "_unless"):
-			return tag + "=" + pick(r, []string{"Other x", "Num 0", "Num 3", "Other x Num 2", "Other"})
+			return tag + "=" + pick(r, []string{"Other x", "Num 0", "Num 3", "Other x Num 2", "Other", "Opt nil", "Opt 3", "Items 2", "Items nil"})
 		default:
-			return tag + "=" + pick(r, []string{"Other", "Num", "Other Num"})
+			return tag + "=" + pick(r, []string{"Other", "Num", "Other Num", "Opt", "Items", "Opt Items"})
 		}
 	}
 	return pick(r, plainRules)
@@ -472,6 +474,8 @@ func refusalJustified(val *validator.Validate, ft reflect.Type, tag string, r *r
 			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, c))},
 			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
 			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
+			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
 		})
 		n, err := jsontype.FromGo(st, true)
 		if err != nil {

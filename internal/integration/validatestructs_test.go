@@ -117,7 +117,8 @@ func refusedAlone(diff string) bool {
 
 // randomStruct builds a struct type of one to four members of random
 // types (nested structs, pointers to them, slices and maps of them up to
-// depth 2) under random tags, beside Other and Num for cross-member rules.
+// depth 2) under random tags, beside Other, Num, Opt and Items for
+// cross-member rules.
 func randomStruct(r *rand.Rand, depth int) reflect.Type {
 	var fields []reflect.StructField
 	for i := range 1 + r.IntN(4) {
@@ -155,7 +156,9 @@ func randomStruct(r *rand.Rand, depth int) reflect.Type {
 	}
 	fields = append(fields,
 		reflect.StructField{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
-		reflect.StructField{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`})
+		reflect.StructField{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+		reflect.StructField{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
+		reflect.StructField{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`})
 	return reflect.StructOf(fields)
 }
 
@@ -170,6 +173,8 @@ func compilingTag(r *rand.Rand, ft reflect.Type) string {
 			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tag))},
 			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
 			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
+			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
 		})
 		if n, err := jsontype.FromGo(st, true); err == nil {
 			if _, err := validate.Compile(n); err == nil {
