@@ -491,3 +491,48 @@ func refusalJustified(val *validator.Validate, ft reflect.Type, tag string, r *r
 	}
 	return false
 }
+
+// TestValidateRegressions keeps the cases the differential test once
+// found, written out, so that they hold whatever the generator becomes.
+func TestValidateRegressions(t *testing.T) {
+	val := newReference()
+	for _, tc := range []struct {
+		tag   string
+		value any // F's value
+		other string
+		num   int
+	}{
+		// A nil member under alternatives: validator/v10 names the second
+		// alternative, with the first one's parameter.
+		{tag: "lte=0|lt=5", value: (*int)(nil), num: 10},
+		{tag: "max=0|numeric", value: (*float64)(nil)},
+		{tag: "iso3166_1_alpha2|e164,max=10", value: nil},
+		// ... and runs the chain when the first alternative runs on nil.
+		{tag: "required_unless=Num 0|required_with_all=Other,required_with_all=Other", value: (*string)(nil)},
+		// An alternative that cannot read the value fails the rule.
+		{tag: "len=abc|required_without_all=Other", value: []any{"ab"}, other: "x", num: 4},
+		// The elements of a []byte keep string indices in paths.
+		{tag: "required_if=Num 0,dive,lte=0", value: []uint8{2}, other: "a|b"},
+		// unique over nil elements.
+		{tag: "unique", value: []any{nil, nil}},
+	} {
+		ft := reflect.TypeFor[any]()
+		if tc.value != nil {
+			ft = reflect.TypeOf(tc.value)
+		}
+		st := reflect.StructOf([]reflect.StructField{
+			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tc.tag))},
+			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
+			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+		})
+		v := reflect.New(st)
+		if tc.value != nil {
+			v.Elem().Field(0).Set(reflect.ValueOf(tc.value))
+		}
+		v.Elem().Field(1).SetString(tc.other)
+		v.Elem().Field(2).SetInt(int64(tc.num))
+		if diff := compare(val, st, []reflect.Value{v}); diff != "" {
+			t.Errorf("tag %q: %s", tc.tag, diff)
+		}
+	}
+}
