@@ -7,9 +7,32 @@ import (
 )
 
 // The patterns and the country list below are validator/v10's (v10.30.6,
-// MIT licence, Copyright (c) 2015 Dean Karn), so that the rules accept
-// and refuse exactly what they did when validator/v10 ran them. The
-// differential test in internal/integration holds them to it.
+// regexes.go and country_codes.go), so that the rules accept and refuse
+// exactly what they did when validator/v10 ran them; the differential
+// test in internal/integration holds them to it. They are used under
+// validator's licence:
+//
+//	The MIT License (MIT)
+//
+//	Copyright (c) 2015 Dean Karn
+//
+//	Permission is hereby granted, free of charge, to any person obtaining a copy
+//	of this software and associated documentation files (the "Software"), to deal
+//	in the Software without restriction, including without limitation the rights
+//	to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+//	copies of the Software, and to permit persons to whom the Software is
+//	furnished to do so, subject to the following conditions:
+//
+//	The above copyright notice and this permission notice shall be included in all
+//	copies or substantial portions of the Software.
+//
+//	THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+//	IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+//	FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+//	AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+//	LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+//	OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+//	SOFTWARE.
 
 // pattern compiles re once, on first use.
 func pattern(re string) func() *regexp.Regexp {
