@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
+	"github.com/brakinglab/codemode-go/internal/validate"
 )
 
 // Func describes one function to register. In must be a struct type (use
@@ -49,13 +50,17 @@ type entry struct {
 	// arguments that already failed the plan check with the faulty
 	// members removed; nil if they do not decode.
 	tags func(c *Catalog, args []byte) []Issue
+	// checks runs the validate tags of a typed function's arguments;
+	// nil for a function known by JSON Schema.
+	checks *validate.Plan
 }
 
 // Add registers f in c. Every problem that can be found without calling
 // the function is reported here: an invalid or duplicate name, a missing
 // handler, a missing or unknown tier, a malformed scope, Go types that cannot cross
 // JSON (chan, func, complex, structs without exported fields, non-empty
-// interfaces) and validate tags that validator/v10 does not know.
+// interfaces) and validate tags outside the documented rules, or that
+// cannot apply to their field's type.
 func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	info := FuncInfo{Name: f.Name, Description: f.Description, Tier: f.Tier, Scopes: append([]string(nil), f.Scopes...), Approval: f.Approval, In: in, Out: out}
@@ -68,7 +73,7 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 		if err := unmarshalArgs(args, &v); err != nil {
 			return nil, err
 		}
-		if err := c.validateStruct(e.plan, &v); err != nil {
+		if err := validateArgs(e.checks, &v); err != nil {
 			if err = presentOnly(err, args); err != nil {
 				return nil, err
 			}
@@ -89,14 +94,16 @@ func Add[In, Out any](c *Catalog, f Func[In, Out]) error {
 			return nil
 		}
 		var ve *ValidationError
-		if errors.As(presentOnly(c.validateStruct(e.plan, &v), args), &ve) {
+		if errors.As(presentOnly(validateArgs(e.checks, &v), args), &ve) {
 			return ve.Issues
 		}
 		return nil
 	}
-	if err := c.checkTags(e.plan); err != nil {
+	checks, err := validate.Compile(e.plan)
+	if err != nil {
 		return fmt.Errorf("catalog: %s: %w", f.Name, err)
 	}
+	e.checks = checks
 	return c.insert(e)
 }
 
@@ -163,7 +170,7 @@ func newEntry(c *Catalog, info FuncInfo, noHandler bool) (*entry, error) {
 }
 
 // presentOnly removes from a validation error the issues inside members
-// the arguments do not have. validator/v10 checks an absent optional
+// the arguments do not have. The validate tags check an absent optional
 // struct member as its zero value, so {} would fail on the required
 // fields of an optional "output" object that was never given; the
 // declarations call such a member optional, and JSON Schema agrees.

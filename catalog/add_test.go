@@ -83,6 +83,25 @@ func TestAddRejects(t *testing.T) {
 			V string `json:"v" validate:"oneoff=a b"`
 		} `json:"items"`
 	}
+	type oneofFloat struct {
+		F float64 `json:"f" validate:"oneof=1 2"`
+	}
+	type diveString struct {
+		S string `json:"s" validate:"dive,min=1"`
+	}
+	type badParam struct {
+		N int `json:"n" validate:"min=abc"`
+	}
+	type unknownSibling struct {
+		A string `json:"a" validate:"required_without=Bee"`
+		B string `json:"b,omitempty"`
+	}
+	type keysOnSlice struct {
+		L []string `json:"l" validate:"dive,keys,min=1,endkeys"`
+	}
+	type emptyRule struct {
+		S string `json:"s" validate:"min=1,,max=3"`
+	}
 	type keyValueDoc struct {
 		N int `json:"n" jsonschema:"description=How many,minimum=1"`
 	}
@@ -146,16 +165,34 @@ func TestAddRejects(t *testing.T) {
 		}, `",string" option is not supported`},
 		{"misspelled validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badTag, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTag, ok]})
-		}, "Undefined validation function"},
+		}, `field N: validate tag "mni=1": unknown rule "mni"`},
 		{"misspelled nested validate tag", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badNestedTag, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badNestedTag, ok]})
-		}, "Undefined validation function"},
+		}, `field V: validate tag "oneoff=a b": unknown rule "oneoff"`},
 		{"misspelled validate tag in a map of slices", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badTagInMap, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTagInMap, ok]})
-		}, "Undefined validation function"},
+		}, `unknown rule "mni"`},
 		{"misspelled validate tag in an embedded struct", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[badTagEmbedded, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badTagEmbedded, ok]})
-		}, "Undefined validation function"},
+		}, `unknown rule "mni"`},
+		{"rule on a type it cannot read", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[oneofFloat, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[oneofFloat, ok]})
+		}, `field F: validate tag "oneof=1 2": rule oneof does not apply to float64`},
+		{"dive on a string", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[diveString, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[diveString, ok]})
+		}, `field S: validate tag "dive,min=1": dive needs a slice, array or map, not string`},
+		{"malformed parameter", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[badParam, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[badParam, ok]})
+		}, `field N: validate tag "min=abc": rule min: strconv.ParseInt: parsing "abc": invalid syntax`},
+		{"cross-member rule naming no member", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[unknownSibling, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[unknownSibling, ok]})
+		}, `field A: validate tag "required_without=Bee": rule required_without: no member Bee`},
+		{"keys outside a map", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[keysOnSlice, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[keysOnSlice, ok]})
+		}, `keys needs a map, not []string`},
+		{"empty rule", func(c *catalog.Catalog) error {
+			return catalog.Add(c, catalog.Func[emptyRule, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[emptyRule, ok]})
+		}, `field S: validate tag "min=1,,max=3": empty rule`},
 		{"jsonschema key=value", func(c *catalog.Catalog) error {
 			return catalog.Add(c, catalog.Func[keyValueDoc, ok]{Name: "getX", Tier: catalog.ReadOnly, Handler: handler[keyValueDoc, ok]})
 		}, `keyValueDoc.N: jsonschema tag "description=How many,minimum=1": the key=value form is not supported`},

@@ -25,6 +25,29 @@
 // required field given null is reported like a wrong type; an optional
 // field given null counts as absent.
 //
+// validate:"…" tags constrain members with go-playground/validator's
+// rules, as validator/v10 applies them, but only the rules the library
+// words for the model and declares to it: required, required_if,
+// required_unless, required_with, required_with_all, required_without,
+// required_without_all, oneof, min, max, gte, lte, gt, lt, len, eq, ne,
+// email, url, http_url, uri, uuid, uuid3, uuid4, uuid5, uuid_rfc4122,
+// uuid4_rfc4122, ipv4, ipv6, ip, hostname, hostname_rfc1123, fqdn, alpha,
+// alphanum, numeric, number, ascii, printascii, hexcolor, e164,
+// iso3166_1_alpha2, lowercase, uppercase, timezone, json, unique,
+// contains, excludes, startswith, endswith and datetime. omitempty,
+// omitzero and omitnil stop the rest of a tag for an absent value, dive
+// applies the rest to each element of a slice, array or map (keys …
+// endkeys to a map's keys), "|" joins alternatives, and a tag of "-"
+// skips the member. Lengths count characters; min and max bound numbers,
+// the length of strings and the number of items; cross-member rules name
+// members by their Go names, and their messages by their JSON names. A
+// rule reaches the elements of a slice or map only through dive, and the
+// members of a nested struct always. Registration ([Add]) refuses any
+// other rule, a rule that cannot apply to its field's type (oneof on a
+// float, dive on a string, keys outside a map), a malformed parameter
+// (min=abc) and a cross-member rule naming no member, each with the field
+// and its tag.
+//
 // Decoding never coerces: "5" is not a number, 1.5 is not an integer,
 // "true" is not a boolean. Member names match exactly (encoding/json would
 // also accept "SessionID" for "sessionId"), a member given twice is an
@@ -63,8 +86,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-playground/validator/v10"
-
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
@@ -85,9 +106,8 @@ type Options struct {
 // Catalog is a namespace of functions, typed or known by JSON Schema. It
 // is safe for concurrent use.
 type Catalog struct {
-	ns       string
-	opts     Options
-	validate *validator.Validate
+	ns   string
+	opts Options
 
 	mu      sync.RWMutex
 	funcs   map[string]*entry
@@ -128,7 +148,7 @@ func New(namespace string, opts *Options) (*Catalog, error) {
 	if err := checkIdent(namespace); err != nil {
 		return nil, fmt.Errorf("catalog: namespace %w", err)
 	}
-	c := &Catalog{ns: namespace, validate: newValidator(), funcs: map[string]*entry{}}
+	c := &Catalog{ns: namespace, funcs: map[string]*entry{}}
 	if opts != nil {
 		c.opts = *opts
 	}

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/brakinglab/codemode-go/internal/jsonnull"
-	"github.com/brakinglab/codemode-go/internal/jsontype"
+	"github.com/brakinglab/codemode-go/internal/validate"
 )
 
 // Arguments are decoded with encoding/json's semantics except that member
@@ -95,61 +94,21 @@ func (c *Catalog) marshalResult(v any) ([]byte, error) {
 	return jsonnull.Strip(b)
 }
 
-// validateStruct runs the validate tags on *v, whose type model is n, and
-// converts failures to a ValidationError.
-func (c *Catalog) validateStruct(n *node, v any) error {
-	err := c.validate.Struct(v)
-	if err == nil {
+// validateArgs runs the validate tags on *v (a pointer to the arguments
+// struct) with the plan compiled at registration, and converts failures
+// to a ValidationError.
+func validateArgs(checks *validate.Plan, v any) error {
+	found := checks.Check(reflect.ValueOf(v), maxIssues)
+	if len(found) == 0 {
 		return nil
 	}
-	if issues, ok := validationIssues(n, err); ok {
-		return &ValidationError{Issues: issues}
+	issues := make([]Issue, 0, min(len(found), maxIssues+1))
+	for _, is := range found {
+		if len(issues) == maxIssues {
+			issues = append(issues, moreIssues)
+			break
+		}
+		issues = append(issues, Issue{Path: is.Path, Message: is.Message})
 	}
-	return fmt.Errorf("validating arguments: %w", err)
-}
-
-// checkTags parses every validate tag reachable from node n, so that a
-// misspelled rule is reported at registration. validator/v10 only parses a
-// struct's tags when it first validates a value of it, and never reaches
-// elements of slices without "dive", so walking the type model is the
-// only way to see them all.
-func (c *Catalog) checkTags(n *node) error {
-	seen := map[*node]bool{}
-	var walk func(n *node) error
-	walk = func(n *node) error {
-		for n != nil && n.Shape != kStruct && n.Elem != nil {
-			n = n.Elem // pointers, slices, arrays, maps
-		}
-		if n == nil || n.Shape != kStruct || seen[n] {
-			return nil
-		}
-		seen[n] = true
-		for _, f := range n.Fields {
-			if f.Go != nil && f.Go.Validate != "" {
-				if err := c.parseTag(*f.Go); err != nil {
-					return err
-				}
-			}
-			if err := walk(f.Node); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk(n)
-}
-
-// parseTag makes validator/v10 parse f's tag by validating a zero value
-// with it. Only an unknown rule is an error: cross-field rules may fail in
-// other ways outside their struct.
-func (c *Catalog) parseTag(f jsontype.Field) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if msg := fmt.Sprint(r); strings.Contains(msg, "Undefined validation function") {
-				err = fmt.Errorf("field %s: validate tag %q: %s", f.GoName, f.Validate, msg)
-			}
-		}
-	}()
-	_ = c.validate.Var(reflect.Zero(f.Type).Interface(), f.Validate)
-	return nil
+	return &ValidationError{Issues: issues}
 }

@@ -57,3 +57,27 @@ func TestIssuePaths(t *testing.T) {
 		t.Errorf("issues\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestIssuePathsUnnamedArgs checks paths when the argument type is a
+// struct type without a name (validator/v10's namespaces lost their first
+// member there: ["n"] was [], ["items",0,"v"] was [0,"v"]).
+func TestIssuePathsUnnamedArgs(t *testing.T) {
+	type args = struct {
+		N     int        `json:"n" validate:"min=1"`
+		Items []PathItem `json:"items" validate:"dive"`
+	}
+	c, err := catalog.New("ns", &catalog.Options{AllowAnonymous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog.MustAdd(c, catalog.Func[args, bool]{Name: "f", Tier: catalog.Mutating,
+		Handler: func(context.Context, args) (bool, error) { return true, nil }})
+	_, err = c.Call(context.Background(), "f", json.RawMessage(`{"n":0,"items":[{"name":"x"}]}`))
+	got, _ := json.Marshal(err)
+	want := `{"error":"Validation failed","issues":[` +
+		`{"path":["n"],"message":"Must be at least 1"},` +
+		`{"path":["items",0,"name"],"message":"Must be at least 2 characters"}]}`
+	if string(got) != want {
+		t.Errorf("issues\n got %s\nwant %s", got, want)
+	}
+}

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
+	"github.com/brakinglab/codemode-go/internal/validate"
 )
 
 // ruleIssues checks the rules and enums a schema-built node carries,
-// through the same validator and in the same words as the validate tags
+// through the same rules and in the same words as the validate tags
 // of typed functions, so that minLength 3 and validate:"min=3" fail alike.
 // v must already have passed the node check.
 func (c *Catalog) ruleIssues(n *node, v any) []Issue {
@@ -85,32 +86,20 @@ func (r *ruleChecker) walk(n *node, v any) {
 	}
 }
 
-// holds runs one rule on v with validator/v10, on the Go value a typed
-// function would hold.
-func (r *ruleChecker) holds(n *node, v any, rule jsontype.Rule) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = true // a rule the validator cannot apply here: the schema validator decides
-		}
-	}()
-	var gv any
+// holds runs one rule on v with the rules typed functions use, on the
+// Go value a typed function would hold (numbers as float64).
+func (r *ruleChecker) holds(_ *node, v any, rule jsontype.Rule) bool {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil {
 			return true
 		}
-		gv = f
+		return validate.Holds(rule.Tag, rule.Param, f)
 	case string, []any, map[string]any, bool:
-		gv = x
-	default:
-		return true
+		return validate.Holds(rule.Tag, rule.Param, x)
 	}
-	tag := rule.Tag
-	if rule.Param != "" {
-		tag += "=" + rule.Param
-	}
-	return r.c.validate.Var(gv, tag) == nil
+	return true
 }
 
 // sameJSON reports whether two parsed JSON scalars are equal; numbers

@@ -6,7 +6,9 @@
 // published and which nothing imports. Today that is the OpenTelemetry
 // SDK: the tests that check codemode's spans, metrics and Stats against
 // the real SDK, its godoc-style example, and the benchmarks that measure
-// what the SDK adds to an execution.
+// what the SDK adds to an execution; and go-playground/validator, the
+// reference the catalog's own validate-tag checker (internal/validate)
+// is held to by a differential test (validatediff_test.go).
 //
 // The root module's tests check everything else; run these with the rest:
 // .ci/test tests every module of go.work.

@@ -17,7 +17,7 @@ type Field struct {
 	Index  []int  // reflect index path from the outer struct
 	// Via names the embedded structs the member is promoted through, by
 	// their Go field names, outermost first (Index without its last step,
-	// named): validator/v10's namespaces name them.
+	// named): a cross-member rule names its siblings within them.
 	Via       []string
 	Type      reflect.Type // the field's Go type
 	OmitEmpty bool         // ",omitempty"

@@ -98,3 +98,16 @@ func TestSplitValidate(t *testing.T) {
 		t.Errorf("OneOf = %q", got)
 	}
 }
+
+func TestSplitValidateDropsKeyRules(t *testing.T) {
+	for tag, want := range map[string]string{
+		"min=1,dive,keys,min=2,endkeys,gt=0": "gt=0",
+		"dive,keys,alpha,endkeys":            "",
+		"dive,keys,alpha":                    "",
+		"dive,min=1":                         "min=1",
+	} {
+		if _, elem := jsontype.SplitValidate(tag); elem != want {
+			t.Errorf("SplitValidate(%q) elements = %q, want %q", tag, elem, want)
+		}
+	}
+}

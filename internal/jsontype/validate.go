@@ -2,7 +2,7 @@ package jsontype
 
 import "strings"
 
-// Rule is one validator/v10 rule from a validate:"…" tag, e.g. {min 1}.
+// Rule is one rule from a validate:"…" tag, e.g. {min 1}.
 type Rule struct {
 	Tag   string
 	Param string
@@ -11,13 +11,14 @@ type Rule struct {
 // SplitValidate parses a validate tag into the rules that apply to the field
 // itself and the rest of the tag after "dive", which applies to the
 // elements of a slice or map ("" when there is no dive). Alternatives
-// joined by "|" are kept as one rule with Tag "|" and the raw text as Param.
+// joined by "|" are kept as one rule with Tag "|" and the raw text as Param;
+// the rules for a map's keys (dive,keys,…,endkeys) are dropped.
 func SplitValidate(tag string) (rules []Rule, elem string) {
 	for tag != "" {
 		var part string
 		part, tag, _ = strings.Cut(tag, ",")
 		if part == "dive" {
-			return rules, tag
+			return rules, dropKeys(tag)
 		}
 		if part == "" {
 			continue
@@ -30,6 +31,21 @@ func SplitValidate(tag string) (rules []Rule, elem string) {
 		rules = append(rules, Rule{Tag: name, Param: param})
 	}
 	return rules, ""
+}
+
+// dropKeys removes a leading "keys,…,endkeys" from the rules after a dive:
+// they apply to a map's keys, which declarations do not constrain.
+func dropKeys(elem string) string {
+	if elem != "keys" && !strings.HasPrefix(elem, "keys,") {
+		return elem
+	}
+	parts := strings.Split(elem, ",")
+	for i, p := range parts {
+		if p == "endkeys" {
+			return strings.Join(parts[i+1:], ",")
+		}
+	}
+	return ""
 }
 
 // OneOf splits a oneof parameter into its values. Values containing spaces

@@ -1,4 +1,9 @@
-package catalog
+// The reference the differential test holds internal/validate to:
+// validator/v10 as the catalog ran it before it had its own checker,
+// with the conversion of its errors to issues the catalog used then
+// (catalog/messages.go at commit 990da59, unchanged but for names).
+
+package integration
 
 import (
 	"errors"
@@ -11,6 +16,12 @@ import (
 
 	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
+
+// refIssue is an issue as the catalog made it from validator/v10's errors.
+type refIssue struct {
+	Path    []any
+	Message string
+}
 
 // newValidator returns a validator that names fields by their JSON names.
 func newValidator() *validator.Validate {
@@ -30,19 +41,15 @@ func newValidator() *validator.Validate {
 
 // validationIssues converts validator errors to issues with JSON paths,
 // read from root, the node of the validated struct.
-func validationIssues(root *node, err error) ([]Issue, bool) {
+func validationIssues(root *jsontype.Node, err error) ([]refIssue, bool) {
 	var verrs validator.ValidationErrors
 	if !errors.As(err, &verrs) {
 		return nil, false
 	}
-	issues := make([]Issue, 0, min(len(verrs), maxIssues))
+	issues := make([]refIssue, 0, len(verrs))
 	for _, fe := range verrs {
-		if len(issues) == maxIssues {
-			issues = append(issues, moreIssues)
-			break
-		}
 		path, parent, via := namespacePath(root, fe.Namespace())
-		issues = append(issues, Issue{Path: path, Message: ruleMessage(fe, parent, via)})
+		issues = append(issues, refIssue{Path: path, Message: ruleMessage(fe, parent, via)})
 	}
 	return issues, true
 }
@@ -53,7 +60,7 @@ func validationIssues(root *node, err error) ([]Issue, bool) {
 // names of embedded structs, which encoding/json flattens. It also
 // returns the struct node holding the last member and the embedded
 // structs entered in it, for rules that name its siblings.
-func namespacePath(n *node, ns string) (path []any, parent *node, via []string) {
+func namespacePath(n *jsontype.Node, ns string) (path []any, parent *jsontype.Node, via []string) {
 	path = []any{}
 	// Drop the leading struct type name.
 	if i := strings.IndexAny(ns, ".["); i >= 0 {
@@ -62,7 +69,7 @@ func namespacePath(n *node, ns string) (path []any, parent *node, via []string) 
 		return path, parent, via
 	}
 	for ns != "" {
-		for n != nil && n.Shape == kPtr {
+		for n != nil && n.Shape == jsontype.Ptr {
 			n = n.Elem
 		}
 		switch ns[0] {
@@ -74,7 +81,7 @@ func namespacePath(n *node, ns string) (path []any, parent *node, via []string) 
 			}
 			name := ns[:end]
 			ns = ns[end:]
-			if n == nil || n.Shape != kStruct {
+			if n == nil || n.Shape != jsontype.Struct {
 				path = append(path, name)
 				continue
 			}
@@ -96,13 +103,13 @@ func namespacePath(n *node, ns string) (path []any, parent *node, via []string) 
 			}
 			key := ns[1:end]
 			ns = ns[end+1:]
-			if n != nil && (n.Shape == kSlice || n.Shape == kArray) {
+			if n != nil && (n.Shape == jsontype.Slice || n.Shape == jsontype.Array) {
 				i, _ := strconv.Atoi(key)
 				path = append(path, i)
 			} else {
 				path = append(path, key)
 			}
-			if n != nil && (n.Shape == kSlice || n.Shape == kArray || n.Shape == kMap) {
+			if n != nil && (n.Shape == jsontype.Slice || n.Shape == jsontype.Array || n.Shape == jsontype.Map) {
 				n = n.Elem
 			}
 		default:
@@ -114,7 +121,7 @@ func namespacePath(n *node, ns string) (path []any, parent *node, via []string) 
 
 // member finds the member of Go struct node n named name in JSON that
 // is promoted through exactly the embedded structs via.
-func member(n *node, name string, via []string) (jsontype.FieldNode, bool) {
+func member(n *jsontype.Node, name string, via []string) (jsontype.FieldNode, bool) {
 	for _, f := range n.Fields {
 		if f.Name == name && f.Go != nil && slices.Equal(f.Go.Via, via) {
 			return f, true
@@ -125,7 +132,7 @@ func member(n *node, name string, via []string) (jsontype.FieldNode, bool) {
 
 // embeds reports whether some member of n is promoted through the
 // embedded structs via.
-func embeds(n *node, via []string) bool {
+func embeds(n *jsontype.Node, via []string) bool {
 	for _, f := range n.Fields {
 		if f.Go != nil && len(f.Go.Via) >= len(via) && slices.Equal(f.Go.Via[:len(via)], via) {
 			return true
@@ -136,6 +143,6 @@ func embeds(n *node, via []string) bool {
 
 // ruleMessage explains a failed validate rule in plain words, from the
 // rule table typegen declares the same rules from.
-func ruleMessage(fe validator.FieldError, parent *node, via []string) string {
+func ruleMessage(fe validator.FieldError, parent *jsontype.Node, via []string) string {
 	return jsontype.RuleMessage(fe.Tag(), fe.Kind(), parent.MemberNames(fe.Tag(), fe.Param(), via...))
 }
