@@ -156,7 +156,7 @@ func (n *Node) Kind() reflect.Kind {
 type goPlanner struct {
 	input    bool // building for arguments (decoding) rather than results
 	memo     map[reflect.Type]*Node
-	building map[reflect.Type]bool // types whose node is being built
+	building []reflect.Type // the types whose nodes are being built, outermost first
 }
 
 // FromGo builds the node of Go type t. input selects the decoding side
@@ -165,13 +165,13 @@ type goPlanner struct {
 // with keys JSON cannot carry, ",string" fields, key=value jsonschema
 // tags, and a type that contains itself through no struct (type L []L).
 func FromGo(t reflect.Type, input bool) (*Node, error) {
-	p := &goPlanner{input: input, memo: map[reflect.Type]*Node{}, building: map[reflect.Type]bool{}}
+	p := &goPlanner{input: input, memo: map[reflect.Type]*Node{}}
 	return p.build(t, t.String())
 }
 
 func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 	if n, ok := p.memo[t]; ok {
-		if p.building[t] && n.Shape != Struct {
+		if !p.throughStruct(t) {
 			// type L []L: a cycle through no struct, which no declaration
 			// or JSON Schema the library writes can name.
 			return nil, fmt.Errorf("%s: type %s contains itself through no struct; wrap the recursion in a struct", where, t)
@@ -180,8 +180,8 @@ func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 	}
 	n := &Node{GoType: t, Shape: ShapeOf(t, p.input)}
 	p.memo[t] = n
-	p.building[t] = true
-	defer delete(p.building, t)
+	p.building = append(p.building, t)
+	defer func() { p.building = p.building[:len(p.building)-1] }()
 	switch n.Shape {
 	case Int, Uint, Float:
 		n.Bits = t.Bits()
@@ -245,6 +245,23 @@ func (p *goPlanner) build(t reflect.Type, where string) (*Node, error) {
 		n.Embeds = p.embeds(t, n.Fields, where)
 	}
 	return n, nil
+}
+
+// throughStruct reports whether reaching t again, whose node is memoized,
+// is fine: t is not being built (a type met twice, not a cycle), or the
+// cycle from t back to t passes through a struct (type T struct{ Next *T },
+// reached first through *T), which declarations name.
+func (p *goPlanner) throughStruct(t reflect.Type) bool {
+	i := slices.Index(p.building, t)
+	if i < 0 {
+		return true
+	}
+	for _, u := range p.building[i:] {
+		if p.memo[u].Shape == Struct {
+			return true
+		}
+	}
+	return false
 }
 
 // embeds finds the named structs t embeds by value, without a JSON name,
