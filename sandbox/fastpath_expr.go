@@ -110,6 +110,21 @@ func (w *plainWalker) expr(e ast.Expression) {
 			// parentheses: let esbuild decide.
 			w.notPlain = true
 		}
+		if relational(e.Operator) {
+			if l, ok := e.Left.(*ast.BinaryExpression); ok && relational(l.Operator) {
+				// esbuild prints (a in b) < c without the parentheses,
+				// which goja then reads as a in (b < c) (and likewise
+				// for other relational chains): take esbuild's path so
+				// both paths read it alike.
+				w.notPlain = true
+			}
+		}
+		if e.Operator == token.LOGICAL_OR || e.Operator == token.LOGICAL_AND || e.Operator == token.COALESCE {
+			// esbuild folds a || b, a && b and a ?? b when it knows a's
+			// value (null || x prints x), and the error of what is left
+			// then has another position.
+			w.opaqueOperand(e.Left)
+		}
 		if e.Operator == token.INSTANCEOF {
 			// esbuild folds or rewrites x instanceof y when it knows
 			// either side's value (a literal, an operator's result, a
@@ -221,6 +236,7 @@ func (w *plainWalker) params(p *ast.ParameterList) {
 		return
 	}
 	for _, b := range p.List {
+		w.annotatable(b)
 		w.target(b.Target, w.cur)
 		w.expr(b.Initializer)
 	}
@@ -281,4 +297,13 @@ func (w *plainWalker) opaqueOperand(e ast.Expression) {
 	default:
 		w.notPlain = true
 	}
+}
+
+// relational reports whether op is <, >, <=, >=, in or instanceof.
+func relational(op token.Token) bool {
+	switch op {
+	case token.LESS, token.GREATER, token.LESS_OR_EQUAL, token.GREATER_OR_EQUAL, token.IN, token.INSTANCEOF:
+		return true
+	}
+	return false
 }
