@@ -57,7 +57,13 @@ func compileDirect(ts, file string) *compiled {
 // typeHints are texts that nearly always mean TypeScript. Finding one
 // only skips the direct attempt, which is always safe; it saves a goja
 // parse that would fail (goja reads to the end, collecting errors).
-var typeHints = []string{": any", ": string", ": number", ": boolean", ": unknown", ": Record<", ": Array<", " as any", " as const", "interface ", "<any>"}
+//
+// Simple annotations (": any", …) are blanked first when the scan finds
+// one (blankAnnotations); the scan then runs again on what is left, so
+// a program that also has a return type, an optional parameter, a type
+// alias or an enum skips the parse too.
+var typeHints = []string{": any", ": string", ": number", ": boolean", ": unknown", ": Record<", ": Array<", " as any", " as const", "interface ", "<any>",
+	"): ", "?: ", "\ntype ", ";type ", "\nenum ", " satisfies "}
 
 // looksTyped reports whether ts holds one of typeHints.
 func looksTyped(ts string) bool {
