@@ -226,10 +226,14 @@ func TestFastPathRefuses(t *testing.T) {
 		"let s: string | number = 'a'",                  // a union type: goja fails on it
 		"const { a: string } = { a: 1 }; return string", // a property renamed, not an annotation
 		"const o = { a: 1 }; const { a: any, ...r } = o; return any",
-		"const a = 1, any = 2; return [a ? a : any, 0]", // a conditional
-		"for (const x: any of [1]) {} return 1",         // no annotation in a for-of head
-		"const s = 'x: any'; return s",                  // text in a string
-		"const any = 1; lbl: any;\nreturn 1",            // a label
+		"const a = 1, any = 2; return [a ? a : any, 0]",   // a conditional
+		"for (const x: any of [1]) {} return 1",           // no annotation in a for-of head
+		"const s = 'x: any'; return s",                    // text in a string
+		"const any = 1; lbl: any;\nreturn 1",              // a label
+		"const f = (x) => x; return f(null\n|| 1 in 2.5)", // esbuild folds null || …: another position
+		"const x = 1; return true ? x : f()",              // and a conditional on a literal
+		"const xs = [1, 2]; return (1 in xs) < 5",         // esbuild drops the parentheses, goja misreads
+		"const a = 1, b = 2; return (a < b) <= 3",
 	} {
 		if compileDirect(src, "") != nil {
 			t.Errorf("%q takes the direct path", src)
@@ -246,6 +250,7 @@ func TestFastPathRefuses(t *testing.T) {
 		"function f(a: any, b: number[] = []) { return [a, b] } return f(1)",
 		"try { throw 1 } catch (e: unknown) { return e }",
 		"for (let i: number = 0; i < 2; i++) {} return 1",
+		"const xs = [1]; return xs.length > 0 && xs[0] || null",
 	} {
 		if compileDirect(src, "") == nil {
 			t.Errorf("%q takes the esbuild path", src)

@@ -119,10 +119,18 @@ func (w *plainWalker) expr(e ast.Expression) {
 				w.notPlain = true
 			}
 		}
-		if e.Operator == token.LOGICAL_OR || e.Operator == token.LOGICAL_AND || e.Operator == token.COALESCE {
-			// esbuild folds a || b, a && b and a ?? b when it knows a's
-			// value (null || x prints x), and the error of what is left
-			// then has another position.
+		switch e.Operator {
+		case token.LOGICAL_OR, token.LOGICAL_AND:
+			// esbuild folds a || b and a && b when it knows whether a
+			// is truthy (null || x prints x), and the error of what is
+			// left then has another position.
+			if w.knownTruth(e.Left) {
+				w.notPlain = true
+			}
+		case token.COALESCE:
+			// a ?? b likewise, and esbuild knows far more values are
+			// not nullish (any operator's result): only an operand it
+			// cannot know passes.
 			w.opaqueOperand(e.Left)
 		}
 		if e.Operator == token.INSTANCEOF {
@@ -137,6 +145,9 @@ func (w *plainWalker) expr(e ast.Expression) {
 	case *ast.UnaryExpression:
 		w.expr(e.Operand)
 	case *ast.ConditionalExpression:
+		if w.knownTruth(e.Test) { // esbuild folds the conditional
+			w.notPlain = true
+		}
 		w.expr(e.Test)
 		w.expr(e.Consequent)
 		w.expr(e.Alternate)
@@ -304,6 +315,41 @@ func relational(op token.Token) bool {
 	switch op {
 	case token.LESS, token.GREATER, token.LESS_OR_EQUAL, token.GREATER_OR_EQUAL, token.IN, token.INSTANCEOF:
 		return true
+	}
+	return false
+}
+
+// knownTruth reports whether esbuild may know whether e is truthy, and
+// so fold a ||, && or conditional around it: a literal, an object,
+// function or class expression, new, typeof or void, an operator on such
+// operands. An identifier counts if a const with a possibly primitive
+// value declares it (recorded, as for instanceof, and checked by plain).
+func (w *plainWalker) knownTruth(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.NullLiteral, *ast.BooleanLiteral, *ast.NumberLiteral, *ast.StringLiteral, *ast.TemplateLiteral,
+		*ast.RegExpLiteral, *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.FunctionLiteral, *ast.ArrowFunctionLiteral,
+		*ast.ClassLiteral, *ast.NewExpression:
+		return true
+	case *ast.Identifier:
+		w.instanceofNames = append(w.instanceofNames, x.Name.String())
+		return false
+	case *ast.UnaryExpression:
+		if x.Operator == token.TYPEOF || x.Operator == token.VOID || x.Operator == token.DELETE {
+			return true
+		}
+		return w.knownTruth(x.Operand)
+	case *ast.BinaryExpression:
+		l, r := w.knownTruth(x.Left), w.knownTruth(x.Right)
+		if x.Operator == token.LOGICAL_OR || x.Operator == token.LOGICAL_AND || x.Operator == token.COALESCE {
+			return l || r // x || 1 is truthy whatever x is
+		}
+		return l && r // 1 > 0, but not x > 0
+	case *ast.SequenceExpression:
+		return len(x.Sequence) > 0 && w.knownTruth(x.Sequence[len(x.Sequence)-1])
+	case *ast.ConditionalExpression:
+		return w.knownTruth(x.Consequent) || w.knownTruth(x.Alternate)
+	case *ast.AssignExpression:
+		return w.knownTruth(x.Right)
 	}
 	return false
 }
