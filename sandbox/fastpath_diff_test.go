@@ -234,6 +234,8 @@ func TestFastPathRefuses(t *testing.T) {
 		"const x = 1; return true ? x : f()",              // and a conditional on a literal
 		"const xs = [1, 2]; return (1 in xs) < 5",         // esbuild drops the parentheses, goja misreads
 		"const a = 1, b = 2; return (a < b) <= 3",
+		"const x = 1; return `<${'s'}>` + `${x.y.z}`", // esbuild folds templates: another position
+		"const x = 1; return (x + 'a') + `${x.y.z}`",
 	} {
 		if compileDirect(src, "") != nil {
 			t.Errorf("%q takes the direct path", src)
@@ -251,6 +253,7 @@ func TestFastPathRefuses(t *testing.T) {
 		"try { throw 1 } catch (e: unknown) { return e }",
 		"for (let i: number = 0; i < 2; i++) {} return 1",
 		"const xs = [1]; return xs.length > 0 && xs[0] || null",
+		"const x = 1; return `a${x}b${x + 1}c` + x",
 	} {
 		if compileDirect(src, "") == nil {
 			t.Errorf("%q takes the esbuild path", src)
@@ -365,7 +368,14 @@ func (g *gen) expr(depth int) string {
 		pats := []string{`/a+b/`, `/<([a-z]+)>/g`, `/[<>]=?/`, `/\d{2,}/`, `/(?<n>x)\k<n>/`, `/(?<=a)b/s`, `/a\/b/i`, `/[/]/`}
 		return pats[rng.Intn(len(pats))] + ".test(String(" + g.expr(depth-1) + "))"
 	case 9:
-		return "`<${" + g.expr(depth-1) + "}>` + `${`" + "${" + g.expr(depth-1) + "}" + "`}`"
+		switch rng.Intn(3) {
+		case 0: // esbuild folds these into one template: the direct path refuses them
+			return "`<${" + g.expr(depth-1) + "}>` + `${`" + "${" + g.expr(depth-1) + "}" + "`}`"
+		case 1:
+			return "`<${" + g.expr(depth-1) + "}>`"
+		default:
+			return "`a${" + g.expr(depth-1) + "}b${" + g.sep() + g.expr(depth-1) + "}c`"
+		}
 	case 10:
 		return "g(" + g.expr(depth-1) + ")" + s + "(" + g.expr(depth-1) + ")"
 	case 11:

@@ -70,6 +70,13 @@ func (w *plainWalker) expr(e ast.Expression) {
 			w.notPlain = true
 			return
 		}
+		for _, x := range e.Expressions {
+			if stringy(x) || isLiteral(x) {
+				// esbuild inlines a literal or template into the
+				// template around it, which moves positions after it.
+				w.notPlain = true
+			}
+		}
 		w.exprs(e.Expressions)
 	case *ast.ArrayLiteral:
 		w.anchor(e.RightBracket)
@@ -116,6 +123,13 @@ func (w *plainWalker) expr(e ast.Expression) {
 				// which goja then reads as a in (b < c) (and likewise
 				// for other relational chains): take esbuild's path so
 				// both paths read it alike.
+				w.notPlain = true
+			}
+		}
+		if e.Operator == token.PLUS && stringy(e.Right) {
+			// esbuild folds "a" + `b${c}` and (x + "a") + "b" into one
+			// string or template, which moves positions after it.
+			if l, ok := e.Left.(*ast.BinaryExpression); stringy(e.Left) || ok && l.Operator == token.PLUS && stringy(l.Right) {
 				w.notPlain = true
 			}
 		}
@@ -350,6 +364,26 @@ func (w *plainWalker) knownTruth(e ast.Expression) bool {
 		return w.knownTruth(x.Consequent) || w.knownTruth(x.Alternate)
 	case *ast.AssignExpression:
 		return w.knownTruth(x.Right)
+	}
+	return false
+}
+
+// stringy reports whether e is a string literal or an untagged template.
+func stringy(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.StringLiteral:
+		return true
+	case *ast.TemplateLiteral:
+		return x.Tag == nil
+	}
+	return false
+}
+
+// isLiteral reports whether e is a null, boolean or number literal.
+func isLiteral(e ast.Expression) bool {
+	switch e.(type) {
+	case *ast.NullLiteral, *ast.BooleanLiteral, *ast.NumberLiteral:
+		return true
 	}
 	return false
 }
