@@ -26,10 +26,16 @@ func compileDirect(ts, file string) *compiled {
 	if strings.ContainsAny(ts, "\u2028\u2029") || strings.Contains(ts, "<!--") || strings.Contains(ts, "-->") || loneCR(ts) {
 		return nil
 	}
+	src := ts
+	var typed []annotation
 	if looksTyped(ts) {
-		return nil // save the goja parse that would fail
+		// Simple annotations are blanked out (fastpath_types.go); any
+		// other TypeScript syntax left makes the goja parse fail.
+		if src, typed = blankAnnotations(ts); typed == nil || looksTyped(src) {
+			return nil // save the goja parse that would fail
+		}
 	}
-	js := wrapPrefix + ts + wrapSuffix
+	js := wrapPrefix + src + wrapSuffix
 	boundRegexps() // regexp literals are compiled here, with the timeout of the moment
 	ast, err := parser.ParseFile(nil, fileName(file), js, 0, parser.WithDisableSourceMaps)
 	if err != nil {
@@ -37,7 +43,7 @@ func compileDirect(ts, file string) *compiled {
 	}
 	w := newPlainWalker(js)
 	w.program(ast)
-	if !w.plain() || !plainTokens(js, w.regexps) {
+	if !w.plain() || !plainTokens(js, w.regexps) || !w.annotatedBindings(typed, ts) {
 		return nil
 	}
 	prog, err := goja.CompileAST(ast, true)
@@ -51,7 +57,13 @@ func compileDirect(ts, file string) *compiled {
 // typeHints are texts that nearly always mean TypeScript. Finding one
 // only skips the direct attempt, which is always safe; it saves a goja
 // parse that would fail (goja reads to the end, collecting errors).
-var typeHints = []string{": any", ": string", ": number", ": boolean", ": unknown", ": Record<", ": Array<", " as any", " as const", "interface ", "<any>"}
+//
+// Simple annotations (": any", …) are blanked first when the scan finds
+// one (blankAnnotations); the scan then runs again on what is left, so
+// a program that also has a return type, an optional parameter, a type
+// alias or an enum skips the parse too.
+var typeHints = []string{": any", ": string", ": number", ": boolean", ": unknown", ": Record<", ": Array<", " as any", " as const", "interface ", "<any>",
+	"): ", "?: ", "\ntype ", ";type ", "\nenum ", " satisfies "}
 
 // looksTyped reports whether ts holds one of typeHints.
 func looksTyped(ts string) bool {

@@ -223,7 +223,19 @@ func TestFastPathRefuses(t *testing.T) {
 		"const x = 1; function f() { const x = 2; return x }", // esbuild renames the inner x
 		"function f() { const console = 1; return console }; console.log(1)",
 		"return 1 <!-- 2",
-		"let s: string = 'a'",
+		"let s: string | number = 'a'",                  // a union type: goja fails on it
+		"const { a: string } = { a: 1 }; return string", // a property renamed, not an annotation
+		"const o = { a: 1 }; const { a: any, ...r } = o; return any",
+		"const a = 1, any = 2; return [a ? a : any, 0]",   // a conditional
+		"for (const x: any of [1]) {} return 1",           // no annotation in a for-of head
+		"const s = 'x: any'; return s",                    // text in a string
+		"const any = 1; lbl: any;\nreturn 1",              // a label
+		"const f = (x) => x; return f(null\n|| 1 in 2.5)", // esbuild folds null || …: another position
+		"const x = 1; return true ? x : f()",              // and a conditional on a literal
+		"const xs = [1, 2]; return (1 in xs) < 5",         // esbuild drops the parentheses, goja misreads
+		"const a = 1, b = 2; return (a < b) <= 3",
+		"const x = 1; return `<${'s'}>` + `${x.y.z}`", // esbuild folds templates: another position
+		"const x = 1; return (x + 'a') + `${x.y.z}`",
 	} {
 		if compileDirect(src, "") != nil {
 			t.Errorf("%q takes the direct path", src)
@@ -235,6 +247,13 @@ func TestFastPathRefuses(t *testing.T) {
 		"const r = await ns.f({ a: 1 }); return `got ${r.a > 0 ? 'yes' : 'no'}`",
 		"const re = /<b>(.*?)<\\/b>/g; return 'a<b>x</b>'.replace(re, '$1')",
 		"rows.map(r => r.x); rows.map(r => r.y)",
+		"let s: string = 'a'; return s",
+		"return [1, 2].map((c: any, i: number) => c + i)",
+		"function f(a: any, b: number[] = []) { return [a, b] } return f(1)",
+		"try { throw 1 } catch (e: unknown) { return e }",
+		"for (let i: number = 0; i < 2; i++) {} return 1",
+		"const xs = [1]; return xs.length > 0 && xs[0] || null",
+		"const x = 1; return `a${x}b${x + 1}c` + x",
 	} {
 		if compileDirect(src, "") == nil {
 			t.Errorf("%q takes the esbuild path", src)
@@ -253,15 +272,26 @@ func TestFastPathRefuses(t *testing.T) {
 func genProgram(rng *rand.Rand) string {
 	g := &gen{rng: rng, flavor: rng.Intn(3)}
 	var b strings.Builder
-	b.WriteString("const a = 3, b = 5, c = 7, d = 2, f = (...xs) => xs.length, g = (x) => (y) => [x, y];\nconst out = [];\n")
-	b.WriteString("class K { x = 1; static s = 2; #p = 3; m(v) { return v < this.x ? this.#p : v * 2 } }\n")
+	// Half the programs carry simple type annotations, which the direct
+	// path blanks out (fastpath_types.go).
+	typed := rng.Intn(2) == 0
+	ann := func(t string) string {
+		if typed {
+			return ": " + t
+		}
+		return ""
+	}
+	fmt.Fprintf(&b, "const a%s = 3, b = 5, c%s = 7, d = 2, f = (...xs) => xs.length, g = (x%s) => (y%s) => [x, y];\nconst out%s = [];\n",
+		ann("number"), ann("any"), ann("any"), ann("unknown"), ann("any[]"))
+	fmt.Fprintf(&b, "class K { x = 1; static s = 2; #p = 3; m(v%s) { return v < this.x ? this.#p : v * 2 } }\n", ann("any"))
+	catchParam := "e" + ann("any")
 	for range 1 + rng.Intn(4) {
 		e := g.expr(3)
 		switch rng.Intn(6) {
 		case 0:
-			fmt.Fprintf(&b, "try { out.push(%s) } catch (e) { out.push(String(e)) }\n", e)
+			fmt.Fprintf(&b, "try { out.push(%s) } catch (%s) { out.push(String(e)) }\n", e, catchParam)
 		case 1:
-			fmt.Fprintf(&b, "try {\n  const v = %s\n  out.push(v)\n} catch (e) { out.push(e.name + ': ' + e.message) }\n", e)
+			fmt.Fprintf(&b, "try {\n  const v%s = %s\n  out.push(v)\n} catch (%s) { out.push(e.name + ': ' + e.message) }\n", ann("any"), e, catchParam)
 		case 2:
 			fmt.Fprintf(&b, "out.push((() => { try { return %s } catch (e) { return e.message } })())\n", e)
 		case 3:
@@ -338,7 +368,14 @@ func (g *gen) expr(depth int) string {
 		pats := []string{`/a+b/`, `/<([a-z]+)>/g`, `/[<>]=?/`, `/\d{2,}/`, `/(?<n>x)\k<n>/`, `/(?<=a)b/s`, `/a\/b/i`, `/[/]/`}
 		return pats[rng.Intn(len(pats))] + ".test(String(" + g.expr(depth-1) + "))"
 	case 9:
-		return "`<${" + g.expr(depth-1) + "}>` + `${`" + "${" + g.expr(depth-1) + "}" + "`}`"
+		switch rng.Intn(3) {
+		case 0: // esbuild folds these into one template: the direct path refuses them
+			return "`<${" + g.expr(depth-1) + "}>` + `${`" + "${" + g.expr(depth-1) + "}" + "`}`"
+		case 1:
+			return "`<${" + g.expr(depth-1) + "}>`"
+		default:
+			return "`a${" + g.expr(depth-1) + "}b${" + g.sep() + g.expr(depth-1) + "}c`"
+		}
 	case 10:
 		return "g(" + g.expr(depth-1) + ")" + s + "(" + g.expr(depth-1) + ")"
 	case 11:

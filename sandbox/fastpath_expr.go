@@ -70,6 +70,13 @@ func (w *plainWalker) expr(e ast.Expression) {
 			w.notPlain = true
 			return
 		}
+		for _, x := range e.Expressions {
+			if stringy(x) || isLiteral(x) {
+				// esbuild inlines a literal or template into the
+				// template around it, which moves positions after it.
+				w.notPlain = true
+			}
+		}
 		w.exprs(e.Expressions)
 	case *ast.ArrayLiteral:
 		w.anchor(e.RightBracket)
@@ -110,6 +117,36 @@ func (w *plainWalker) expr(e ast.Expression) {
 			// parentheses: let esbuild decide.
 			w.notPlain = true
 		}
+		if relational(e.Operator) {
+			if l, ok := e.Left.(*ast.BinaryExpression); ok && relational(l.Operator) {
+				// esbuild prints (a in b) < c without the parentheses,
+				// which goja then reads as a in (b < c) (and likewise
+				// for other relational chains): take esbuild's path so
+				// both paths read it alike.
+				w.notPlain = true
+			}
+		}
+		if e.Operator == token.PLUS && stringy(e.Right) {
+			// esbuild folds "a" + `b${c}` and (x + "a") + "b" into one
+			// string or template, which moves positions after it.
+			if l, ok := e.Left.(*ast.BinaryExpression); stringy(e.Left) || ok && l.Operator == token.PLUS && stringy(l.Right) {
+				w.notPlain = true
+			}
+		}
+		switch e.Operator {
+		case token.LOGICAL_OR, token.LOGICAL_AND:
+			// esbuild folds a || b and a && b when it knows whether a
+			// is truthy (null || x prints x), and the error of what is
+			// left then has another position.
+			if w.knownTruth(e.Left) {
+				w.notPlain = true
+			}
+		case token.COALESCE:
+			// a ?? b likewise, and esbuild knows far more values are
+			// not nullish (any operator's result): only an operand it
+			// cannot know passes.
+			w.opaqueOperand(e.Left)
+		}
 		if e.Operator == token.INSTANCEOF {
 			// esbuild folds or rewrites x instanceof y when it knows
 			// either side's value (a literal, an operator's result, a
@@ -122,6 +159,9 @@ func (w *plainWalker) expr(e ast.Expression) {
 	case *ast.UnaryExpression:
 		w.expr(e.Operand)
 	case *ast.ConditionalExpression:
+		if w.knownTruth(e.Test) { // esbuild folds the conditional
+			w.notPlain = true
+		}
 		w.expr(e.Test)
 		w.expr(e.Consequent)
 		w.expr(e.Alternate)
@@ -221,6 +261,7 @@ func (w *plainWalker) params(p *ast.ParameterList) {
 		return
 	}
 	for _, b := range p.List {
+		w.annotatable(b)
 		w.target(b.Target, w.cur)
 		w.expr(b.Initializer)
 	}
@@ -281,4 +322,68 @@ func (w *plainWalker) opaqueOperand(e ast.Expression) {
 	default:
 		w.notPlain = true
 	}
+}
+
+// relational reports whether op is <, >, <=, >=, in or instanceof.
+func relational(op token.Token) bool {
+	switch op {
+	case token.LESS, token.GREATER, token.LESS_OR_EQUAL, token.GREATER_OR_EQUAL, token.IN, token.INSTANCEOF:
+		return true
+	}
+	return false
+}
+
+// knownTruth reports whether esbuild may know whether e is truthy, and
+// so fold a ||, && or conditional around it: a literal, an object,
+// function or class expression, new, typeof or void, an operator on such
+// operands. An identifier counts if a const with a possibly primitive
+// value declares it (recorded, as for instanceof, and checked by plain).
+func (w *plainWalker) knownTruth(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.NullLiteral, *ast.BooleanLiteral, *ast.NumberLiteral, *ast.StringLiteral, *ast.TemplateLiteral,
+		*ast.RegExpLiteral, *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.FunctionLiteral, *ast.ArrowFunctionLiteral,
+		*ast.ClassLiteral, *ast.NewExpression:
+		return true
+	case *ast.Identifier:
+		w.instanceofNames = append(w.instanceofNames, x.Name.String())
+		return false
+	case *ast.UnaryExpression:
+		if x.Operator == token.TYPEOF || x.Operator == token.VOID || x.Operator == token.DELETE {
+			return true
+		}
+		return w.knownTruth(x.Operand)
+	case *ast.BinaryExpression:
+		l, r := w.knownTruth(x.Left), w.knownTruth(x.Right)
+		if x.Operator == token.LOGICAL_OR || x.Operator == token.LOGICAL_AND || x.Operator == token.COALESCE {
+			return l || r // x || 1 is truthy whatever x is
+		}
+		return l && r // 1 > 0, but not x > 0
+	case *ast.SequenceExpression:
+		return len(x.Sequence) > 0 && w.knownTruth(x.Sequence[len(x.Sequence)-1])
+	case *ast.ConditionalExpression:
+		return w.knownTruth(x.Consequent) || w.knownTruth(x.Alternate)
+	case *ast.AssignExpression:
+		return w.knownTruth(x.Right)
+	}
+	return false
+}
+
+// stringy reports whether e is a string literal or an untagged template.
+func stringy(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.StringLiteral:
+		return true
+	case *ast.TemplateLiteral:
+		return x.Tag == nil
+	}
+	return false
+}
+
+// isLiteral reports whether e is a null, boolean or number literal.
+func isLiteral(e ast.Expression) bool {
+	switch e.(type) {
+	case *ast.NullLiteral, *ast.BooleanLiteral, *ast.NumberLiteral:
+		return true
+	}
+	return false
 }

@@ -44,6 +44,9 @@ type plainWalker struct {
 	// inlines (plain refuses the program if the two meet).
 	instanceofNames []string
 	primitiveConsts map[string]bool
+	// typed are the bindings that may carry a type annotation esbuild
+	// erases (annotatable): byte offset in the source → name.
+	typed map[int]string
 }
 
 func (w *plainWalker) anchor(idx file.Idx) {
@@ -165,12 +168,12 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 	case *ast.ExpressionStatement:
 		w.expr(s.Expression)
 	case *ast.VariableStatement:
-		w.bindings(s.List, w.varScope())
+		w.declarations(s.List, w.varScope())
 	case *ast.LexicalDeclaration:
 		if s.Token == token.CONST {
 			w.consts(s.List)
 		}
-		w.bindings(s.List, w.cur)
+		w.declarations(s.List, w.cur)
 	case *ast.FunctionDeclaration:
 		if !top {
 			w.notPlain = true
@@ -206,6 +209,9 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 		if s.Catch != nil {
 			w.push(false)
 			if s.Catch.Parameter != nil {
+				if id, ok := s.Catch.Parameter.(*ast.Identifier); ok {
+					w.annotatableIdent(id)
+				}
 				w.target(s.Catch.Parameter, w.cur)
 			}
 			w.block(s.Catch.Body)
@@ -227,12 +233,12 @@ func (w *plainWalker) stmt(s ast.Statement, top bool) {
 		case *ast.ForLoopInitializerExpression:
 			w.expr(in.Expression)
 		case *ast.ForLoopInitializerVarDeclList:
-			w.bindings(in.List, w.varScope())
+			w.declarations(in.List, w.varScope())
 		case *ast.ForLoopInitializerLexicalDecl:
 			if in.LexicalDeclaration.Token == token.CONST {
 				w.consts(in.LexicalDeclaration.List)
 			}
-			w.bindings(in.LexicalDeclaration.List, w.cur)
+			w.declarations(in.LexicalDeclaration.List, w.cur)
 		default:
 			w.notPlain = true
 		}
@@ -282,6 +288,16 @@ func (w *plainWalker) consts(list []*ast.Binding) {
 			w.primitiveConsts[id.Name.String()] = true
 		}
 	}
+}
+
+// declarations walks the bindings of a var, let or const declaration
+// (not of a for-in or for-of head), each of which may carry a type
+// annotation.
+func (w *plainWalker) declarations(list []*ast.Binding, s *walkScope) {
+	for _, b := range list {
+		w.annotatable(b)
+	}
+	w.bindings(list, s)
 }
 
 func (w *plainWalker) bindings(list []*ast.Binding, s *walkScope) {
