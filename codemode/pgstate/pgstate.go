@@ -60,6 +60,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -67,8 +68,12 @@ import (
 // the replica running it dies without releasing it.
 const DefaultCallTTL = 15 * time.Minute
 
-// channel is the LISTEN/NOTIFY channel cancellations travel on.
-const channel = "codemode_cancel"
+// channel is the LISTEN/NOTIFY channel cancellations travel on;
+// savedChannel the one of saved-function changes (saved.go).
+const (
+	channel      = "codemode_cancel"
+	savedChannel = "codemode_saved"
+)
 
 // DefaultMaxWait is how long a request waits for the database before a
 // limiter decides in process and a call runs before its registration is
@@ -114,9 +119,11 @@ type State struct {
 
 	maxPendingSubject, maxPending int // Options.MaxPendingPerSubject, MaxPending
 
-	mu       sync.Mutex
-	calls    map[string]func() // token → cancel, for calls running here
-	limiters []*Limiter
+	mu         sync.Mutex
+	calls      map[string]func() // token → cancel, for calls running here
+	limiters   []*Limiter
+	savedWatch map[int]func(owner string, everyone bool) // SavedFunctions.WatchSaved
+	savedNext  int
 
 	bg sync.WaitGroup // statements that outlived their request's wait
 
@@ -193,7 +200,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 	if pool == nil {
 		return nil, errors.New("pgstate: nil pool")
 	}
-	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, done: make(chan struct{})}
+	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, savedWatch: map[int]func(string, bool){}, done: make(chan struct{})}
 	if opts != nil {
 		if opts.Logger != nil {
 			s.logger = opts.Logger
@@ -227,7 +234,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 
 	conn, err := s.listen(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgstate: listening for cancellations: %w", err)
+		return nil, fmt.Errorf("pgstate: listening for cancellations and saved-function changes: %w", err)
 	}
 	runCtx, stop := context.WithCancel(context.Background())
 	s.stop = stop
@@ -295,20 +302,24 @@ func (s *State) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
-		conn.Close(ctx)
-		return nil, err
+	for _, ch := range []string{savedChannel, channel} {
+		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
 	}
 	return conn, nil
 }
 
-// run delivers notifications to the calls running here, reconnects the
-// listener when its connection breaks, and sweeps the tables.
+// run delivers notifications to the calls running here and to the
+// watchers of saved functions, reconnects the listener when its
+// connection breaks (then tells the watchers that changes may have been
+// missed), and sweeps the tables.
 func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 	defer close(s.done)
 	sweeps := time.NewTicker(sweepEvery)
 	defer sweeps.Stop()
-	notes := make(chan string)
+	notes := make(chan *pgconn.Notification)
 	broken := make(chan struct{}, 1)
 	wait := func(conn *pgx.Conn) {
 		for {
@@ -318,13 +329,13 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 				conn.Close(cctx)
 				cancel()
 				if ctx.Err() == nil {
-					s.logger.Error("pgstate: cancellation listener lost its connection; reconnecting", "err", err)
+					s.logger.Error("pgstate: listener lost its connection; reconnecting", "err", err)
 				}
 				broken <- struct{}{}
 				return
 			}
 			select {
-			case notes <- n.Payload:
+			case notes <- n:
 			case <-ctx.Done():
 			}
 		}
@@ -340,8 +351,12 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 				<-broken
 			}
 			return
-		case token := <-notes:
-			s.deliver(token)
+		case n := <-notes:
+			if n.Channel == savedChannel {
+				s.savedChanged(n.Payload)
+			} else {
+				s.deliver(n.Payload)
+			}
 		case <-broken:
 			listening--
 			retry.Reset(time.Second)
@@ -349,13 +364,16 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 			c, err := s.listen(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					s.logger.Error("pgstate: cannot reconnect the cancellation listener", "err", err)
+					s.logger.Error("pgstate: cannot reconnect the listener", "err", err)
 					retry.Reset(5 * time.Second)
 				}
 				continue
 			}
 			listening++
 			go wait(c)
+			// Changes committed while no connection listened reached
+			// nobody here: every principal reads theirs again.
+			s.reportSaved("", true)
 		case <-sweeps.C:
 			s.sweep(ctx)
 		}
