@@ -2,9 +2,11 @@
 // replicas in PostgreSQL: the per-principal rate limit, the per-address
 // failed-authentication limit, the registry through which a
 // notifications/cancelled POST reaches a stateless tools/call running on
-// another replica (LISTEN/NOTIFY), and the replay cache that spends each
-// approval once. Any host with a PostgreSQL database can
-// use it:
+// another replica (LISTEN/NOTIFY), the replay cache that spends each
+// approval once, the approval page's pending approvals, and the saved
+// functions, whose changes every replica hears of (LISTEN/NOTIFY), so
+// each tells its own connected clients. Any host with a PostgreSQL
+// database can use it:
 //
 //	st, err := pgstate.New(ctx, pool, nil)
 //	...
@@ -15,6 +17,7 @@
 //		Cancellations:  st.Cancellations(),
 //		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(),
 //			Page: &approval.Page{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
+//		Saved: saved.New(&saved.Options{Store: st.SavedFunctions()}),
 //	}
 //
 // New creates six tables in the pool's default schema if they do not
@@ -28,7 +31,10 @@
 // own budget until the database is back) rather than refusing every
 // request, and logs the error. A call registered then runs without
 // cancellation by notification, and a cancellation sent then is lost;
-// both are logged. The listener reconnects by itself. The approval page's
+// both are logged. The listener reconnects by itself; a saved-function
+// change committed while it was away reached nobody here, so on
+// reconnecting it reports one change that concerns everyone, and every
+// session of this replica is told to list its tools again. The approval page's
 // store, [State.PendingApprovals], has no fallback: without the database
 // an approval is neither stored nor read.
 //
@@ -193,8 +199,9 @@ CREATE INDEX IF NOT EXISTS codemode_pending_waiting ON codemode_pending (expires
 const migrationLock = 0x636f64656d6f6465 // "codemode"
 
 // New creates the tables if needed, starts listening for cancellations
-// and returns the state. It returns once the listener is connected, so a
-// cancellation sent after New returns is not missed. Close stops it; the
+// and saved-function changes, and returns the state. It returns once the
+// listener is connected, so a cancellation or change sent after New
+// returns is not missed. Close stops it; the
 // pool stays the caller's.
 func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error) {
 	if pool == nil {

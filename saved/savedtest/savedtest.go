@@ -113,8 +113,8 @@ func Store(t *testing.T, newStore func(t *testing.T) state.SavedFunctions) {
 	})
 }
 
-// Report is one call of a [state.SavedChanges] watcher.
-type Report struct {
+// report is one call of a [state.SavedChanges] watcher.
+type report struct {
 	Owner    string
 	Everyone bool
 }
@@ -133,15 +133,15 @@ func Changes(t *testing.T, newStores func(t *testing.T) (a, b state.SavedFunctio
 	if !ok {
 		t.Fatalf("%T does not implement state.SavedChanges", b)
 	}
-	reports := make(chan Report, 64)
+	reports := make(chan report, 64)
 	stop := w.WatchSaved(func(owner string, everyone bool) {
 		// The watcher may read the store: no lock of the store is held.
 		if _, err := b.List(ctx, owner); err != nil {
 			t.Errorf("List from the watcher: %v", err)
 		}
-		reports <- Report{owner, everyone}
+		reports <- report{owner, everyone}
 	})
-	next := func(step string, want Report) {
+	next := func(step string, want report) {
 		t.Helper()
 		got := <-reports
 		if got.Everyone != want.Everyone || (!want.Everyone && got.Owner != want.Owner) {
@@ -159,12 +159,12 @@ func Changes(t *testing.T, newStores func(t *testing.T) (a, b state.SavedFunctio
 		}
 	}
 	must(a.Save(ctx, rec("ann", "f"), 2))
-	next("a save", Report{"ann", false})
+	next("a save", report{"ann", false})
 
 	// Nothing stored, nothing reported: a save over the limit, the
 	// removal and publication of a name there is none of.
 	must(a.Save(ctx, rec("ann", "g"), 2))
-	next("a second name", Report{"ann", false})
+	next("a second name", report{"ann", false})
 	if _, err := a.Save(ctx, rec("ann", "h"), 2); !errors.Is(err, state.ErrSavedLimit) {
 		t.Fatalf("a third name: %v", err)
 	}
@@ -175,25 +175,25 @@ func Changes(t *testing.T, newStores func(t *testing.T) (a, b state.SavedFunctio
 		t.Fatalf("publish missing: %v %v", ok, err)
 	}
 	must(a.Save(ctx, rec("zed", "f"), 2))
-	next("the save after changes that were not stored", Report{"zed", false})
+	next("the save after changes that were not stored", report{"zed", false})
 
 	must(a.Publish(ctx, "ann", "f", true))
-	next("a publication", Report{Everyone: true})
+	next("a publication", report{Everyone: true})
 	must(a.Save(ctx, rec("ann", "f"), 2))
-	next("a new version of a published name", Report{Everyone: true})
+	next("a new version of a published name", report{Everyone: true})
 	must(a.Publish(ctx, "ann", "f", false))
-	next("a withdrawal", Report{Everyone: true})
+	next("a withdrawal", report{Everyone: true})
 	must(a.Remove(ctx, "ann", "f"))
-	next("a removal", Report{"ann", false})
+	next("a removal", report{"ann", false})
 	must(a.Publish(ctx, "ann", "g", true))
-	next("a publication", Report{Everyone: true})
+	next("a publication", report{Everyone: true})
 	must(a.Remove(ctx, "ann", "g"))
-	next("the removal of a published name", Report{Everyone: true})
+	next("the removal of a published name", report{Everyone: true})
 
 	// After stop, a second watcher sees two changes; the first saw
 	// neither (reports of one change are made before the next's).
-	second := make(chan Report, 4)
-	stop2 := w.WatchSaved(func(owner string, everyone bool) { second <- Report{owner, everyone} })
+	second := make(chan report, 4)
+	stop2 := w.WatchSaved(func(owner string, everyone bool) { second <- report{owner, everyone} })
 	defer stop2()
 	stop()
 	must(a.Save(ctx, rec("ann", "f"), 2))
