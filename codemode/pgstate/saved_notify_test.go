@@ -87,7 +87,8 @@ func (l *listener) description(t *testing.T) string {
 // The sessions held by replica B are told of the saved-function changes
 // made on replica A: alice's sessions (2025-11-25 over Streamable HTTP,
 // 2026-07-28 on its listen stream) of her private save, and her tool list
-// then names it; bob's of nothing until the function is published.
+// then names it; bob's of nothing until the function is published. A save
+// on B itself reaches her once, the same way.
 // Each change is awaited where it must arrive, and the counts checked
 // after a last change every session must get: a notification for
 // someone else's change, or for a save that failed, would have arrived
@@ -123,6 +124,16 @@ func TestSavedFunctionsListChangedAcrossReplicas(t *testing.T) {
 		t.Fatal(mcptest.Text(res))
 	}
 	<-bob.changed
+	// alice's save on B itself: B hears of it as of A's, by its listener,
+	// and tells her sessions once (the final counts would show a second).
+	if res := mcptest.Run(t, alice.cs, saveLaps); res.IsError {
+		t.Fatal(mcptest.Text(res))
+	}
+	<-alice.changed
+	<-alice2.changed
+	if d := alice2.description(t); !strings.Contains(d, "saved.laps (READ-ONLY, version 2)") {
+		t.Fatalf("alice's tools/list on B after her save on B: %s", d)
+	}
 
 	// A publication on A reaches everyone on B.
 	if err := a.lib.Publish(context.Background(), "alice", "laps", true); err != nil {
@@ -131,7 +142,7 @@ func TestSavedFunctionsListChangedAcrossReplicas(t *testing.T) {
 	for _, l := range []*listener{alice, alice2, bob} {
 		<-l.changed
 	}
-	if d := bob.description(t); !strings.Contains(d, "saved.laps (READ-ONLY, version 1): Laps of a track. (written by someone else)") {
+	if d := bob.description(t); !strings.Contains(d, "saved.laps (READ-ONLY, version 2): Laps of a track. (written by someone else)") {
 		t.Fatalf("bob's tools/list on B after the publication on A: %s", d)
 	}
 	if res := mcptest.Run(t, bob.cs, `return await saved.laps({ track: "Spa" })`); res.IsError || !strings.Contains(mcptest.Text(res), `"bob@Spa"`) {
