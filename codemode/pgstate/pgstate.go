@@ -34,9 +34,9 @@
 // both are logged. The listener reconnects by itself; a saved-function
 // change committed while it was away reached nobody here, so on
 // reconnecting it reports one change that concerns everyone, and every
-// session of this replica is told to list its tools again. The approval page's
-// store, [State.PendingApprovals], has no fallback: without the database
-// an approval is neither stored nor read.
+// session of this replica is told to list its tools again. The approval
+// page's store, [State.PendingApprovals], and the saved functions have no
+// fallback: without the database nothing is stored or read.
 //
 // A request waits for the database at most [Options.MaxWait] (by default
 // [DefaultMaxWait]) per decision: a limiter whose statement has not
@@ -201,8 +201,7 @@ const migrationLock = 0x636f64656d6f6465 // "codemode"
 // New creates the tables if needed, starts listening for cancellations
 // and saved-function changes, and returns the state. It returns once the
 // listener is connected, so a cancellation or change sent after New
-// returns is not missed. Close stops it; the
-// pool stays the caller's.
+// returns is not missed. Close stops it; the pool stays the caller's.
 func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error) {
 	if pool == nil {
 		return nil, errors.New("pgstate: nil pool")
