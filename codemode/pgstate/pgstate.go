@@ -53,7 +53,8 @@
 // Start at package codemode; this package only supplies its
 // [state.RateLimiter], [state.FailureLimiter],
 // [state.Cancellations], [state.SpentApprovals],
-// [state.PendingApprovals] and [state.SavedFunctions].
+// [state.PendingApprovals] and [state.SavedFunctions] with
+// [state.SavedChanges].
 package pgstate
 
 import (
