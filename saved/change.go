@@ -72,8 +72,9 @@ type watchers struct {
 
 // Watch calls fn after each change l makes, on the goroutine that made
 // it and with its context, until stop is called. fn must not block; it
-// may be called concurrently. Package codemode watches to audit changes
-// and to notify connected clients.
+// may be called concurrently. Package codemode watches to audit changes;
+// it notifies connected clients from [Library.WatchAll], which also
+// reports other replicas' changes.
 func (l *Library) Watch(fn func(ctx context.Context, c Change)) (stop func()) {
 	w := &l.watch
 	w.mu.Lock()
@@ -89,6 +90,23 @@ func (l *Library) Watch(fn func(ctx context.Context, c Change)) (stop func()) {
 		defer w.mu.Unlock()
 		delete(w.fns, id)
 	}
+}
+
+// WatchAll calls fn after each change of the saved functions, until stop
+// is called: owner's functions changed, or (everyone) the functions every
+// principal may call. When the store implements [state.SavedChanges]
+// (the in-memory store does, and so does pgstate's, across replicas),
+// these are the store's reports: every Library's changes on any replica,
+// this one's included, each reported once, and ("", true) after a
+// replica's link to the others was lost and restored (changes may have
+// been missed). Otherwise they are the changes this Library makes, as
+// [Library.Watch] reports them. fn must not block; it may be called
+// concurrently. Package codemode watches to notify connected clients.
+func (l *Library) WatchAll(fn func(owner string, everyone bool)) (stop func()) {
+	if sc, ok := l.store.(state.SavedChanges); ok {
+		return sc.WatchSaved(fn)
+	}
+	return l.Watch(func(_ context.Context, c Change) { fn(c.Owner, c.Everyone) })
 }
 
 // changed tells the watchers that kind happened to rec.

@@ -51,6 +51,18 @@
 // missing one. Anonymous principals (subject "") may call published
 // functions and may not save.
 //
+// # Changes and replicas
+//
+// [Library.Watch] reports each save, publication, withdrawal and removal
+// the Library makes, with its version, tier and code digest (codemode
+// audits them). [Library.WatchAll] reports whose functions changed, from
+// every Library that shares the store, on any replica, when the store
+// implements state.SavedChanges (the in-memory store does; pgstate's does
+// across processes, by PostgreSQL's NOTIFY); codemode tells the
+// connected clients from it. Every answer reads the store when asked, so
+// a replica never serves a stale list; the reports only tell clients to
+// ask again.
+//
 // # Errors
 //
 // Problems with what was asked are *catalog.ValidationError (a save) or

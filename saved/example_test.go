@@ -67,3 +67,29 @@ func ExampleLibrary_Watch() {
 	// published ann one 2 READ-ONLY 486d9affb60d true
 	// removed ann one 2 READ-ONLY 486d9affb60d true
 }
+
+// WatchAll reports the changes of every Library that shares the store:
+// here two replicas in one process share one in-memory store; with
+// pgstate's store, replicas in other processes report theirs through
+// PostgreSQL. codemode watches it to send notifications/tools/list_changed
+// to the sessions a change concerns. A save that fails changes nothing
+// and reports nothing.
+func ExampleLibrary_WatchAll() {
+	store := saved.NewMemory()
+	a, b := saved.New(&saved.Options{Store: store}), saved.New(&saved.Options{Store: store})
+	stop := b.WatchAll(func(owner string, everyone bool) { fmt.Println("b:", owner, everyone) })
+	defer stop()
+	ctx := context.Background()
+	env := saved.NewEnv("ann", nil, false)
+	draft := saved.Draft{Name: "one", Description: "Returns 1.", Code: "return 1", Input: json.RawMessage(`{"type":"object"}`)}
+	_, _ = a.Save(ctx, env, draft)
+	_, err := a.Save(ctx, env, saved.Draft{Name: "two"}) // no description, code or input
+	fmt.Println(err != nil)
+	_ = a.Publish(ctx, "ann", "one", true)
+	_ = a.Remove(ctx, "ann", "one")
+	// Output:
+	// b: ann false
+	// true
+	// b: ann true
+	// b: ann true
+}

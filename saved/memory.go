@@ -10,20 +10,69 @@ import (
 )
 
 // Memory is the in-process [state.SavedFunctions] store: right for one
-// replica, forgotten when the process ends. Its zero value is ready.
+// replica, forgotten when the process ends. It reports its changes
+// ([state.SavedChanges]) to every Library that shares it. Its zero value
+// is ready.
 type Memory struct {
 	mu  sync.Mutex
 	fns map[[2]string][]state.SavedFunction // owner, name → versions, oldest first
 	pub map[[2]string]bool
+
+	wmu   sync.Mutex
+	wnext int
+	watch map[int]func(owner string, everyone bool)
 }
 
-var _ state.SavedFunctions = (*Memory)(nil)
+var (
+	_ state.SavedFunctions = (*Memory)(nil)
+	_ state.SavedChanges   = (*Memory)(nil)
+)
+
+// WatchSaved implements state.SavedChanges: fn is called on the
+// goroutine that made the change, after the store has it.
+func (m *Memory) WatchSaved(fn func(owner string, everyone bool)) (stop func()) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	if m.watch == nil {
+		m.watch = map[int]func(string, bool){}
+	}
+	id := m.wnext
+	m.wnext++
+	m.watch[id] = fn
+	return func() {
+		m.wmu.Lock()
+		defer m.wmu.Unlock()
+		delete(m.watch, id)
+	}
+}
+
+// report tells the watchers of a change of owner's functions; m.mu must
+// not be held.
+func (m *Memory) report(owner string, everyone bool) {
+	m.wmu.Lock()
+	fns := make([]func(string, bool), 0, len(m.watch))
+	for _, fn := range m.watch {
+		fns = append(fns, fn)
+	}
+	m.wmu.Unlock()
+	for _, fn := range fns {
+		fn(owner, everyone)
+	}
+}
 
 // NewMemory returns an empty store.
 func NewMemory() *Memory { return &Memory{} }
 
 // Save implements state.SavedFunctions.
 func (m *Memory) Save(_ context.Context, f state.SavedFunction, maxNames int) (int, error) {
+	v, everyone, err := m.save(f, maxNames)
+	if err == nil {
+		m.report(f.Owner, everyone)
+	}
+	return v, err
+}
+
+func (m *Memory) save(f state.SavedFunction, maxNames int) (version int, published bool, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fns == nil {
@@ -39,7 +88,7 @@ func (m *Memory) Save(_ context.Context, f state.SavedFunction, maxNames int) (i
 			}
 		}
 		if n >= maxNames {
-			return 0, state.ErrSavedLimit
+			return 0, false, state.ErrSavedLimit
 		}
 	}
 	f.Version = 1
@@ -48,7 +97,7 @@ func (m *Memory) Save(_ context.Context, f state.SavedFunction, maxNames int) (i
 	}
 	f.Input, f.Output, f.Uses = slices.Clone(f.Input), slices.Clone(f.Output), slices.Clone(f.Uses)
 	m.fns[k] = append(vs, f)
-	return f.Version, nil
+	return f.Version, m.pub[k], nil
 }
 
 func (m *Memory) get(k [2]string, version int) *state.SavedFunction {
@@ -121,22 +170,29 @@ func (m *Memory) History(_ context.Context, owner, name string) ([]state.SavedFu
 // Remove implements state.SavedFunctions.
 func (m *Memory) Remove(_ context.Context, owner, name string) (bool, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	k := [2]string{owner, name}
 	_, ok := m.fns[k]
+	published := m.pub[k]
 	delete(m.fns, k)
 	delete(m.pub, k)
+	m.mu.Unlock()
+	if ok {
+		m.report(owner, published)
+	}
 	return ok, nil
 }
 
 // Publish implements state.SavedFunctions.
 func (m *Memory) Publish(_ context.Context, owner, name string, published bool) (bool, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	k := [2]string{owner, name}
-	if _, ok := m.fns[k]; !ok {
-		return false, nil
+	_, ok := m.fns[k]
+	if ok {
+		m.pub[k] = published
 	}
-	m.pub[k] = published
-	return true, nil
+	m.mu.Unlock()
+	if ok {
+		m.report(owner, true)
+	}
+	return ok, nil
 }

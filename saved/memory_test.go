@@ -11,3 +11,10 @@ import (
 func TestMemoryStore(t *testing.T) {
 	savedtest.Store(t, func(*testing.T) state.SavedFunctions { return saved.NewMemory() })
 }
+
+func TestMemoryChanges(t *testing.T) {
+	savedtest.Changes(t, func(*testing.T) (a, b state.SavedFunctions) {
+		m := saved.NewMemory()
+		return m, m
+	})
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
 )
 
@@ -40,6 +42,49 @@ func BenchmarkPerExecution(b *testing.B) {
 				b.Fatal(err)
 			}
 			release()
+		}
+	})
+}
+
+// BenchmarkSavedChange measures a save on one replica until the other's
+// watcher hears of it (save: the Save alone, the NOTIFY in its
+// transaction included; save+heard: until replica b reports it).
+func BenchmarkSavedChange(b *testing.B) {
+	ctx := context.Background()
+	db := pgtest.NewDatabase(b)
+	open := func() *pgstate.State {
+		pool, err := pgxpool.New(ctx, db)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(pool.Close)
+		st, err := pgstate.New(ctx, pool, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { st.Close() })
+		return st
+	}
+	a, r := open().SavedFunctions(), open().SavedFunctions()
+	heard := make(chan struct{}, 1<<16)
+	defer r.WatchSaved(func(string, bool) { heard <- struct{}{} })()
+	fn := state.SavedFunction{Owner: "ann", Name: "f", Description: "d", Code: "return 1", Input: []byte(`{"type":"object"}`), Tier: "READ-ONLY", Created: time.Now()}
+	b.Run("save", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := a.Save(ctx, fn, 100); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for len(heard) > 0 {
+		<-heard
+	}
+	b.Run("save+heard", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := a.Save(ctx, fn, 100); err != nil {
+				b.Fatal(err)
+			}
+			<-heard
 		}
 	})
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/codemode/pgstate"
+	"github.com/brakinglab/codemode-go/saved"
 )
 
 // Every replica of a service runs the same code against the same
 // database: the execution budget, the failed-authentication budget,
-// cancellations and single-use approvals then hold across replicas. (Not run: it needs a
-// PostgreSQL server; the package tests run it against one.)
+// cancellations, single-use approvals and saved functions then hold
+// across replicas. (Not run: it needs a PostgreSQL server; the package
+// tests run it against one.)
 func Example() {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
@@ -43,6 +45,9 @@ func Example() {
 		// The same approval key on every replica, and approvals spent once
 		// whichever replica a retry reaches.
 		Approvals: approval.Options{Key: []byte(os.Getenv("APPROVAL_KEY")), Spent: st.SpentApprovals()},
+		// Saved functions in the database: saved on one replica, called on
+		// any; a change made on one notifies the sessions every replica holds.
+		Saved: saved.New(&saved.Options{Store: st.SavedFunctions()}),
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -2,9 +2,11 @@
 // replicas in PostgreSQL: the per-principal rate limit, the per-address
 // failed-authentication limit, the registry through which a
 // notifications/cancelled POST reaches a stateless tools/call running on
-// another replica (LISTEN/NOTIFY), and the replay cache that spends each
-// approval once. Any host with a PostgreSQL database can
-// use it:
+// another replica (LISTEN/NOTIFY), the replay cache that spends each
+// approval once, the approval page's pending approvals, and the saved
+// functions, whose changes every replica hears of (LISTEN/NOTIFY), so
+// each tells its own connected clients. Any host with a PostgreSQL
+// database can use it:
 //
 //	st, err := pgstate.New(ctx, pool, nil)
 //	...
@@ -15,6 +17,7 @@
 //		Cancellations:  st.Cancellations(),
 //		Approvals: approval.Options{Key: key, Spent: st.SpentApprovals(),
 //			Page: &approval.Page{URL: url, Authenticate: auth, Store: st.PendingApprovals()}},
+//		Saved: saved.New(&saved.Options{Store: st.SavedFunctions()}),
 //	}
 //
 // New creates six tables in the pool's default schema if they do not
@@ -28,9 +31,12 @@
 // own budget until the database is back) rather than refusing every
 // request, and logs the error. A call registered then runs without
 // cancellation by notification, and a cancellation sent then is lost;
-// both are logged. The listener reconnects by itself. The approval page's
-// store, [State.PendingApprovals], has no fallback: without the database
-// an approval is neither stored nor read.
+// both are logged. The listener reconnects by itself; a saved-function
+// change committed while it was away reached nobody here, so on
+// reconnecting it reports one change that concerns everyone, and every
+// session of this replica is told to list its tools again. The approval
+// page's store, [State.PendingApprovals], and the saved functions have no
+// fallback: without the database nothing is stored or read.
 //
 // A request waits for the database at most [Options.MaxWait] (by default
 // [DefaultMaxWait]) per decision: a limiter whose statement has not
@@ -47,7 +53,8 @@
 // Start at package codemode; this package only supplies its
 // [state.RateLimiter], [state.FailureLimiter],
 // [state.Cancellations], [state.SpentApprovals],
-// [state.PendingApprovals] and [state.SavedFunctions].
+// [state.PendingApprovals] and [state.SavedFunctions] with
+// [state.SavedChanges].
 package pgstate
 
 import (
@@ -60,6 +67,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/codemode/state"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -67,8 +75,12 @@ import (
 // the replica running it dies without releasing it.
 const DefaultCallTTL = 15 * time.Minute
 
-// channel is the LISTEN/NOTIFY channel cancellations travel on.
-const channel = "codemode_cancel"
+// channel is the LISTEN/NOTIFY channel cancellations travel on;
+// savedChannel the one of saved-function changes (saved.go).
+const (
+	channel      = "codemode_cancel"
+	savedChannel = "codemode_saved"
+)
 
 // DefaultMaxWait is how long a request waits for the database before a
 // limiter decides in process and a call runs before its registration is
@@ -114,9 +126,11 @@ type State struct {
 
 	maxPendingSubject, maxPending int // Options.MaxPendingPerSubject, MaxPending
 
-	mu       sync.Mutex
-	calls    map[string]func() // token → cancel, for calls running here
-	limiters []*Limiter
+	mu         sync.Mutex
+	calls      map[string]func() // token → cancel, for calls running here
+	limiters   []*Limiter
+	savedWatch map[int]func(owner string, everyone bool) // SavedFunctions.WatchSaved
+	savedNext  int
 
 	bg sync.WaitGroup // statements that outlived their request's wait
 
@@ -186,14 +200,14 @@ CREATE INDEX IF NOT EXISTS codemode_pending_waiting ON codemode_pending (expires
 const migrationLock = 0x636f64656d6f6465 // "codemode"
 
 // New creates the tables if needed, starts listening for cancellations
-// and returns the state. It returns once the listener is connected, so a
-// cancellation sent after New returns is not missed. Close stops it; the
-// pool stays the caller's.
+// and saved-function changes, and returns the state. It returns once the
+// listener is connected, so a cancellation or change sent after New
+// returns is not missed. Close stops it; the pool stays the caller's.
 func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error) {
 	if pool == nil {
 		return nil, errors.New("pgstate: nil pool")
 	}
-	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, done: make(chan struct{})}
+	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, savedWatch: map[int]func(string, bool){}, done: make(chan struct{})}
 	if opts != nil {
 		if opts.Logger != nil {
 			s.logger = opts.Logger
@@ -227,7 +241,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 
 	conn, err := s.listen(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("pgstate: listening for cancellations: %w", err)
+		return nil, fmt.Errorf("pgstate: listening for cancellations and saved-function changes: %w", err)
 	}
 	runCtx, stop := context.WithCancel(context.Background())
 	s.stop = stop
@@ -295,20 +309,24 @@ func (s *State) listen(ctx context.Context) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "LISTEN "+channel); err != nil {
-		conn.Close(ctx)
-		return nil, err
+	for _, ch := range []string{savedChannel, channel} {
+		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
+			conn.Close(ctx)
+			return nil, err
+		}
 	}
 	return conn, nil
 }
 
-// run delivers notifications to the calls running here, reconnects the
-// listener when its connection breaks, and sweeps the tables.
+// run delivers notifications to the calls running here and to the
+// watchers of saved functions, reconnects the listener when its
+// connection breaks (then tells the watchers that changes may have been
+// missed), and sweeps the tables.
 func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 	defer close(s.done)
 	sweeps := time.NewTicker(sweepEvery)
 	defer sweeps.Stop()
-	notes := make(chan string)
+	notes := make(chan *pgconn.Notification)
 	broken := make(chan struct{}, 1)
 	wait := func(conn *pgx.Conn) {
 		for {
@@ -318,13 +336,13 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 				conn.Close(cctx)
 				cancel()
 				if ctx.Err() == nil {
-					s.logger.Error("pgstate: cancellation listener lost its connection; reconnecting", "err", err)
+					s.logger.Error("pgstate: listener lost its connection; reconnecting", "err", err)
 				}
 				broken <- struct{}{}
 				return
 			}
 			select {
-			case notes <- n.Payload:
+			case notes <- n:
 			case <-ctx.Done():
 			}
 		}
@@ -340,8 +358,12 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 				<-broken
 			}
 			return
-		case token := <-notes:
-			s.deliver(token)
+		case n := <-notes:
+			if n.Channel == savedChannel {
+				s.savedChanged(n.Payload)
+			} else {
+				s.deliver(n.Payload)
+			}
 		case <-broken:
 			listening--
 			retry.Reset(time.Second)
@@ -349,13 +371,16 @@ func (s *State) run(ctx context.Context, conn *pgx.Conn) {
 			c, err := s.listen(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					s.logger.Error("pgstate: cannot reconnect the cancellation listener", "err", err)
+					s.logger.Error("pgstate: cannot reconnect the listener", "err", err)
 					retry.Reset(5 * time.Second)
 				}
 				continue
 			}
 			listening++
 			go wait(c)
+			// Changes committed while no connection listened reached
+			// nobody here: every principal reads theirs again.
+			s.reportSaved("", true)
 		case <-sweeps.C:
 			s.sweep(ctx)
 		}

@@ -22,9 +22,81 @@ func (s *State) SavedFunctions() *SavedFunctions { return &SavedFunctions{s} }
 // saving at once get consecutive versions and the per-owner limit holds.
 // It has no in-process fallback: without the database nothing is saved
 // or read.
+//
+// Each save, publication and removal sends a NOTIFY on channel
+// codemode_saved in its own transaction, so a change that is rolled back
+// tells nobody; every replica's listener reports it to the watchers
+// ([SavedFunctions.WatchSaved]), its own included.
 type SavedFunctions struct{ s *State }
 
-var _ state.SavedFunctions = (*SavedFunctions)(nil)
+var (
+	_ state.SavedFunctions = (*SavedFunctions)(nil)
+	_ state.SavedChanges   = (*SavedFunctions)(nil)
+)
+
+// WatchSaved implements [state.SavedChanges] across replicas: fn learns
+// of the changes any replica commits to the database, this one's
+// included, shortly after the commit, on the State's listener goroutine
+// (so it must not block: cancellations wait behind it). After the
+// listener lost its connection and has it back, fn is called with "" and
+// true, since changes committed in between reached nobody here. Every
+// SavedFunctions of one State shares its watchers.
+func (f *SavedFunctions) WatchSaved(fn func(owner string, everyone bool)) (stop func()) {
+	s := f.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.savedNext
+	s.savedNext++
+	s.savedWatch[id] = fn
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.savedWatch, id)
+	}
+}
+
+// The payload of a codemode_saved notification is "*" (the change
+// concerns everyone) or "=" and the owner. An owner too long for a
+// payload (PostgreSQL takes under 8,000 bytes) is sent as "*": every
+// session re-reads, none is missed.
+const (
+	everyonePayload = "*"
+	ownerPayload    = "="
+	maxOwnerPayload = 4000
+)
+
+// notifySaved sends the notification of a change of owner's functions
+// within tx: it is delivered when tx commits, and never if it does not.
+func notifySaved(ctx context.Context, tx pgx.Tx, owner string, everyone bool) error {
+	payload := ownerPayload + owner
+	if everyone || len(owner) > maxOwnerPayload {
+		payload = everyonePayload
+	}
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", savedChannel, payload)
+	return err
+}
+
+// savedChanged reports the change a codemode_saved notification names.
+func (s *State) savedChanged(payload string) {
+	if owner, ok := strings.CutPrefix(payload, ownerPayload); ok {
+		s.reportSaved(owner, false)
+		return
+	}
+	s.reportSaved("", true) // "*", or a payload this version does not know: everyone
+}
+
+// reportSaved calls the watchers.
+func (s *State) reportSaved(owner string, everyone bool) {
+	s.mu.Lock()
+	fns := make([]func(string, bool), 0, len(s.savedWatch))
+	for _, fn := range s.savedWatch {
+		fns = append(fns, fn)
+	}
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn(owner, everyone)
+	}
+}
 
 // savedLock is the advisory lock space of saves: one lock per owner.
 const savedLock = 0x73617664 // "savd"
@@ -36,11 +108,12 @@ func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNa
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(savedLock), fn.Owner); err != nil {
 			return err
 		}
-		var exists bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM codemode_saved_names WHERE owner = $1 AND name = $2)", fn.Owner, fn.Name).Scan(&exists); err != nil {
+		var published bool
+		err := tx.QueryRow(ctx, "SELECT published FROM codemode_saved_names WHERE owner = $1 AND name = $2", fn.Owner, fn.Name).Scan(&published)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		if !exists {
+		if errors.Is(err, pgx.ErrNoRows) {
 			var n int
 			if err := tx.QueryRow(ctx, "SELECT count(*) FROM codemode_saved_names WHERE owner = $1", fn.Owner).Scan(&n); err != nil {
 				return err
@@ -63,10 +136,12 @@ func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNa
 		if uses == nil {
 			uses = []string{}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO codemode_saved (owner, name, version, description, code, input, output, tier, uses, created)
+		if _, err := tx.Exec(ctx, `INSERT INTO codemode_saved (owner, name, version, description, code, input, output, tier, uses, created)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			fn.Owner, fn.Name, version, fn.Description, fn.Code, fn.Input, output, fn.Tier, uses, fn.Created)
-		return err
+			fn.Owner, fn.Name, version, fn.Description, fn.Code, fn.Input, output, fn.Tier, uses, fn.Created); err != nil {
+			return err
+		}
+		return notifySaved(ctx, tx, fn.Owner, published)
 	})
 	if errors.Is(err, state.ErrSavedLimit) {
 		return 0, err
@@ -152,19 +227,39 @@ func (f *SavedFunctions) History(ctx context.Context, owner, name string) ([]sta
 
 // Remove implements [state.SavedFunctions]; its versions go with it.
 func (f *SavedFunctions) Remove(ctx context.Context, owner, name string) (bool, error) {
-	tag, err := f.s.pool.Exec(ctx, "DELETE FROM codemode_saved_names WHERE owner = $1 AND name = $2", owner, name)
+	removed := false
+	err := pgx.BeginFunc(ctx, f.s.pool, func(tx pgx.Tx) error {
+		var published bool
+		err := tx.QueryRow(ctx, "DELETE FROM codemode_saved_names WHERE owner = $1 AND name = $2 RETURNING published", owner, name).Scan(&published)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		removed = true
+		return notifySaved(ctx, tx, owner, published)
+	})
 	if err != nil {
 		return false, fmt.Errorf("pgstate: removing a saved function: %w", err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return removed, nil
 }
 
 // Publish implements [state.SavedFunctions]. Publishing a name another
 // owner has published fails (a unique index holds one per name).
 func (f *SavedFunctions) Publish(ctx context.Context, owner, name string, published bool) (bool, error) {
-	tag, err := f.s.pool.Exec(ctx, "UPDATE codemode_saved_names SET published = $3 WHERE owner = $1 AND name = $2", owner, name, published)
+	found := false
+	err := pgx.BeginFunc(ctx, f.s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE codemode_saved_names SET published = $3 WHERE owner = $1 AND name = $2", owner, name, published)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		found = true
+		return notifySaved(ctx, tx, owner, true)
+	})
 	if err != nil {
 		return false, fmt.Errorf("pgstate: publishing a saved function: %w", err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return found, nil
 }

@@ -40,6 +40,15 @@ func TestSavedFunctionsStore(t *testing.T) {
 	})
 }
 
+// Two replicas on one database: a change committed through one is
+// reported by the other's listener, once; a change rolled back is not.
+func TestSavedChangesAcrossReplicas(t *testing.T) {
+	savedtest.Changes(t, func(t *testing.T) (a, b state.SavedFunctions) {
+		db := pgtest.NewDatabase(t)
+		return newState(t, db).SavedFunctions(), newState(t, db).SavedFunctions()
+	})
+}
+
 type lapsIn struct {
 	Track string `json:"track"`
 }

@@ -1,10 +1,10 @@
 // Package state holds the interfaces of the state a codemode Server
 // keeps between requests, so that replicas behind a load balancer can
 // share it: [RateLimiter], [FailureLimiter], [Cancellations],
-// [SpentApprovals], [PendingApprovals] and [SavedFunctions]. Package
-// codemode uses the first three, package approval the next two, package
-// saved the last; package
-// [github.com/brakinglab/codemode-go/codemode/pgstate] implements all five
+// [SpentApprovals], [PendingApprovals] and [SavedFunctions] (with the
+// optional [SavedChanges]). Package codemode uses the first three,
+// package approval the next two, package saved the last; package
+// [github.com/brakinglab/codemode-go/codemode/pgstate] implements them all
 // on PostgreSQL. The defaults live in the process, which is right for one
 // replica.
 //
@@ -227,4 +227,25 @@ type SavedFunctions interface {
 	// Publish sets the published mark of owner's name and reports whether
 	// the name exists.
 	Publish(ctx context.Context, owner, name string, published bool) (bool, error)
+}
+
+// SavedChanges is what a [SavedFunctions] store implements when it can
+// report the changes every replica makes to it, so that each replica
+// tells its own connected clients: package saved (Library.WatchAll)
+// watches a store that implements it, and otherwise reports only the
+// changes its own Library makes, which replicas sharing the store then
+// do not see.
+type SavedChanges interface {
+	// WatchSaved calls fn after each save, publication, withdrawal and
+	// removal committed to the store, by any replica (this one
+	// included), until stop is called. owner is the function's owner;
+	// everyone says that the change concerns every principal (the
+	// function is or was published), and then owner may be "". A change
+	// that was not stored (an error, a save over the limit, the removal
+	// of a name there is none of) is not reported. When changes may have
+	// been missed (a store that lost its link to the other replicas and
+	// has it back), fn is called once with "" and true: every principal
+	// should read their functions again. fn must not block; it may be
+	// called concurrently.
+	WatchSaved(fn func(owner string, everyone bool)) (stop func())
 }

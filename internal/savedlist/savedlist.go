@@ -10,9 +10,10 @@
 //     Config.Tools, each saved function added as a plain tool; tools/call
 //     of such a tool is retargeted at the code tool (Config.Retarget), so
 //     it runs through the one execution path.
-//   - Changed: a save or removal bumps the owner's generation (a
-//     published function's, everyone's) and re-registers a tool on every
-//     server (Config.Trigger), which makes go-sdk debounce one
+//   - Changed: a save or removal, on this replica or (with a store that
+//     reports them, saved.Library.WatchAll) on another, bumps the owner's
+//     generation (a published function's, everyone's) and re-registers a
+//     tool on every server (Config.Trigger), which makes go-sdk debounce one
 //     notifications/tools/list_changed to every session, legacy sessions
 //     on their channel and 2026-07-28 ones on their subscriptions/listen
 //     stream, both through the sending middleware.
@@ -67,8 +68,9 @@ type Config struct {
 	ReadOnlyTool string
 	// Trigger re-registers a tool on srv, so that go-sdk notifies.
 	Trigger func(srv *mcp.Server)
-	// OnChange, if set, is called for each change before the sessions are
-	// told (codemode audits it).
+	// OnChange, if set, is called for each change this server's Library
+	// makes (codemode audits it); the sessions are told of every
+	// replica's changes (saved.Library.WatchAll).
 	OnChange func(ctx context.Context, c saved.Change)
 	// Logger receives failures; nil means slog.Default().
 	Logger *slog.Logger
@@ -104,12 +106,17 @@ func New(lib *saved.Library, cfg Config) *Lists {
 		cfg.Logger = slog.Default()
 	}
 	l := &Lists{lib: lib, cfg: cfg, subjects: map[string]uint64{}, sessions: map[*mcp.ServerSession]*session{}, pruneAt: 64}
-	l.unwatch = lib.Watch(func(ctx context.Context, c saved.Change) {
-		if cfg.OnChange != nil {
-			cfg.OnChange(ctx, c)
+	var unaudit func()
+	if cfg.OnChange != nil {
+		unaudit = lib.Watch(cfg.OnChange)
+	}
+	unnotify := lib.WatchAll(l.Changed)
+	l.unwatch = func() {
+		unnotify()
+		if unaudit != nil {
+			unaudit()
 		}
-		l.Changed(c.Owner, c.Everyone)
-	})
+	}
 	return l
 }
 

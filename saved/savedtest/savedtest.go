@@ -112,3 +112,96 @@ func Store(t *testing.T, newStore func(t *testing.T) state.SavedFunctions) {
 		}
 	})
 }
+
+// report is one call of a [state.SavedChanges] watcher.
+type report struct {
+	Owner    string
+	Everyone bool
+}
+
+// Changes checks that a store implementing [state.SavedChanges] reports
+// every change committed through either of the two stores newStores
+// returns (two replicas of one empty store, or the same store twice),
+// once, to a watcher of the second, and nothing for a change that was not
+// stored. Reports may arrive after the change returns; the checks wait
+// for each one (bounded by the test's deadline) and use a later change as
+// the marker that an earlier one was not reported.
+func Changes(t *testing.T, newStores func(t *testing.T) (a, b state.SavedFunctions)) {
+	ctx := context.Background()
+	a, b := newStores(t)
+	w, ok := b.(state.SavedChanges)
+	if !ok {
+		t.Fatalf("%T does not implement state.SavedChanges", b)
+	}
+	reports := make(chan report, 64)
+	stop := w.WatchSaved(func(owner string, everyone bool) {
+		// The watcher may read the store: no lock of the store is held.
+		if _, err := b.List(ctx, owner); err != nil {
+			t.Errorf("List from the watcher: %v", err)
+		}
+		reports <- report{owner, everyone}
+	})
+	next := func(step string, want report) {
+		t.Helper()
+		got := <-reports
+		if got.Everyone != want.Everyone || (!want.Everyone && got.Owner != want.Owner) {
+			t.Fatalf("%s: reported %+v, want %+v", step, got, want)
+		}
+	}
+	rec := func(owner, name string) state.SavedFunction {
+		return state.SavedFunction{Owner: owner, Name: name, Description: "d", Code: "return 1", Input: []byte(`{"type":"object"}`),
+			Tier: "READ-ONLY", Created: time.Now().UTC().Truncate(time.Microsecond)}
+	}
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(a.Save(ctx, rec("ann", "f"), 2))
+	next("a save", report{"ann", false})
+
+	// Nothing stored, nothing reported: a save over the limit, the
+	// removal and publication of a name there is none of.
+	must(a.Save(ctx, rec("ann", "g"), 2))
+	next("a second name", report{"ann", false})
+	if _, err := a.Save(ctx, rec("ann", "h"), 2); !errors.Is(err, state.ErrSavedLimit) {
+		t.Fatalf("a third name: %v", err)
+	}
+	if ok, err := a.Remove(ctx, "ann", "missing"); ok || err != nil {
+		t.Fatalf("remove missing: %v %v", ok, err)
+	}
+	if ok, err := a.Publish(ctx, "ann", "missing", true); ok || err != nil {
+		t.Fatalf("publish missing: %v %v", ok, err)
+	}
+	must(a.Save(ctx, rec("zed", "f"), 2))
+	next("the save after changes that were not stored", report{"zed", false})
+
+	must(a.Publish(ctx, "ann", "f", true))
+	next("a publication", report{Everyone: true})
+	must(a.Save(ctx, rec("ann", "f"), 2))
+	next("a new version of a published name", report{Everyone: true})
+	must(a.Publish(ctx, "ann", "f", false))
+	next("a withdrawal", report{Everyone: true})
+	must(a.Remove(ctx, "ann", "f"))
+	next("a removal", report{"ann", false})
+	must(a.Publish(ctx, "ann", "g", true))
+	next("a publication", report{Everyone: true})
+	must(a.Remove(ctx, "ann", "g"))
+	next("the removal of a published name", report{Everyone: true})
+
+	// After stop, a second watcher sees two changes; the first saw
+	// neither (reports of one change are made before the next's).
+	second := make(chan report, 4)
+	stop2 := w.WatchSaved(func(owner string, everyone bool) { second <- report{owner, everyone} })
+	defer stop2()
+	stop()
+	must(a.Save(ctx, rec("ann", "f"), 2))
+	must(a.Save(ctx, rec("bob", "f"), 2))
+	if r1, r2 := <-second, <-second; r1.Owner != "ann" || r2.Owner != "bob" {
+		t.Fatalf("second watcher: %+v %+v", r1, r2)
+	}
+	if len(reports) != 0 {
+		t.Fatalf("a stopped watcher was called: %+v", <-reports)
+	}
+}
