@@ -82,6 +82,11 @@ type Lists struct {
 	lib     *saved.Library
 	cfg     Config
 	unwatch func()
+	// kick wakes the goroutine that re-registers the tools: Changed may be
+	// called on a store's listener (pgstate's, which also delivers
+	// cancellations), and re-registering waits for a catalog Refresh.
+	kick chan struct{}
+	done chan struct{}
 
 	mu       sync.Mutex
 	seq      uint64            // the last change's number
@@ -105,19 +110,40 @@ func New(lib *saved.Library, cfg Config) *Lists {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	l := &Lists{lib: lib, cfg: cfg, subjects: map[string]uint64{}, sessions: map[*mcp.ServerSession]*session{}, pruneAt: 64}
+	l := &Lists{lib: lib, cfg: cfg, subjects: map[string]uint64{}, sessions: map[*mcp.ServerSession]*session{}, pruneAt: 64,
+		kick: make(chan struct{}, 1), done: make(chan struct{})}
+	go l.trigger()
 	var unaudit func()
 	if cfg.OnChange != nil {
 		unaudit = lib.Watch(cfg.OnChange)
 	}
 	unnotify := lib.WatchAll(l.Changed)
-	l.unwatch = func() {
+	l.unwatch = sync.OnceFunc(func() {
 		unnotify()
 		if unaudit != nil {
 			unaudit()
 		}
-	}
+		close(l.done)
+	})
 	return l
+}
+
+// trigger re-registers the tools on every server after each kick (kicks
+// that come while it works coalesce: one re-registration covers them).
+func (l *Lists) trigger() {
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-l.kick:
+		}
+		l.mu.Lock()
+		servers := slices.Clone(l.servers)
+		l.mu.Unlock()
+		for _, srv := range servers {
+			l.cfg.Trigger(srv)
+		}
+	}
 }
 
 // Close stops watching the library. A nil Lists does nothing, here and in
@@ -155,10 +181,10 @@ func (l *Lists) Changed(owner string, everyone bool) {
 		l.subjects[owner] = l.seq
 	}
 	l.armed = time.Now().Add(armWindow)
-	servers := slices.Clone(l.servers)
 	l.mu.Unlock()
-	for _, srv := range servers {
-		l.cfg.Trigger(srv)
+	select {
+	case l.kick <- struct{}{}:
+	default: // a kick is pending: its re-registration will cover this change
 	}
 }
 
