@@ -293,7 +293,7 @@ func (e *execution) origin(v goja.Value) (hostResult, string, bool) {
 	visits := maxOriginVisits
 	for i := len(e.origins.kept) - 1; i >= 0; i-- {
 		r := e.origins.kept[i]
-		if path, ok := findValue(r.v, v, "", &visits); ok {
+		if path, ok := e.origins.findValue(r.v, v, "", &visits); ok {
 			return r, path, true
 		}
 		if visits <= 0 {
@@ -303,32 +303,34 @@ func (e *execution) origin(v goja.Value) (hostResult, string, bool) {
 	return hostResult{}, "", false
 }
 
-// findValue looks for want in v, depth first, and returns its path.
-func findValue(v, want goja.Value, path string, visits *int) (string, bool) {
+// findValue looks for want in v, depth first, and returns its path. It
+// enters no Proxy and reads members with ownData, so it runs no getter
+// of a saved function's code once getOwnPropertyDescriptor is captured.
+func (o *origins) findValue(v, want goja.Value, path string, visits *int) (string, bool) {
 	if *visits--; *visits < 0 || v == nil {
 		return "", false
 	}
 	if same(v, want) {
 		return path, true
 	}
-	o, ok := v.(*goja.Object)
-	if !ok {
+	obj, ok := v.(*goja.Object)
+	if !ok || obj.ExportType() == proxyType {
 		return "", false
 	}
-	switch o.ClassName() {
+	switch obj.ClassName() {
 	case "Array":
-		n := int(o.Get("length").ToInteger())
+		n := int(obj.Get("length").ToInteger())
 		for i := 0; i < n && *visits > 0; i++ {
-			if p, ok := findValue(o.Get(itoa(i)), want, path+"["+itoa(i)+"]", visits); ok {
+			if p, ok := o.findValue(o.element(obj, i), want, path+"["+itoa(i)+"]", visits); ok {
 				return p, true
 			}
 		}
 	case "Object":
-		for _, k := range o.Keys() {
+		for _, k := range obj.Keys() {
 			if *visits <= 0 {
 				break
 			}
-			if p, ok := findValue(o.Get(k), want, memberPath(path, k), visits); ok {
+			if p, ok := o.findValue(o.ownData(obj, k), want, memberPath(path, k), visits); ok {
 				return p, true
 			}
 		}

@@ -96,6 +96,10 @@ func (h *savedResultHost) ResultShape(name string) string {
 	return h.explainHost.ResultShape(name)
 }
 
+// reportShape is the declared result of saved.report, whose objects and
+// arrays are nested.
+const reportShape = "{ rows: { id: string; laps: number }[]; summary: { text: string; laps: number[] }; total: number }"
+
 func newSavedResultHost() Host {
 	return &savedResultHost{explainHost: resultHost(),
 		code: map[string]string{
@@ -107,6 +111,7 @@ func newSavedResultHost() Host {
 			"split":    "const t = await files.read_text_file({ path: input.path });\nreturn t.split(\",\");",
 			"nested":   "const n = 1;\nconst t = await saved.readNote({ path: input.path });\nreturn t.split(\",\").length + n;",
 			"facade":   "return new Proxy({}, { get(t, k) { if (k === \"then\") return undefined; throw new Error(\"trap\"); }, getPrototypeOf() { throw new Error(\"trap\"); } });",
+			"report":   "const rows = [{ id: \"s1\", laps: 3 }, { id: \"s2\", laps: 5 }];\nreturn { rows, summary: { text: \"fast\", laps: [91.2, 90.8] }, total: rows.length };",
 		},
 		shapes: map[string]string{
 			"saved.readNote": "{ content: string; path: string }",
@@ -114,6 +119,7 @@ func newSavedResultHost() Host {
 			"saved.graph":    "{ entities: string[]; relations: number }",
 			"saved.latest":   "{ bestLapMs: number; id: string; trackName: string }[]",
 			"saved.lapCount": "number",
+			"saved.report":   reportShape,
 		},
 	}
 }
@@ -145,6 +151,18 @@ func TestSavedResultOriginReplies(t *testing.T) {
 		// script's error adds nothing.
 		{"saved-code-misreads", "const a = 1;\nconst b = 2;\nreturn await saved.split({ path: \"/notes/note.txt\" });",
 			[]string{"RUNTIME at 3:20: TypeError: in saved.split version 1, line 2 column 10: Object has no member 'split'. t is the result of files.read_text_file (line 1), declared `{ content: string }`: an object with member content, which has no member split (read at line 2): use t.content, the string in it, e.g. t.content.split(…).\n"}},
+		// Values nested in a saved function's result: the path from it
+		// and the whole declared result, as for a host result's members.
+		{"saved-nested-field-of-string", "const r = await saved.report({});\nreturn r.rows[0].id.name.toUpperCase();",
+			[]string{"r.rows[0].id is result.rows[0].id, part of the result of saved.report (line 1), declared `" + reportShape + "`: a string, which has no member name (read at line 2): use r.rows[0].id itself."}},
+		{"saved-nested-array-method-on-object", "const r = await saved.report({});\nreturn r.summary.filter((l: number) => l < 91);",
+			[]string{"TypeError: Object has no member 'filter'. r.summary is result.summary, part of the result of saved.report (line 1), declared `" + reportShape + "`: an object with members text, laps, which has no member filter (read at line 2): use r.summary.laps, the array in it, e.g. r.summary.laps.filter(…)."}},
+		{"saved-nested-array-as-object", "const r = await saved.report({});\nreturn r.rows.id.toUpperCase();",
+			[]string{"r.rows is result.rows, part of the result of saved.report (line 1), declared `" + reportShape + "`: an array, which has no member id (read at line 2). Pick an element first, e.g. r.rows[0].id for the first one, or loop over the list."}},
+		{"saved-nested-number-as-object", "const r = await saved.report({});\nreturn r.rows[1].laps.count.toFixed(1);",
+			[]string{"r.rows[1].laps is result.rows[1].laps, part of the result of saved.report (line 1), declared `" + reportShape + "`: a number, which has no member count (read at line 2): use r.rows[1].laps itself."}},
+		{"saved-nested-row-method", "const r = await saved.report({});\nreturn r.rows[0].map((x: any) => x);",
+			[]string{"TypeError: Object has no member 'map'. r.rows[0] is result.rows[0], part of the result of saved.report (line 1), declared `" + reportShape + "`: an object with members id, laps, which has no member map (read at line 2): read one of its members."}},
 		{"saved-code-misreads-saved", "const a = 1;\nreturn await saved.nested({ path: \"/notes/note.txt\" });",
 			[]string{"in saved.nested version 1, line 3 column 10: Object has no member 'split'. t is the result of saved.readNote (line 2), declared `{ content: string; path: string }`"}},
 	}, newSavedResultHost)

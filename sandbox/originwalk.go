@@ -157,6 +157,14 @@ func (o *origins) ownData(obj *goja.Object, k string) goja.Value {
 	return o.ownDataAt(obj, o.vm.ToValue(k))
 }
 
+// element is ownData for element i of the array a.
+func (o *origins) element(a *goja.Object, i int) goja.Value {
+	if o.ownProp == nil {
+		return a.Get(itoa(i))
+	}
+	return o.ownDataAt(a, o.vm.ToValue(i))
+}
+
 // ownDataAt is ownData for a key already a value.
 func (o *origins) ownDataAt(obj *goja.Object, k goja.Value) goja.Value {
 	d, err := o.ownProp(goja.Undefined(), obj, k)
