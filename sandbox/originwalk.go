@@ -22,17 +22,25 @@ import (
 // function, a frozen, sealed or non-extensible object is neither marked
 // nor entered.
 //
-// The walk is bounded: maxMarkDepth levels, maxMarkVisits objects and
-// members per result, maxMarkVisitsTotal per execution; past a bound it
-// stops, leaving the rest as it was. A marked object is not entered
+// The walk is bounded: maxMarkDepth levels, the first maxMarkElements
+// elements of an array and maxMarkMembers members of an object,
+// maxMarkVisits objects and members per result, maxMarkVisitsTotal per
+// execution; past a bound it stops, leaving the rest as it was. A marked object is not entered
 // again, so a cycle ends there. The result is returned unchanged either
 // way; only Object.getPrototypeOf tells.
 
-// Bounds of the walk of a sub-program's result.
+// Bounds of the walk of a sub-program's result. A list's rows are alike,
+// and a script that misreads one misreads the first it reaches, so only
+// the first maxMarkElements elements of an array and maxMarkMembers
+// members of an object are entered: a descriptor costs about 9
+// allocations, and a saved function returning a long list would
+// otherwise pay one per member of every row.
 const (
 	maxMarkDepth       = 32
 	maxMarkVisits      = 10000
 	maxMarkVisitsTotal = 4 * maxMarkVisits
+	maxMarkElements    = 8
+	maxMarkMembers     = 64
 )
 
 // captureOwnProp keeps the runtime's Object.getOwnPropertyDescriptor for
@@ -55,18 +63,27 @@ func (e *execution) captureOwnProp(ns string) {
 	}
 }
 
+// walkOff turns the walk below the top level off, for the benchmark
+// that compares its cost (BenchmarkSavedResultWalk).
+var walkOff bool
+
 // markTree marks v, a sub-program's result, and the plain objects and
 // arrays inside it (see above); without a captured
 // getOwnPropertyDescriptor, v alone.
 func (o *origins) markTree(v *goja.Object) {
-	if o.ownProp == nil {
+	if o.ownProp == nil || walkOff {
 		o.markMade(v)
 		return
 	}
 	left := min(maxMarkVisits, o.walkLeft)
 	start := left
+	defer func() {
+		// Nothing above is known to panic; if something did, the walk
+		// stops where it was and the result is returned as it is.
+		_ = recover()
+		o.walkLeft -= start - left
+	}()
 	o.markNode(v, 0, &left)
-	o.walkLeft -= start - left
 }
 
 // markNode marks obj, at depth, if it is a plain object or array that
@@ -111,8 +128,8 @@ func (o *origins) markNode(obj *goja.Object, depth int, left *int) {
 		o.markElements(obj, depth, left)
 		return
 	}
-	for _, k := range obj.Keys() {
-		if *left <= 0 {
+	for i, k := range obj.Keys() {
+		if *left <= 0 || i >= maxMarkMembers {
 			return
 		}
 		*left--
@@ -122,11 +139,11 @@ func (o *origins) markNode(obj *goja.Object, depth int, left *int) {
 	}
 }
 
-// markElements walks the elements of the array a, up to the bound: its
-// length is an own data property of every array; a hole or an accessor
-// element is skipped.
+// markElements walks the first elements of the array a: its length is
+// an own data property of every array; a hole or an accessor element is
+// skipped.
 func (o *origins) markElements(a *goja.Object, depth int, left *int) {
-	n := a.Get("length").ToInteger()
+	n := min(a.Get("length").ToInteger(), maxMarkElements)
 	for i := int64(0); i < n; i++ {
 		if *left <= 0 {
 			return
