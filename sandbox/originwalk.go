@@ -38,7 +38,7 @@ import (
 const (
 	maxMarkDepth       = 32
 	maxMarkVisits      = 10000
-	maxMarkVisitsTotal = 4 * maxMarkVisits
+	maxMarkVisitsTotal = 2 * maxMarkVisits
 	maxMarkElements    = 8
 	maxMarkMembers     = 64
 )
