@@ -288,12 +288,15 @@ return out;`
 }
 
 // TestSavedResultWalkBounded checks that a result too large or too deep
-// for the walk is returned whole, marked as far as the bounds reach.
+// for the walk is returned whole, marked as far as the bounds reach, and
+// that once an execution's walks have used their bound, a saved
+// function's result is still marked at its top level.
 func TestSavedResultWalkBounded(t *testing.T) {
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
 		h := newSavedResultHost().(*savedResultHost)
 		h.code["deep"] = "let v: any = { leaf: true };\nfor (let i = 0; i < 100; i++) v = { next: v };\nreturn v;"
 		h.code["wide"] = "const rows: any[] = [];\nfor (let i = 0; i < 30000; i++) rows.push({ i });\nreturn { rows };"
+		h.code["tree"] = "const t: any = {};\nfor (let i = 0; i < 64; i++) { const m: any = {}; for (let j = 0; j < 64; j++) m[\"m\" + j] = { a: { b: 1 }, c: [{ d: 1 }] }; t[\"t\" + i] = m; }\nreturn t;"
 		src := `const d = await saved.deep({});
 let v: any = d, depth = 0;
 while (v.next) { v = v.next; depth++; }
@@ -304,6 +307,15 @@ return { depth, leaf: v.leaf, rows: w.rows.length, last: w.rows[29999].i, near: 
 		want := `{"depth":100,"leaf":true,"rows":30000,"last":29999,"near":true,"far":false,"first":true,"late":false}`
 		if !jsonEqual(t, res.Value, want) {
 			t.Errorf("value %s\nwant  %s", res.Value, want)
+		}
+		src = `const marked = (x: any) => Object.getPrototypeOf(x) !== Object.prototype;
+const a = await saved.tree({});
+const b = await saved.tree({});
+const c = await saved.tree({});
+return [marked(a), marked(a.t0.m0), marked(a.t63.m63), marked(b.t0.m0), marked(c), marked(c.t0), marked(c.t0.m0.a)];`
+		res = mustRun(t, sb, src, h)
+		if want := `[true,true,false,true,true,false,false]`; string(res.Value) != want {
+			t.Errorf("marked %s, want %s", res.Value, want)
 		}
 	})
 }

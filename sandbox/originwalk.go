@@ -25,9 +25,9 @@ import (
 // The walk is bounded: maxMarkDepth levels, the first maxMarkElements
 // elements of an array and maxMarkMembers members of an object,
 // maxMarkVisits objects and members per result, maxMarkVisitsTotal per
-// execution; past a bound it stops, leaving the rest as it was. A marked object is not entered
-// again, so a cycle ends there. The result is returned unchanged either
-// way; only Object.getPrototypeOf tells.
+// execution; past a bound it stops, leaving the rest as it was. A marked
+// object is not entered again, so a cycle ends there. The result is
+// returned unchanged either way; only Object.getPrototypeOf tells.
 
 // Bounds of the walk of a sub-program's result. A list's rows are alike,
 // and a script that misreads one misreads the first it reaches, so only
@@ -71,8 +71,8 @@ var walkOff bool
 // arrays inside it (see above); without a captured
 // getOwnPropertyDescriptor, v alone.
 func (o *origins) markTree(v *goja.Object) {
-	if o.ownProp == nil || walkOff {
-		o.markMade(v)
+	if o.ownProp == nil || walkOff || o.walkLeft <= 0 {
+		o.markMade(v) // the top level costs no read
 		return
 	}
 	left := min(maxMarkVisits, o.walkLeft)
