@@ -296,7 +296,7 @@ func TestSavedResultWalkBounded(t *testing.T) {
 		h := newSavedResultHost().(*savedResultHost)
 		h.code["deep"] = "let v: any = { leaf: true };\nfor (let i = 0; i < 100; i++) v = { next: v };\nreturn v;"
 		h.code["wide"] = "const rows: any[] = [];\nfor (let i = 0; i < 30000; i++) rows.push({ i });\nreturn { rows };"
-		h.code["tree"] = "const t: any = {};\nfor (let i = 0; i < 64; i++) { const m: any = {}; for (let j = 0; j < 64; j++) m[\"m\" + j] = { a: { b: 1 }, c: [{ d: 1 }] }; t[\"t\" + i] = m; }\nreturn t;"
+		h.code["tree"] = "const t: any = {};\nfor (let i = 0; i < 64; i++) { const m: any = {}; for (let j = 0; j < 16; j++) m[\"m\" + j] = { a: { b: 1 }, c: [{ d: 1 }] }; t[\"t\" + i] = m; }\nreturn t;"
 		src := `const d = await saved.deep({});
 let v: any = d, depth = 0;
 while (v.next) { v = v.next; depth++; }
@@ -311,8 +311,9 @@ return { depth, leaf: v.leaf, rows: w.rows.length, last: w.rows[29999].i, near: 
 		src = `const marked = (x: any) => Object.getPrototypeOf(x) !== Object.prototype;
 const a = await saved.tree({});
 const b = await saved.tree({});
+for (let i = 0; i < 3; i++) await saved.tree({});
 const c = await saved.tree({});
-return [marked(a), marked(a.t0.m0), marked(a.t63.m63), marked(b.t0.m0), marked(c), marked(c.t0), marked(c.t0.m0.a)];`
+return [marked(a), marked(a.t0.m0), marked(a.t63.m15), marked(b.t0.m0), marked(c), marked(c.t0), marked(c.t0.m0.a)];`
 		res = mustRun(t, sb, src, h)
 		if want := `[true,true,false,true,true,false,false]`; string(res.Value) != want {
 			t.Errorf("marked %s, want %s", res.Value, want)
