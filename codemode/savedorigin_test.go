@@ -30,6 +30,9 @@ func TestSavedResultOrigins(t *testing.T) {
 			"TypeError: Object has no member 'filter'. sum is the result of saved.raceSummary (line 1), declared `{ count: number; names: string[] }`: an object with members count, names, which has no member filter (read at line 2): use sum.names, the array in it, e.g. sum.names.filter(…)."},
 		{"const sum = await saved.raceSummary({ status: \"cancelled\" });\nreturn sum.count.value.toFixed(0);",
 			"sum.count is result.count, part of the result of saved.raceSummary (line 1), declared `{ count: number; names: string[] }`: a number, which has no member value (read at line 2): use sum.count itself."},
+		// A value nested in the result: the saved function's array.
+		{"const sum = await saved.raceSummary({ status: \"cancelled\" });\nreturn sum.names.name.toUpperCase();",
+			"sum.names is result.names, part of the result of saved.raceSummary (line 1), declared `{ count: number; names: string[] }`: an array, which has no member name (read at line 2). Pick an element first, e.g. sum.names[0].name for the first one, or loop over the list."},
 		{"const sum = await saved.raceSummary({ status: \"cancelled\" });\nawait races.createRace({ name: String(sum) });\nreturn 1;",
 			"in the arguments to races.createRace, args.name holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\"); the object is the result of saved.raceSummary (line 1), declared `{ count: number; names: string[] }`. Pass the member you meant (.count, .names)"},
 	}

@@ -243,7 +243,10 @@ func TestResultOriginReplies(t *testing.T) {
 // TestResultOriginsStayInvisible checks that the recording prototypes
 // of result objects and of strings and numbers change nothing a script
 // observes: JSON, keys, for…in, spread, "in", instanceof, assignment,
-// methods of Object.prototype, and misses that are not errors.
+// methods of Object.prototype, and misses that are not errors; nested
+// values (a row, which keeps the plain prototype) included, and getters
+// the script put on a result are not called by the recording of a later
+// result.
 func TestResultOriginsStayInvisible(t *testing.T) {
 	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
 		src := `const g = await memory.read_graph({});
@@ -251,13 +254,19 @@ const keys = Object.keys(g).join(",");
 let forIn = 0;
 for (const k in g) forIn++;
 (g as any).extra = 1;
+let calls = 0;
+Object.defineProperty(g.entities[0], "counted", { get() { calls++; return 1; }, enumerable: false });
+Object.defineProperty(g.entities, "counted", { get() { calls++; return 2; }, enumerable: false });
 const s = await lab.getNote({});
-return { json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({ ...g }).length, has: "entities" in g,
+const again = await memory.read_graph({});
+const nested = { calls, row: Object.keys(again.entities[0]).join(","), obs: Array.isArray(again.entities[0].observations), same: again.entities[0] === again.entities[0],
+  rowProto: Object.getPrototypeOf(again.entities[0]) === Object.prototype, missing: (again.entities[0] as any).nope ?? "none", counted: (g.entities[0] as any).counted + (g.entities as any).counted };
+return { nested, json: JSON.stringify(g.entities[0]), keys, forIn, spread: Object.keys({ ...g }).length, has: "entities" in g,
   inst: g instanceof Object && g.entities instanceof Array, own: g.hasOwnProperty("entities"), extra: (g as any).extra,
   missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g),
   protos: [(s as any).__proto__ === String.prototype, (12 as any).__proto__ === Number.prototype, (g as any).__proto__ === Object.getPrototypeOf(g)] };`
 		res := mustRun(t, sb, src, resultHost())
-		want := `{"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
+		want := `{"nested":{"calls":0,"row":"name,entityType,observations","obs":true,"same":true,"rowProto":true,"missing":"none","counted":3},"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
 		if !jsonEqual(t, res.Value, want) {
 			t.Errorf("value %s", res.Value)
 		}

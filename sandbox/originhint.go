@@ -209,11 +209,15 @@ func (e *execution) missFix(m missedRead, expr string, line int) string {
 		}
 		what += ", which has no member " + f + at
 		for _, k := range keys {
-			mv := v.Get(k)
-			_, isStr := mv.Export().(string)
-			arr := false
-			if o, ok := mv.(*goja.Object); ok && o.ClassName() == "Array" {
-				arr = true
+			mv := e.origins.ownData(v, k)
+			if mv == nil {
+				continue // an accessor: not read
+			}
+			isStr, arr := false, false
+			if o, ok := mv.(*goja.Object); ok {
+				arr = o.ClassName() == "Array"
+			} else {
+				_, isStr = mv.Export().(string) // a primitive: exporting it runs nothing
 			}
 			if stringMethods[f] && isStr || arrayMethods[f] && arr {
 				kind := "the string"
@@ -223,7 +227,9 @@ func (e *execution) missFix(m missedRead, expr string, line int) string {
 				return fmt.Sprintf("%s: use %s, %s in it, e.g. %s.%s.", what, memberPath(name, k), kind, memberPath(name, k), callSuffix(f))
 			}
 		}
-		if c := suggestpkg.Closest(f, keys); c != "" {
+		// A string or array method is not a misspelt member (map is not
+		// laps).
+		if c := suggestpkg.Closest(f, keys); c != "" && !stringMethods[f] && !arrayMethods[f] {
 			return fmt.Sprintf("%s: did you mean %s?", what, memberPath(name, c))
 		}
 		if len(keys) == 1 {

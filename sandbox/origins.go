@@ -89,6 +89,12 @@ type origins struct {
 	plainObject, plainArray *goja.Object
 	misses                  []missedRead
 	coerced                 []*goja.Object // result objects whose toString was looked up
+	// ownProp is the runtime's Object.getOwnPropertyDescriptor, captured
+	// before the script for the walk of sub-programs' results (see
+	// originwalk.go), or nil; walkLeft is what the execution's walks may
+	// still visit.
+	ownProp  goja.Callable
+	walkLeft int
 }
 
 // originFrames is how many frames are captured to find the script's
@@ -121,9 +127,9 @@ func (e *execution) keepResult(v goja.Value, fn, site, subSite string) {
 
 // keepSubResult keeps v, what sub-program fn (a saved function, called
 // from frame) returned, as one of the latest results. v, made by the
-// sub-program's code, gets the recording prototype a decoded result has
-// when it is a plain object or array; its members keep theirs, since
-// reading them could run a getter of that code.
+// sub-program's code, and the plain objects and arrays inside it get the
+// recording prototype a decoded result has, by a walk that runs none of
+// that code (see originwalk.go).
 func (e *execution) keepSubResult(v goja.Value, fn string, frame *goja.StackFrame) {
 	o := &e.origins
 	if originsOff {
@@ -133,7 +139,7 @@ func (e *execution) keepSubResult(v goja.Value, fn string, frame *goja.StackFram
 		e.primeOrigins()
 	}
 	if obj, ok := v.(*goja.Object); ok {
-		o.markMade(obj)
+		o.markTree(obj)
 	}
 	o.keep(hostResult{v: v, fn: fn, frame: frame})
 }
@@ -163,10 +169,7 @@ func (o *origins) markMade(obj *goja.Object) {
 			_ = obj.SetPrototype(o.objProto)
 		}
 	case "Array":
-		if o.plainArray == nil {
-			o.plainArray = o.vm.NewArray().Prototype()
-		}
-		if obj.Prototype() == o.plainArray {
+		if obj.Prototype() == o.arrayPrototype() {
 			_ = obj.SetPrototype(o.arrayProto(obj))
 		}
 	}
@@ -290,7 +293,7 @@ func (e *execution) origin(v goja.Value) (hostResult, string, bool) {
 	visits := maxOriginVisits
 	for i := len(e.origins.kept) - 1; i >= 0; i-- {
 		r := e.origins.kept[i]
-		if path, ok := findValue(r.v, v, "", &visits); ok {
+		if path, ok := e.origins.findValue(r.v, v, "", &visits); ok {
 			return r, path, true
 		}
 		if visits <= 0 {
@@ -300,32 +303,34 @@ func (e *execution) origin(v goja.Value) (hostResult, string, bool) {
 	return hostResult{}, "", false
 }
 
-// findValue looks for want in v, depth first, and returns its path.
-func findValue(v, want goja.Value, path string, visits *int) (string, bool) {
+// findValue looks for want in v, depth first, and returns its path. It
+// enters no Proxy and reads members with ownData, so it runs no getter
+// of a saved function's code once getOwnPropertyDescriptor is captured.
+func (o *origins) findValue(v, want goja.Value, path string, visits *int) (string, bool) {
 	if *visits--; *visits < 0 || v == nil {
 		return "", false
 	}
 	if same(v, want) {
 		return path, true
 	}
-	o, ok := v.(*goja.Object)
-	if !ok {
+	obj, ok := v.(*goja.Object)
+	if !ok || obj.ExportType() == proxyType {
 		return "", false
 	}
-	switch o.ClassName() {
+	switch obj.ClassName() {
 	case "Array":
-		n := int(o.Get("length").ToInteger())
+		n := int(obj.Get("length").ToInteger())
 		for i := 0; i < n && *visits > 0; i++ {
-			if p, ok := findValue(o.Get(itoa(i)), want, path+"["+itoa(i)+"]", visits); ok {
+			if p, ok := o.findValue(o.element(obj, i), want, path+"["+itoa(i)+"]", visits); ok {
 				return p, true
 			}
 		}
 	case "Object":
-		for _, k := range o.Keys() {
+		for _, k := range obj.Keys() {
 			if *visits <= 0 {
 				break
 			}
-			if p, ok := findValue(o.Get(k), want, memberPath(path, k), visits); ok {
+			if p, ok := o.findValue(o.ownData(obj, k), want, memberPath(path, k), visits); ok {
 				return p, true
 			}
 		}

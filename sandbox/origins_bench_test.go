@@ -78,3 +78,34 @@ func BenchmarkResultOriginsReturn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSavedResultWalk measures the walk that marks a saved
+// function's result below its top level (originwalk.go), in one run: a
+// script calls a saved function that returns 200 rows of 4 members (a
+// nested object and array each) and reads one, with the walk on, off
+// (the top level alone marked) and with the recording off altogether.
+func BenchmarkSavedResultWalk(b *testing.B) {
+	h := newSavedResultHost().(*savedResultHost)
+	h.code["rows"] = "const rows: any[] = [];\nfor (let i = 0; i < 200; i++) rows.push({ id: \"s\" + i, laps: i, best: { ms: 90000 + i }, tags: [\"a\", \"b\"] });\nreturn { rows, total: rows.length };"
+	src := "const r = await saved.rows({});\nreturn r.rows[199].best.ms + r.total;"
+	// The most the walk can visit: 64 members of 64 members of 64 (its
+	// member bound at each level), until it has visited maxMarkVisits.
+	h.code["tree"] = "const leaf = (n: number) => { const o: any = {}; for (let i = 0; i < 64; i++) o[\"k\" + i] = n; return o; };\n" +
+		"const mid = () => { const o: any = {}; for (let i = 0; i < 64; i++) o[\"m\" + i] = leaf(i); return o; };\n" +
+		"const top: any = {};\nfor (let i = 0; i < 64; i++) top[\"t\" + i] = mid();\nreturn top;"
+	sb := benchSandbox(b)
+	for _, c := range []struct {
+		name, src     string
+		walk, records bool
+	}{
+		{"rows/walk", src, true, true}, {"rows/top", src, false, true}, {"rows/off", src, false, false},
+		{"tree/walk", "const t = await saved.tree({});\nreturn t.t0.m0.k0;", true, true},
+		{"tree/top", "const t = await saved.tree({});\nreturn t.t0.m0.k0;", false, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			walkOff, originsOff = !c.walk, !c.records
+			defer func() { walkOff, originsOff = false, false }()
+			benchRun(b, sb, c.src, h)
+		})
+	}
+}

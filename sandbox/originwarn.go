@@ -169,7 +169,7 @@ func (e *execution) keptObject(o *goja.Object) (hostResult, string, bool) {
 			continue
 		}
 		for _, k := range top.Keys() {
-			if m, ok := top.Get(k).(*goja.Object); ok && m == o {
+			if m, ok := e.origins.ownData(top, k).(*goja.Object); ok && m == o {
 				return r, memberPath("", k), true
 			}
 		}

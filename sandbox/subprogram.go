@@ -140,6 +140,9 @@ type subState struct {
 
 // subNamespace returns namespace ns as seen at depth (0: the script's).
 func (e *execution) subNamespace(ns string, depth int) (goja.Value, error) {
+	if depth == 0 {
+		e.captureOwnProp(ns) // before the script runs
+	}
 	if objs := e.sub.nsObjs[ns]; depth < len(objs) && objs[depth] != nil {
 		return objs[depth], nil
 	}
