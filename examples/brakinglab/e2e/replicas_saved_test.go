@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,8 @@ func saveProfile(name string) string {
 // replica A reaches her Streamable HTTP session on replica B as
 // notifications/tools/list_changed, and B's tools/list then names the
 // function; rival's (bob's) session on B hears nothing of it, and his own
-// save reaches him. The store sends pgstate's notice inside its
+// save reaches him. A BrakingLab over stdio on the same database (as
+// alice) hears of her saves on A, and her save over stdio reaches B. The store sends pgstate's notice inside its
 // transaction and B's pgstate listener hears it. Each notification is
 // awaited where it must arrive, and the counts checked after alice's last
 // save: a notification for someone else's change would have arrived
@@ -131,13 +133,35 @@ func TestTwoReplicasNotifySavedFunctions(t *testing.T) {
 		t.Fatalf("bob's tools/list on B after his save on A:\n%s", d)
 	}
 
-	// The last change: alice's second version.
+	// alice also runs BrakingLab over stdio on the same database (a
+	// third process): her save on A reaches that session too, and her
+	// save there reaches her session on B.
+	cmd := exec.Command(binary, "-stdio", "-user", "demo", "-db", rs.replicas[0].DB)
+	cmd.Env = cleanEnv()
+	stdio := &savedListener{changed: make(chan struct{}, 16)}
+	stdio.cs, err = mcp.NewClient(&mcp.Implementation{Name: "saved-stdio", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { stdio.changed <- struct{}{} },
+	}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v", err)
+	}
+	defer stdio.cs.Close()
+	stdio.description(t, ctx)
 	executeCode(t, ctx, aliceOnA, saveProfile("myProfile"))
 	alice.next(t, ctx, "alice")
-	if d := alice.description(t, ctx); !strings.Contains(d, "saved.myProfile (READ-ONLY, version 2)") || strings.Contains(d, "bobsProfile") {
-		t.Fatalf("alice's tools/list on B after her second save:\n%s", d)
+	stdio.next(t, ctx, "alice over stdio")
+	if d := stdio.description(t, ctx); !strings.Contains(d, "saved.myProfile (READ-ONLY, version 2)") {
+		t.Fatalf("alice's tools/list over stdio after her second save on A:\n%s", d)
 	}
-	if na, nb := len(alice.changed), len(bob.changed); na+nb != 0 {
-		t.Fatalf("extra notifications: alice %d, bob %d", na, nb)
+
+	// The last change: alice's third version, saved over stdio.
+	executeCode(t, ctx, stdio.cs, saveProfile("myProfile"))
+	alice.next(t, ctx, "alice")
+	stdio.next(t, ctx, "alice over stdio")
+	if d := alice.description(t, ctx); !strings.Contains(d, "saved.myProfile (READ-ONLY, version 3)") || strings.Contains(d, "bobsProfile") {
+		t.Fatalf("alice's tools/list on B after her save over stdio:\n%s", d)
+	}
+	if na, nb, ns := len(alice.changed), len(bob.changed), len(stdio.changed); na+nb+ns != 0 {
+		t.Fatalf("extra notifications: alice %d, bob %d, alice over stdio %d", na, nb, ns)
 	}
 }
