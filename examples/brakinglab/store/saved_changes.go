@@ -64,9 +64,8 @@ func (f *SavedFunctions) committed(owner string, everyone bool) {
 // database handle on PostgreSQL or when SQLite cannot tell.
 func (f *SavedFunctions) key() string {
 	db := f.s.db
-	fallback := fmt.Sprintf("db %p", db)
 	if sqldb.EngineOf(db) == sqldb.Postgres {
-		return fallback
+		return fmt.Sprintf("db %p", db)
 	}
 	f.file.mu.Lock()
 	defer f.file.mu.Unlock()
@@ -78,7 +77,7 @@ func (f *SavedFunctions) key() string {
 	var file string
 	err := db.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&file)
 	if err != nil || file == "" {
-		return fallback
+		return fmt.Sprintf("db %p", db)
 	}
 	f.file.key = "sqlite " + file
 	return f.file.key
