@@ -26,7 +26,8 @@ func (s *State) SavedFunctions() *SavedFunctions { return &SavedFunctions{s} }
 // Each save, publication and removal sends a NOTIFY on channel
 // codemode_saved in its own transaction, so a change that is rolled back
 // tells nobody; every replica's listener reports it to the watchers
-// ([SavedFunctions.WatchSaved]), its own included.
+// ([SavedFunctions.WatchSaved]), its own included. A host keeping saved
+// functions in tables of its own sends the same notice ([SavedNotice]).
 type SavedFunctions struct{ s *State }
 
 var (
@@ -65,14 +66,34 @@ const (
 	maxOwnerPayload = 4000
 )
 
+// SavedNotice returns the NOTIFY that tells every replica's State that
+// owner's saved functions changed (everyone: the change concerns every
+// principal, because the function is or was published). It is for a host
+// that keeps saved functions in tables of its own, in the database the
+// State's pool reaches: run
+//
+//	SELECT pg_notify($1, $2)
+//
+// with channel and payload inside the transaction that makes the change,
+// after the change, so that the notice is delivered when the transaction
+// commits and never when it rolls back; report only changes that were
+// stored (not a save refused at the limit, nor the removal of a name
+// there is none of). Every State on that database then reports it to
+// the watchers of its SavedFunctions ([SavedFunctions.WatchSaved]),
+// which the host's store can return as its own [state.SavedChanges]. The
+// payload is the one this package's own store sends.
+func SavedNotice(owner string, everyone bool) (channel, payload string) {
+	if everyone || len(owner) > maxOwnerPayload {
+		return savedChannel, everyonePayload
+	}
+	return savedChannel, ownerPayload + owner
+}
+
 // notifySaved sends the notification of a change of owner's functions
 // within tx: it is delivered when tx commits, and never if it does not.
 func notifySaved(ctx context.Context, tx pgx.Tx, owner string, everyone bool) error {
-	payload := ownerPayload + owner
-	if everyone || len(owner) > maxOwnerPayload {
-		payload = everyonePayload
-	}
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", savedChannel, payload)
+	ch, payload := SavedNotice(owner, everyone)
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", ch, payload)
 	return err
 }
 

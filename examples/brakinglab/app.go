@@ -122,8 +122,9 @@ func (a *app) Close() error {
 // registry and its spent approvals in the PostgreSQL database when the store is there (package
 // codemode/pgstate), so that replicas on that database share them: a
 // user's budget holds across replicas, a cancellation reaches the
-// replica running the call, an approval is spent once, and either replica
-// serves the approval page and the re-run that follows it. With SQLite (one process) the in-process
+// replica running the call, an approval is spent once, either replica
+// serves the approval page and the re-run that follows it, and a saved
+// function changed on one replica notifies the sessions of every one. With SQLite (one process) the in-process
 // defaults stay. Limits turned off in opts stay off.
 func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	st, err := a.sharedState(ctx)
@@ -144,11 +145,25 @@ func (a *app) shareState(ctx context.Context, opts *codemode.Options) error {
 	}
 	opts.State.Cancellations = a.shared.Cancellations()
 	opts.Approvals.Spent = a.shared.SpentApprovals()
+	opts.Saved = a.savedLibrary(a.shared)
 	if pg := opts.Approvals.Page; pg != nil {
 		pg.Store = a.shared.PendingApprovals()
 		pg.Limiter = a.shared.Limiter("approval-page", approval.DefaultPageRatePerSec, approval.DefaultPageBurst)
 	}
 	return nil
+}
+
+// savedLibrary returns the saved functions, kept in the store. With the
+// PostgreSQL state replicas share (shared not nil), a change on any
+// replica reaches the sessions of every one: the store sends pgstate's
+// notice in its transaction and shared's listener hears it. Without it
+// (SQLite, one process) the store reports its changes in process.
+func (a *app) savedLibrary(shared *pgstate.State) *saved.Library {
+	fns := a.store.SavedFunctions()
+	if shared != nil {
+		fns = fns.WithChanges(shared.SavedFunctions())
+	}
+	return saved.New(&saved.Options{Store: fns})
 }
 
 // sharedState returns the PostgreSQL state replicas share, connecting on
@@ -211,8 +226,8 @@ func (a *app) codemodeOptions() *codemode.Options {
 		// Scripts that worked are saved with codemode.save and called in
 		// later conversations as saved.<name>(input); they live in the
 		// same database as everything else (SQLite, or PostgreSQL shared
-		// by the replicas).
-		Saved: saved.New(&saved.Options{Store: a.store.SavedFunctions()}),
+		// by the replicas, where shareState replaces this Library).
+		Saved: a.savedLibrary(nil),
 		RateLimits: codemode.RateLimitOptions{
 			RatePerSecond: a.cfg.RatePerSecond,
 			// -rate-limit -1 (test suites) turns the request limit off too.
@@ -252,6 +267,15 @@ func (a *app) serveStdio(ctx context.Context) error {
 	}
 	opts := a.codemodeOptions()
 	opts.Principal = &p // the stdio user; New wants an identity for HTTP too
+	// On PostgreSQL the session hears of the saved functions the user
+	// changes through other servers on the database.
+	shared, err := a.sharedState(ctx)
+	if err != nil {
+		return err
+	}
+	if shared != nil {
+		opts.Saved = a.savedLibrary(shared)
+	}
 	cm, err := codemode.New(a.cat, opts)
 	if err != nil {
 		return err

@@ -17,26 +17,49 @@ import (
 // SavedFunctions returns the saved functions kept in this database, a
 // state.SavedFunctions for saved.Options.Store: on SQLite for one
 // process, on PostgreSQL for every replica. Owners are principals'
-// subjects (user IDs). A save holds the owner's lock (an advisory lock on
-// PostgreSQL; SQLite has one writer), so versions are consecutive and the
-// per-owner limit holds.
-func (s *Store) SavedFunctions() *SavedFunctions { return &SavedFunctions{s} }
+// subjects (user IDs). A save, publication or removal holds the owner's
+// lock (an advisory lock on PostgreSQL; SQLite has one writer), so
+// versions are consecutive, the per-owner limit holds and a save knows
+// whether its name is published. Each runs in a transaction of its own,
+// also on a Store from InTx.
+//
+// It also implements state.SavedChanges, so that the sessions of every
+// server using the database hear of a change (see WatchSaved).
+func (s *Store) SavedFunctions() *SavedFunctions {
+	return &SavedFunctions{s: s, file: &fileKey{}}
+}
 
-// SavedFunctions is the Store's state.SavedFunctions.
-type SavedFunctions struct{ s *Store }
+// SavedFunctions is the Store's state.SavedFunctions and
+// state.SavedChanges.
+type SavedFunctions struct {
+	s *Store
+	// shared reports the changes of every replica (WithChanges).
+	shared state.SavedChanges
+	// file names the SQLite file for the in-process reports (key).
+	file *fileKey
+}
 
-var _ state.SavedFunctions = (*SavedFunctions)(nil)
+var (
+	_ state.SavedFunctions = (*SavedFunctions)(nil)
+	_ state.SavedChanges   = (*SavedFunctions)(nil)
+)
+
+// savedLock names the lock a change of owner's functions holds.
+func savedLock(owner string) string { return "saved functions of " + owner }
 
 // Save implements state.SavedFunctions.
 func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNames int) (int, error) {
 	uses, _ := json.Marshal(nonNilStrings(fn.Uses))
-	var version int
-	err := sqldb.LockedTx(ctx, f.s.db, "saved functions of "+fn.Owner, func(tx *sql.Tx) error {
-		var exists int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM saved_function_names WHERE owner = ? AND name = ?`, fn.Owner, fn.Name).Scan(&exists); err != nil {
+	var (
+		version   int
+		published int
+	)
+	err := sqldb.LockedTx(ctx, f.s.db, savedLock(fn.Owner), func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT published FROM saved_function_names WHERE owner = ? AND name = ?`, fn.Owner, fn.Name).Scan(&published)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if exists == 0 {
+		if errors.Is(err, sql.ErrNoRows) {
 			var n int
 			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM saved_function_names WHERE owner = ?`, fn.Owner).Scan(&n); err != nil {
 				return err
@@ -51,10 +74,12 @@ func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNa
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM saved_functions WHERE owner = ? AND name = ?`, fn.Owner, fn.Name).Scan(&version); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO saved_functions (owner, name, version, description, code, input, output, tier, uses, created_at)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO saved_functions (owner, name, version, description, code, input, output, tier, uses, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			fn.Owner, fn.Name, version, fn.Description, fn.Code, string(fn.Input), string(fn.Output), fn.Tier, string(uses), fn.Created.UTC().Format(time.RFC3339Nano))
-		return err
+			fn.Owner, fn.Name, version, fn.Description, fn.Code, string(fn.Input), string(fn.Output), fn.Tier, string(uses), fn.Created.UTC().Format(time.RFC3339Nano)); err != nil {
+			return err
+		}
+		return f.notify(ctx, tx, fn.Owner, published != 0)
 	})
 	if errors.Is(err, state.ErrSavedLimit) {
 		return 0, err
@@ -62,6 +87,7 @@ func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNa
 	if err != nil {
 		return 0, fmt.Errorf("store: saving a function: %w", err)
 	}
+	f.committed(fn.Owner, published != 0)
 	return version, nil
 }
 
@@ -147,22 +173,32 @@ func (f *SavedFunctions) History(ctx context.Context, owner, name string) ([]sta
 
 // Remove implements state.SavedFunctions; its versions go with it.
 func (f *SavedFunctions) Remove(ctx context.Context, owner, name string) (bool, error) {
-	var n int64
-	err := f.s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM saved_functions WHERE owner = ? AND name = ?`, owner, name); err != nil {
-			return err
+	var published int
+	removed := false
+	err := sqldb.LockedTx(ctx, f.s.db, savedLock(owner), func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT published FROM saved_function_names WHERE owner = ? AND name = ?`, owner, name).Scan(&published)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM saved_function_names WHERE owner = ? AND name = ?`, owner, name)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM saved_functions WHERE owner = ? AND name = ?`, owner, name); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM saved_function_names WHERE owner = ? AND name = ?`, owner, name); err != nil {
+			return err
+		}
+		removed = true
+		return f.notify(ctx, tx, owner, published != 0)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: removing a saved function: %w", err)
 	}
-	return n > 0, nil
+	if removed {
+		f.committed(owner, published != 0)
+	}
+	return removed, nil
 }
 
 // Publish implements state.SavedFunctions.
@@ -171,17 +207,24 @@ func (f *SavedFunctions) Publish(ctx context.Context, owner, name string, publis
 	if published {
 		p = 1
 	}
-	var n int64
-	err := f.s.tx(ctx, func(tx *sql.Tx) error {
+	found := false
+	err := sqldb.LockedTx(ctx, f.s.db, savedLock(owner), func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE saved_function_names SET published = ? WHERE owner = ? AND name = ?`, p, owner, name)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		n, err := res.RowsAffected()
+		if err != nil || n == 0 {
+			return err
+		}
+		found = true
+		return f.notify(ctx, tx, owner, true)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: publishing a saved function: %w", err)
 	}
-	return n > 0, nil
+	if found {
+		f.committed(owner, true)
+	}
+	return found, nil
 }
