@@ -122,11 +122,20 @@ func (s *State) reportSaved(owner string, everyone bool) {
 // savedLock is the advisory lock space of saves: one lock per owner.
 const savedLock = 0x73617664 // "savd"
 
+// lockOwner takes owner's save lock until tx ends. Save and Publish both
+// take it: a save reads whether its name is published to choose whom to
+// notify, and a publication between that read and the save's commit would
+// leave other users' sessions unaware of the new version.
+func lockOwner(ctx context.Context, tx pgx.Tx, owner string) error {
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(savedLock), owner)
+	return err
+}
+
 // Save implements [state.SavedFunctions].
 func (f *SavedFunctions) Save(ctx context.Context, fn state.SavedFunction, maxNames int) (int, error) {
 	var version int
 	err := pgx.BeginFunc(ctx, f.s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(savedLock), fn.Owner); err != nil {
+		if err := lockOwner(ctx, tx, fn.Owner); err != nil {
 			return err
 		}
 		var published bool
@@ -272,6 +281,9 @@ func (f *SavedFunctions) Remove(ctx context.Context, owner, name string) (bool, 
 func (f *SavedFunctions) Publish(ctx context.Context, owner, name string, published bool) (bool, error) {
 	found := false
 	err := pgx.BeginFunc(ctx, f.s.pool, func(tx pgx.Tx) error {
+		if err := lockOwner(ctx, tx, owner); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, "UPDATE codemode_saved_names SET published = $3 WHERE owner = $1 AND name = $2", owner, name, published)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -81,5 +82,46 @@ func TestSavedFunctionsAcrossReplicas(t *testing.T) {
 	res = b.Run(t, `return (await codemode.savedHistory("laps")).map(f => f.version + " " + f.tier)`)
 	if got := codemodetest.Value[[]string](t, res); strings.Join(got, ",") != "1 READ-ONLY" {
 		t.Fatalf("history on b: %v", got)
+	}
+}
+
+// A publication waits for the owner's save lock, as a save does: a save
+// reads whether its name is published to choose whom to notify, so a
+// publication slipped between that read and the save's commit would leave
+// other users' sessions unaware of the new version.
+func TestPublishTakesTheOwnersSaveLock(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDatabase(t)
+	fns := newState(t, db).SavedFunctions()
+	fn := state.SavedFunction{Owner: "ann", Name: "f", Description: "d", Code: "return 1", Input: []byte(`{"type":"object"}`), Tier: "READ-ONLY", Created: time.Now()}
+	if _, err := fns.Save(ctx, fn, 0); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lock a save of ann's holds (pgstate's savedLock, "savd").
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", int32(0x73617664), "ann"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := fns.Publish(ctx, "ann", "f", true); done <- err }()
+	select {
+	case err := <-done:
+		_ = tx.Rollback(ctx)
+		t.Fatalf("Publish ended (%v) while a save held ann's lock", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
