@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/brakinglab/codemode-go/codemode"
+	"github.com/brakinglab/codemode-go/sandbox"
 )
 
 // BenchmarkAnchorEndToEnd measures codemode and the reference Node stack
@@ -46,7 +47,15 @@ func BenchmarkAnchorEndToEnd(b *testing.B) {
 	if runs == "" {
 		runs = "300"
 	}
-	srv := benchServer(b)
+	for _, mode := range []sandbox.Mode{sandbox.ModeWorker, sandbox.ModeInProcess} {
+		b.Run("sandbox="+mode.String(), func(b *testing.B) { anchorEndToEnd(b, mode, runs) })
+	}
+}
+
+// anchorEndToEnd is one sandbox mode's BenchmarkAnchorEndToEnd; the
+// anchor and the floor are measured again beside it.
+func anchorEndToEnd(b *testing.B, mode sandbox.Mode, runs string) {
+	srv := benchServer(b, mode)
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	floor := httptest.NewServer(floorHandler(b, hs.URL+"/mcp"))

@@ -88,7 +88,7 @@ func benchBareSDK(b *testing.B) {
 }
 
 func benchCodemodeCall(b *testing.B, code string, distinct bool) {
-	srv := benchServer(b)
+	srv := benchServer(b, sandbox.ModeWorker)
 	benchCalls(b, srv.Handler(), codemode.ToolName, code, distinct)
 }
 
@@ -170,11 +170,12 @@ func (h catalogHost) Call(ctx context.Context, name string, args json.RawMessage
 	return h.cat.Call(ctx, strings.TrimPrefix(name, h.cat.Namespace()+"."), args)
 }
 
-// benchServer is a server over the test catalog for benchmarks, as bench
+// benchServer is a server over the test catalog for benchmarks, in the
+// sandbox mode given, as bench
 // with every limit of rate off (the request limit, 200 at once, would
 // refuse a long run) and an audit sink that drops the events it is
 // given (so they are still built), closed when b ends.
-func benchServer(b *testing.B) *codemode.Server {
+func benchServer(b *testing.B, mode sandbox.Mode) *codemode.Server {
 	b.Helper()
 	p := principal("bench", allScopes...)
 	srv, err := codemode.New(newTestCatalog(b).Catalog, &codemode.Options{
@@ -182,6 +183,7 @@ func benchServer(b *testing.B) *codemode.Server {
 		Logger:     slog.New(slog.DiscardHandler),
 		RateLimits: codemode.RateLimitOptions{RatePerSecond: -1, RequestsPerSecond: -1},
 		Audit:      codemode.AuditOptions{Sink: codemode.AuditFunc(func(context.Context, codemode.AuditEvent) {})},
+		Sandbox:    codemode.SandboxOptions{Mode: mode},
 	})
 	if err != nil {
 		b.Fatal(err)
