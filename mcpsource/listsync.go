@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -182,7 +183,7 @@ func (u *Upstream) refresh(ctx context.Context) ([]string, error) {
 		}
 		u.funcs[name] = registered{tool: w.t.Name, def: w.def}
 	}
-	slices.SortFunc(skipped, func(a, b Skipped) int { return cmpString(a.Tool, b.Tool) })
+	slices.SortFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.Tool, b.Tool) })
 	u.skipped = skipped
 	u.mu.Unlock()
 	for i, s := range skipped {
@@ -197,16 +198,6 @@ func (u *Upstream) refresh(ctx context.Context) ([]string, error) {
 
 // maxSkippedLogs bounds the log lines of one listing's skipped tools.
 const maxSkippedLogs = 20
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // add registers one upstream tool.
 func (u *Upstream) add(name string, t *mcp.Tool) error {

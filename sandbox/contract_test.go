@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/brakinglab/codemode-go/internal/golden"
 )
 
 // explainHost is a funcHost that is also an Explainer, answering as a
@@ -87,10 +84,7 @@ func report(res *Result, err error) string {
 // modes, and compares what the model reads with a golden file: each reply
 // must name the fix. The modes must agree byte for byte.
 func TestContractReplies(t *testing.T) {
-	cases := []struct {
-		name, src string
-		want      []string // pieces the reply must hold, besides its golden file
-	}{
+	cases := []replyCase{
 		{"unknown-function", "const bests = await lab.getPersonalBests({ trackName: \"Spa\" });\nreturn bests;",
 			[]string{"lab.getPersonalBests is not a function. Closest by search: lab.getSessions"}},
 		{"wrong-namespace", "const weak = await codemode.getWeakCorners({ trackName: \"Spa\" });\nreturn weak;",
@@ -122,36 +116,7 @@ func TestContractReplies(t *testing.T) {
 		{"process", "const user = process.env.USER;\nreturn user;",
 			[]string{"process is not defined", "Data comes from the host's functions, on lab"}},
 	}
-	replies := map[string]map[string]string{}
-	for _, m := range testModes {
-		sb, err := New(&Options{Mode: m, Limits: Limits{MaxCalls: 20}, PoolSize: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = sb.Close() })
-		replies[m.String()] = map[string]string{}
-		for _, tc := range cases {
-			t.Run(m.String()+"/"+tc.name, func(t *testing.T) {
-				host := contractHost()
-				res, err := sb.Run(context.Background(), tc.src, host)
-				got := report(res, err)
-				replies[m.String()][tc.name] = got
-				for _, p := range tc.want {
-					if !strings.Contains(got, p) {
-						t.Errorf("reply lacks %q:\n%s", p, got)
-					}
-				}
-				if m == ModeInProcess {
-					golden.Check(t, filepath.Join("testdata", "contract", tc.name+".golden"), []byte(got))
-				}
-			})
-		}
-	}
-	for _, tc := range cases {
-		if a, b := replies["in-process"][tc.name], replies["worker"][tc.name]; a != b {
-			t.Errorf("%s: the modes differ:\nin process:\n%s\nworker:\n%s", tc.name, a, b)
-		}
-	}
+	checkReplies(t, cases, func() Host { return contractHost() })
 }
 
 // TestArrayMembersStayInvisible checks that the getters an array result
