@@ -62,7 +62,9 @@ const memoryStopGrace = 100 * time.Millisecond
 
 // serveWorker runs the worker loop until in ends.
 func serveWorker(in *os.File, out *os.File) int {
-	r, w := wire.NewReader(in), wire.NewWriter(out)
+	inIO, _ := proc.PipeIO(in)
+	_, outIO := proc.PipeIO(out)
+	r, w := wire.NewReader(inIO), wire.NewWriter(outIO)
 
 	f, err := r.Read()
 	if err != nil || f.Type != wire.Setup {

@@ -68,9 +68,11 @@ func startWorker(path string, setup setupMsg) (*workerProc, error) {
 		outR.Close()
 		return nil, err
 	}
+	_, inIO := proc.PipeIO(inW)
+	outIO, _ := proc.PipeIO(outR)
 	w := &workerProc{
 		pid: cmd.Process.Pid, cmd: cmd, in: inW, out: outR,
-		w: wire.NewWriter(inW), r: wire.NewReader(outR),
+		w: wire.NewWriter(inIO), r: wire.NewReader(outIO),
 		tail: tail, exited: make(chan struct{}),
 	}
 	go func() {
