@@ -97,11 +97,13 @@ func (p *rawPipe) Read(b []byte) (int, error) {
 	if p.n == 0 {
 		return 0, io.EOF
 	}
+	afterRead()
 	return p.n, nil
 }
 
 // Write writes all of b, waiting in the poller while the pipe is full.
 func (p *rawPipe) Write(b []byte) (int, error) {
+	beforeWrite()
 	done := 0
 	for done < len(b) {
 		p.buf = b[done:]

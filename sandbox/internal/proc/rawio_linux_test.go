@@ -70,3 +70,29 @@ func TestPipeIOBlocking(t *testing.T) {
 		t.Fatalf("PipeIO on a blocking descriptor returned %T, %T", rd, wr)
 	}
 }
+
+// What a goroutine wrote before it sent a frame is seen by the goroutine
+// that read the frame, as the race detector knows it through package
+// syscall's Read and Write (run under -race: PipeIO's raw system calls
+// must say so themselves).
+func TestPipeIOOrdersMemory(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	rd, _ := PipeIO(r)
+	_, wr := PipeIO(w)
+	var shared int
+	go func() {
+		shared = 42
+		_, _ = wr.Write([]byte{1})
+	}()
+	if _, err := io.ReadFull(rd, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if shared != 42 {
+		t.Fatalf("shared = %d after the frame, want 42", shared)
+	}
+}
