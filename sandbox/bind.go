@@ -216,6 +216,9 @@ func (e *execution) hostFunc(name string) func(goja.FunctionCall) goja.Value {
 		}
 		e.promiseFrom[pv.(*goja.Object)] = name // at most MaxCalls entries
 		e.calls = append(e.calls, CallRecord{Name: name})
+		if e.log != nil {
+			e.log.calls = append(e.log.calls, loggedCall{name: name, args: args}) // at pos.Index
+		}
 		site, origin := e.callSiteOrigin()
 		if origin == "" && e.mainDone {
 			// A continuation of an async function the script did not
@@ -275,6 +278,9 @@ func (e *execution) freeFunc(name string) func(goja.FunctionCall) goja.Value {
 			return vm.ToValue(promise)
 		}
 		out, err := callHost(e.callCtx, e.host, name, args)
+		if e.log != nil {
+			e.log.free = append(e.log.free, loggedCall{name: name, args: args, out: out, err: err, answered: true})
+		}
 		var v goja.Value
 		if err == nil {
 			if v, err = e.parseResult(out); err == nil {

@@ -124,7 +124,7 @@ func (e *execution) parseResult(b json.RawMessage) (goja.Value, error) {
 		return goja.Undefined(), nil
 	}
 	var marks *origins
-	if !originsOff {
+	if e.marking {
 		if !e.origins.primed {
 			e.primeOrigins()
 		}

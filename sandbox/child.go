@@ -376,8 +376,26 @@ func (l *childLoop) serveExec(ctx context.Context, cancel context.CancelCauseFun
 	}
 	hooks.spent = time.Since(start)
 	hooks.entropy = m.Entropy
+	// A second run that explains a failure (see diagnose.go) has a
+	// watchdog of its own: running out of memory there costs the
+	// explanation, not the first run's outcome.
+	var breached, watched, secondDirty bool
+	hooks.replay = func(run func(context.Context) bool) {
+		breached, watched = stop(), true
+		if breached {
+			return
+		}
+		rctx, rcancel := context.WithCancelCause(ctx)
+		defer rcancel(nil)
+		rstop := proc.WatchHeap(m.Limits.MemoryBytes, l.idleBase.Load(), func(uint64) { rcancel(memoryLimitError(m.Limits.MemoryBytes)) })
+		interrupted := run(rctx)
+		secondDirty = rstop() || interrupted
+	}
 	res, err := runScript(ctx, prog, &relayHost{loop: l, funcs: m.Functions, free: m.Free, sub: m.Sub, explain: m.Explain, withhold: m.Withhold}, m.Limits, hooks)
-	breached := stop()
+	if !watched {
+		breached = stop()
+	}
+	done.Dirty = secondDirty
 	done.Result = res
 	if err != nil {
 		done.Error = asSandboxError(err)

@@ -66,6 +66,11 @@ type execHooks struct {
 	// entropy, if set, records the clock and Math.random into
 	// Result.Entropy, replaying these values first (RunOptions.Entropy).
 	entropy *Entropy
+	// replay, if set, is given the second run that explains a failure
+	// (see diagnose.go) to run, so that a worker can watch its memory;
+	// run reports whether the second run was interrupted. Unset,
+	// runScript runs it itself.
+	replay func(run func(ctx context.Context) (interrupted bool))
 }
 
 // callResult is a finished host call, posted back to the loop goroutine.
@@ -138,8 +143,13 @@ type execution struct {
 	explained map[string]string
 
 	// origins keeps the latest host results and the reads that missed
-	// them (see origins.go).
+	// them (see origins.go), in a second run that explains a failure
+	// (marking; see diagnose.go). log, in a first run, keeps what host
+	// calls answered for such a second run; it points at logBuf.
 	origins origins
+	marking bool
+	log     *callLog
+	logBuf  callLog
 	// collectionProtos are Map.prototype and Set.prototype, once needed.
 	collectionProtos [2]*goja.Object
 
@@ -183,16 +193,40 @@ type execution struct {
 	rangeErrCtor           *goja.Object
 }
 
-func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
+func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (*Result, error) {
 	start := time.Now()
-	lim = lim.withDefaults()
 	e := hooks.prepared
 	if e == nil {
 		var perr error
 		if e, perr = newExecution(); perr != nil {
 			return nil, internalError("setting up the runtime failed: " + perr.Error())
 		}
+		hooks.prepared = e
 	}
+	e.log, e.marking = &e.logBuf, markFirst
+	res, err := runOnce(ctx, prog, host, lim, hooks)
+	d := planDiagnosis(e, res, err, time.Since(start)+hooks.spent)
+	if d == nil {
+		return res, err
+	}
+	e, hooks.prepared = nil, nil // the second run needs none of the first's runtime
+	run := func(ctx context.Context) (interrupted bool) {
+		res, err, interrupted = d.explain(ctx, res, err)
+		return interrupted
+	}
+	if hooks.replay != nil {
+		hooks.replay(run)
+	} else {
+		run(ctx)
+	}
+	return res, err
+}
+
+// runOnce is one run of runScript, on hooks.prepared.
+func runOnce(ctx context.Context, prog *compiled, host Host, lim Limits, hooks execHooks) (res *Result, err error) {
+	start := time.Now()
+	lim = lim.withDefaults()
+	e := hooks.prepared
 	e.prog, e.host, e.lim = prog, host, lim
 	var ent *entropySource
 	if hooks.entropy != nil {
@@ -319,6 +353,9 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		{
 			if ent != nil {
 				ent.delivered(e.pending[r.id].index)
+			}
+			if e.log != nil {
+				e.log.answer(e.pending[r.id].index, r)
 			}
 			e.answered++
 			if err := e.settle(r); err != nil {

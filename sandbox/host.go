@@ -154,7 +154,7 @@ func (e *execution) explain(question, fn string) string {
 		return s
 	}
 	var s string
-	switch h := e.host.(type) {
+	switch h := unwrapReplay(e.host).(type) {
 	case *relayHost:
 		if question == "result" || question == "withheld" && h.withhold || question != "withheld" && h.explain {
 			args, _ := json.Marshal(fn)
@@ -163,7 +163,7 @@ func (e *execution) explain(question, fn string) string {
 			}
 		}
 	default:
-		out, _ := explainCall(e.host, explainPrefix+question, mustJSON(fn))
+		out, _ := explainCall(h, explainPrefix+question, mustJSON(fn))
 		_ = json.Unmarshal(out, &s)
 	}
 	if e.explained == nil {

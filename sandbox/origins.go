@@ -110,7 +110,7 @@ var originsOff bool
 // and keeps it as one of the latest results.
 func (e *execution) keepResult(v goja.Value, fn, site, subSite string) {
 	o := &e.origins
-	if originsOff {
+	if !e.marking {
 		return
 	}
 	if !o.primed {
@@ -132,7 +132,7 @@ func (e *execution) keepResult(v goja.Value, fn, site, subSite string) {
 // that code (see originwalk.go).
 func (e *execution) keepSubResult(v goja.Value, fn string, frame *goja.StackFrame) {
 	o := &e.origins
-	if originsOff {
+	if !e.marking {
 		return
 	}
 	if !o.primed {

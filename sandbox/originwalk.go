@@ -51,7 +51,7 @@ const (
 // ns by a computed name gets its saved results marked at the top level
 // only.
 func (e *execution) captureOwnProp(ns string) {
-	if originsOff || e.origins.ownProp != nil || e.prog == nil || !strings.Contains(e.prog.js, ns) {
+	if !e.marking || e.origins.ownProp != nil || e.prog == nil || !strings.Contains(e.prog.js, ns) {
 		return
 	}
 	obj, ok := e.vm.Get("Object").(*goja.Object)

@@ -31,6 +31,7 @@ func (e *execution) warnObjectString(name, site string, a goja.Value) {
 		return
 	}
 	msg := fmt.Sprintf("in the arguments to %s, %s holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\")", name, path)
+	e.wantOrigins()
 	for i := len(e.origins.coerced) - 1; i >= 0; i-- {
 		o := e.origins.coerced[i]
 		r, rpath, found := e.origin(o)
@@ -107,11 +108,15 @@ const maxResultArgVisits = 200
 // object"), about each member of its arguments that is a kept host
 // result or a member of one: { observations: [text] } for text.content.
 func (e *execution) warnResultArgs(name string, pc pendingCall, err error) {
-	if pc.args == nil || len(e.origins.kept) == 0 {
+	if pc.args == nil {
 		return
 	}
 	msg := callErrorText(err)
 	if !strings.Contains(msg, "got object") && !strings.Contains(msg, "got array") {
+		return
+	}
+	e.wantOrigins()
+	if len(e.origins.kept) == 0 {
 		return
 	}
 	defer func() { _ = recover() }() // see missHint

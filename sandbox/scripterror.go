@@ -88,6 +88,7 @@ func (e *execution) rejection(reason goja.Value) *Error {
 		}
 		if valueString(obj.Get("name")) == "TypeError" {
 			out.Message = e.explainOrigin(out.Message, out.Line)
+			e.wantOrigins()
 		}
 		out.Data = e.errorData(obj)
 		if e.callLimit && valueString(obj.Get("code")) == string(KindCallLimit) {

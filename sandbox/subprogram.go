@@ -205,6 +205,9 @@ func (e *execution) subFunc(ns, name string, depth int) func(goja.FunctionCall) 
 			return settle(reject, e.newJSError(e.errorCtor, name+" is not a function"))
 		}
 		sp, err := askSubprogram(e.callCtx, sh, name, args)
+		if e.log != nil {
+			e.log.subs = append(e.log.subs, loggedSub{name: name, args: args, sp: sp, err: err})
+		}
 		if err != nil {
 			return settle(reject, e.hostError(err))
 		}
@@ -316,6 +319,7 @@ func (e *execution) subWhere(sp *Subprogram, c *compiled, err goja.Value) goja.V
 	if own && valueString(o.Get("name")) == "TypeError" {
 		// A misread result, as in the script (see explainOrigin).
 		text = e.explainIn(codeView{c: c, file: subFile(sp.Key), shift: 1}, text, line)
+		e.wantOrigins()
 	}
 	_ = o.Set("message", "in "+where+": "+text)
 	return err
