@@ -230,15 +230,29 @@ return { nested, json: JSON.stringify(g.entities[0]), keys, forIn, spread: Objec
   inst: g instanceof Object && g.entities instanceof Array, own: g.hasOwnProperty("entities"), extra: (g as any).extra,
   missing: (g as any).nope ?? "none", str: (s as any).nope ?? s.length, num: String(12.5), tag: Object.prototype.toString.call(g),
   protos: [(s as any).__proto__ === String.prototype, (12 as any).__proto__ === Number.prototype, (g as any).__proto__ === Object.getPrototypeOf(g)] };`
-		res := mustRun(t, sb, src, resultHost())
-		want := `{"nested":{"calls":0,"row":"name,entityType,observations","obs":true,"same":true,"rowProto":true,"missing":"none","counted":3},"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
-		if !jsonEqual(t, res.Value, want) {
-			t.Errorf("value %s", res.Value)
-		}
-		if len(res.Warnings) != 0 {
-			t.Errorf("warnings %+v", res.Warnings)
+		for _, marked := range markedRuns(t) {
+			markFirst = marked
+			res := mustRun(t, sb, src, resultHost())
+			markFirst = false
+			want := `{"nested":{"calls":0,"row":"name,entityType,observations","obs":true,"same":true,"rowProto":true,"missing":"none","counted":3},"json":"{\"name\":\"note\",\"entityType\":\"file\",\"observations\":[\"x\"]}","keys":"entities,relations","forIn":2,"spread":3,"has":true,"inst":true,"own":true,"extra":1,"missing":"none","str":11,"num":"12.5","tag":"[object Object]","protos":[true,true,true]}`
+			if !jsonEqual(t, res.Value, want) {
+				t.Errorf("marked first run %v: value %s", marked, res.Value)
+			}
+			if len(res.Warnings) != 0 {
+				t.Errorf("marked first run %v: warnings %+v", marked, res.Warnings)
+			}
 		}
 	})
+}
+
+// markedRuns is whether to mark a first run (markFirst) in each run of a
+// test of the marking: in process, once without and once with; in a
+// worker, which markFirst does not reach, once without.
+func markedRuns(t *testing.T) []bool {
+	if strings.HasSuffix(t.Name(), "/in-process") {
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 // TestResultOriginsHostile checks that a result the script gave a

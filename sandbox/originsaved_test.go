@@ -270,11 +270,7 @@ return out;`
 		// A run that does not fail marks nothing (see diagnose.go); the
 		// marking itself, which only a second run does, is checked in
 		// process with markFirst, which a worker does not see.
-		runs := []bool{false}
-		if strings.HasSuffix(t.Name(), "/in-process") {
-			runs = append(runs, true)
-		}
-		for _, marked := range runs {
+		for _, marked := range markedRuns(t) {
 			markFirst = marked
 			res := mustRun(t, sb, src, h)
 			markFirst = false
