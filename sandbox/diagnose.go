@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,18 @@ type callLog struct {
 	// wanted: a message of this run would name a value's origin if
 	// results had been marked.
 	wanted bool
+	// The first calls and answers are kept here, in the execution
+	// itself, so that a script with few calls allocates nothing for them.
+	callsBuf [logInline]loggedCall
+	orderBuf [logInline]int
+}
+
+// logInline is how many calls a log keeps without allocating.
+const logInline = 8
+
+// reset readies l for a first run.
+func (l *callLog) reset() {
+	l.calls, l.order = l.callsBuf[:0], l.orderBuf[:0]
 }
 
 // loggedCall is one host call and its answer.
@@ -79,7 +92,7 @@ type diagnosis struct {
 	prog    *compiled
 	host    Host
 	lim     Limits
-	log     callLog // a copy: the first run's runtime is not kept alive
+	log     callLog // a copy, which keeps neither the first run's execution nor its runtime alive
 	entropy *Entropy
 }
 
@@ -104,11 +117,15 @@ func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) 
 	}
 	lim := e.lim
 	lim.Timeout = left
-	ent := &Entropy{Order: e.log.order}
+	ent := &Entropy{}
 	if res.Entropy != nil {
 		ent.Times, ent.Random = res.Entropy.Times, res.Entropy.Random
 	}
-	return &diagnosis{prog: e.prog, host: e.host, lim: lim, log: *e.log, entropy: ent}
+	d := &diagnosis{prog: e.prog, host: e.host, lim: lim, log: callLog{
+		calls: slices.Clone(e.log.calls), free: e.log.free, subs: e.log.subs, order: slices.Clone(e.log.order)}}
+	d.entropy = ent
+	d.entropy.Order = d.log.order
+	return d
 }
 
 // explain runs the script again, marked and answered from the log, and

@@ -203,7 +203,11 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 		}
 		hooks.prepared = e
 	}
-	e.log, e.marking = &e.logBuf, markFirst
+	if !originsOff {
+		e.log = &e.logBuf
+		e.log.reset()
+	}
+	e.marking = markFirst
 	res, err := runOnce(ctx, prog, host, lim, hooks)
 	d := planDiagnosis(e, res, err, time.Since(start)+hooks.spent)
 	if d == nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -10,22 +11,49 @@ import (
 	"github.com/dop251/goja"
 )
 
-// BenchmarkResultOrigins measures what recording results' origins costs
-// when nothing fails, against the same work without it, in one run: the
-// coaching script end to end in process, and decoding the largest
-// fixture result with and without the recording prototypes.
+// BenchmarkResultOrigins measures what naming results' origins costs, in
+// one run, on the coaching script end to end in process:
+//   - coaching/plain: no log of answers and never a second run (originsOff);
+//   - coaching/default: what every execution does, keeping its answers
+//     for a second run that a script that does not fail never needs;
+//   - coaching/marked: marking every execution's results, as the sandbox
+//     did before second runs (markFirst);
+//   - failing/plain and failing/explained: the same script misreading a
+//     result at its end, without and with the second run that explains it.
+//
+// It also decodes the largest fixture result with and without the
+// recording prototypes.
 func BenchmarkResultOrigins(b *testing.B) {
 	host, src := loadFixtureHost(b)
 	sb := benchSandbox(b)
+	for _, c := range []struct {
+		name       string
+		off, first bool
+	}{{"coaching/plain", true, false}, {"coaching/default", false, false}, {"coaching/marked", false, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			originsOff, markFirst = c.off, c.first
+			defer func() { originsOff, markFirst = false, false }()
+			benchRun(b, sb, src, host)
+		})
+	}
+	failing := strings.Replace(src, "corners: weak.length };", "corners: weak.length, issues: (weak as any).topIssue.split(\",\") };", 1)
 	for _, off := range []bool{true, false} {
-		name := "coaching/on"
+		name := "failing/explained"
 		if off {
-			name = "coaching/off"
+			name = "failing/plain"
 		}
 		b.Run(name, func(b *testing.B) {
 			originsOff = off
 			defer func() { originsOff = false }()
-			benchRun(b, sb, src, host)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_, err := sb.Run(ctx, failing, host)
+				var se *Error
+				if !errors.As(err, &se) || strings.Contains(se.Message, "is the result of") == off {
+					b.Fatalf("got %v", err)
+				}
+			}
 		})
 	}
 	fixture, err := os.ReadFile("testdata/bench/fixture.json")
@@ -82,8 +110,9 @@ func BenchmarkResultOriginsReturn(b *testing.B) {
 // BenchmarkSavedResultWalk measures the walk that marks a saved
 // function's result below its top level (originwalk.go), in one run: a
 // script calls a saved function that returns 200 rows of 4 members (a
-// nested object and array each) and reads one, with the walk on, off
-// (the top level alone marked) and with the recording off altogether.
+// nested object and array each) and reads one, marking the first run
+// (markFirst) with the walk on and off (the top level alone marked), and
+// not marking it, as a run that does not fail.
 func BenchmarkSavedResultWalk(b *testing.B) {
 	h := newSavedResultHost().(*savedResultHost)
 	h.code["rows"] = "const rows: any[] = [];\nfor (let i = 0; i < 200; i++) rows.push({ id: \"s\" + i, laps: i, best: { ms: 90000 + i }, tags: [\"a\", \"b\"] });\nreturn { rows, total: rows.length };"
@@ -103,8 +132,8 @@ func BenchmarkSavedResultWalk(b *testing.B) {
 		{"tree/top", "const t = await saved.tree({});\nreturn t.t0.m0.k0;", false, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			walkOff, originsOff = !c.walk, !c.records
-			defer func() { walkOff, originsOff = false, false }()
+			walkOff, markFirst = !c.walk, c.records
+			defer func() { walkOff, markFirst = false, false }()
 			benchRun(b, sb, c.src, h)
 		})
 	}
