@@ -28,15 +28,16 @@ import (
 // for…in, "in" and instanceof see what they saw); only
 // Object.getPrototypeOf tells.
 //
-// Nothing is described until an error needs it. An execution pays, once,
-// for two proxies and the String and Number prototypes (reached through a
-// value: the String and Number globals are never built for it), and one
-// slot of a small bounded slice per result kept and per read that
-// missed; which call a missed value came from is found only when an
-// error or a warning needs it, by looking for it in the kept results.
-// The coaching script (BenchmarkResultOrigins) allocates 38 more objects
-// (1.3%) and 2.4 KB more with the recording than without, whatever the
-// size of its results.
+// Marking happens only in a second run (see diagnose.go): an execution
+// runs unmarked, and when it ends in an error or a warning a value's
+// origin would explain, the script runs again, marked, with its host
+// calls answered from the first run's log. Nothing is described until an
+// error needs it. A marked execution pays, once, for two proxies and the
+// String and Number prototypes (reached through a value: the String and
+// Number globals are never built for it), and one slot of a small
+// bounded slice per result kept and per read that missed; which call a
+// missed value came from is found only when an error or a warning needs
+// it, by looking for it in the kept results.
 
 // Bounds: results kept (the latest), reads that missed, lookups of
 // toString kept, and the values visited looking for a value's origin.
@@ -101,8 +102,8 @@ type origins struct {
 // innermost one: the native function or trap may come first.
 const originFrames = 4
 
-// originsOff turns the recording off, for benchmarks that compare its
-// cost (BenchmarkResultOrigins).
+// originsOff turns the answer log and second runs off, for benchmarks
+// and tests that compare against a run without them.
 var originsOff bool
 
 // keepResult marks v, the result of fn called at site and subSite (for a
