@@ -45,7 +45,7 @@ type callLog struct {
 }
 
 // logInline is how many calls a log keeps without allocating.
-const logInline = 8
+const logInline = 4
 
 // reset readies l for a first run.
 func (l *callLog) reset() {
@@ -126,6 +126,23 @@ func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) 
 	d.entropy = ent
 	d.entropy.Order = d.log.order
 	return d
+}
+
+// run runs the second run through replay (execHooks.replay) if set, and
+// returns res and err as explain leaves them. It is a function of its own
+// so that runScript's res and err, which the closure captures, stay on
+// its stack when no second run is planned.
+func (d *diagnosis) run(ctx context.Context, replay func(func(context.Context) bool), res *Result, err error) (*Result, error) {
+	second := func(ctx context.Context) (interrupted bool) {
+		res, err, interrupted = d.explain(ctx, res, err)
+		return interrupted
+	}
+	if replay != nil {
+		replay(second)
+	} else {
+		second(ctx)
+	}
+	return res, err
 }
 
 // explain runs the script again, marked and answered from the log, and

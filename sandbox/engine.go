@@ -213,17 +213,7 @@ func runScript(ctx context.Context, prog *compiled, host Host, lim Limits, hooks
 	if d == nil {
 		return res, err
 	}
-	e, hooks.prepared = nil, nil // the second run needs none of the first's runtime
-	run := func(ctx context.Context) (interrupted bool) {
-		res, err, interrupted = d.explain(ctx, res, err)
-		return interrupted
-	}
-	if hooks.replay != nil {
-		hooks.replay(run)
-	} else {
-		run(ctx)
-	}
-	return res, err
+	return d.run(ctx, hooks.replay, res, err)
 }
 
 // runOnce is one run of runScript, on hooks.prepared.
