@@ -344,3 +344,44 @@ func genDiagnosed(r *rand.Rand) (string, bool) {
 	}
 	return b.String(), random
 }
+
+// TestSecondRunThatMisbehavesIsStopped checks the limits of a second run
+// whose script notices it is marked (the one thing that tells it apart)
+// and then spins or, in a worker, allocates without end: the second run
+// is stopped within the execution's time limit or by the worker's memory
+// watchdog, and the first run's outcome stands, the host having seen
+// its one call.
+func TestSecondRunThatMisbehavesIsStopped(t *testing.T) {
+	const notice = "const g = await memory.read_graph({});\nconst marked = Object.getPrototypeOf(g) !== Object.prototype;\n"
+	cases := map[string]string{
+		"spins":     notice + "if (marked) { while (true) {} }\nreturn g.filter((e: any) => e);",
+		"allocates": notice + "const keep: any[] = [];\nif (marked) { while (true) keep.push(new Array(1 << 16).fill(1)); }\nreturn g.filter((e: any) => e);",
+	}
+	forEachMode(t, Limits{Timeout: 3 * time.Second, MemoryBytes: 64 << 20}, func(t *testing.T, sb *Sandbox) {
+		for name, src := range cases {
+			if name == "allocates" && strings.HasSuffix(t.Name(), "/in-process") {
+				continue // in process, memory is bounded by the time limit only (see Limits.MemoryBytes)
+			}
+			t.Run(name, func(t *testing.T) {
+				h := newLoggingHost()
+				start := time.Now()
+				_, err := sb.Run(context.Background(), src, h)
+				took := time.Since(start)
+				var se *Error
+				if !errors.As(err, &se) || se.Kind != KindRuntime || se.Message != "TypeError: Object has no member 'filter'" {
+					t.Fatalf("got %v, want the first run's plain TypeError", err)
+				}
+				if took > 3*time.Second+hardDeadlineGrace/2 {
+					t.Errorf("took %s, past the 3 s limit", took)
+				}
+				if n := len(h.calls()); n != 1 {
+					t.Errorf("the host saw %d calls, want 1", n)
+				}
+				// The sandbox still serves the next execution.
+				if _, err := sb.Run(context.Background(), "return 1;", h); err != nil {
+					t.Errorf("next execution: %v", err)
+				}
+			})
+		}
+	})
+}
