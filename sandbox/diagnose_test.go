@@ -132,13 +132,13 @@ func TestSecondRunWithinTheTimeLimit(t *testing.T) {
 //   - the warnings are the reference's, in order, with at most added
 //     warnings about values.
 //
-// Set CODEMODE_SEED to replay a seed.
+// Set SECONDRUN_SEED to replay a seed.
 func TestSecondRunDifferential(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("CODEMODE_SEED"); s != "" {
+	if s := os.Getenv("SECONDRUN_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
-	t.Logf("seed %d (CODEMODE_SEED=%d to replay)", seed, seed)
+	t.Logf("seed %d (SECONDRUN_SEED=%d to replay)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 41))
 	n := 120
 	if testing.Short() {
