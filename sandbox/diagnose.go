@@ -99,7 +99,8 @@ type diagnosis struct {
 // planDiagnosis returns the second run the first one (e, which ended
 // with res and err having used elapsed of the time limit) calls for, or
 // nil: when it wants no origin, made no host call, or the rest of the
-// time limit could not hold a run as long as the first.
+// time limit could not hold a run as long as the first took without its
+// waits for host calls, which a second run answers at once.
 func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) *diagnosis {
 	if originsOff || e == nil || e.log == nil || !e.log.wanted || res == nil {
 		return nil
@@ -112,7 +113,7 @@ func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) 
 		return nil
 	}
 	left := e.lim.Timeout - elapsed
-	if left < minReplay || left < elapsed {
+	if left < minReplay || left < elapsed-e.waited {
 		return nil
 	}
 	lim := e.lim

@@ -150,6 +150,8 @@ type execution struct {
 	marking bool
 	log     *callLog
 	logBuf  callLog
+	// waited is how long the loop waited for host calls to answer.
+	waited time.Duration
 	// collectionProtos are Map.prototype and Set.prototype, once needed.
 	collectionProtos [2]*goja.Object
 
@@ -337,11 +339,13 @@ func runOnce(ctx context.Context, prog *compiled, host Host, lim Limits, hooks e
 			if hooks.waiting != nil {
 				hooks.waiting()
 			}
+			waitStart := time.Now()
 			select {
 			case r = <-e.results:
 				e.ready = e.order.take(e.pending[r.id].index, r)
 			case <-e.stopped:
 			}
+			e.waited += time.Since(waitStart)
 			continue
 		}
 		{
