@@ -62,7 +62,7 @@ func (e *execution) warnUndefined(name, site string, undef []string) {
 		verb, it = "were", "them"
 	}
 	list := strings.Join(quoted, ", ")
-	e.wantOrigins()
+	e.wantOriginsOfResults()
 	if h := e.latestMissHint(); h != "" {
 		e.warnings = append(e.warnings, Warning{Kind: WarningUndefinedArgument, Function: name, Line: line, Column: col,
 			Message: fmt.Sprintf("%s was called without %s: the value %s undefined, so the host never received %s. %s", name, list, verb, it, h)})

@@ -78,10 +78,22 @@ func (e *execution) wantOrigins() {
 	}
 }
 
+// wantOriginsOfResults is wantOrigins for a warning at a host call, which
+// only a result the script already had can explain: none, and a second
+// run would be for nothing.
+func (e *execution) wantOriginsOfResults() {
+	if e.log != nil && (e.answered > 0 || len(e.log.free) > 0 || len(e.log.subs) > 0) {
+		e.log.wanted = true
+	}
+}
+
 // markFirst marks a first run's results too, for tests of the marking
 // itself, which otherwise only a second run does. A worker process does
 // not see it.
 var markFirst bool
+
+// secondRuns counts second runs in this process, for tests.
+var secondRuns atomic.Int64
 
 // minReplay is the least time a second run is given; with less left
 // before the time limit, the first run's messages stand.
@@ -151,6 +163,7 @@ func (d *diagnosis) run(ctx context.Context, replay func(func(context.Context) b
 // agree. interrupted reports that the second run was stopped (its time
 // or ctx ended), which can leave a runtime's builtins half-way.
 func (d *diagnosis) explain(ctx context.Context, res *Result, err error) (_ *Result, _ error, interrupted bool) {
+	secondRuns.Add(1)
 	e2, perr := newExecution()
 	if perr != nil {
 		return res, err, false

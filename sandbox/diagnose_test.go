@@ -401,3 +401,24 @@ func TestSecondRunThatMisbehavesIsStopped(t *testing.T) {
 		}
 	})
 }
+
+// TestNoSecondRunWithoutAResult checks that an undefined argument in a
+// script's first call, which no host result can explain, costs no second
+// run: the answer log shows none was planned.
+func TestNoSecondRunWithoutAResult(t *testing.T) {
+	sb := inProcessSandbox(t, Limits{})
+	for src, want := range map[string]bool{
+		"const x: any = {};\nawait lab.addNote({ note: x.text });\nreturn 1;":                                               false,
+		"await lab.addNote({ notes: [String({})] });\nreturn 1;":                                                            false,
+		"const t = await files.read_text_file({ path: \"/n\" });\nawait lab.addNote({ note: (t as any).text });\nreturn 1;": true,
+	} {
+		secondRuns.Store(0)
+		res, err := sb.Run(context.Background(), src, newLoggingHost())
+		if err != nil || len(res.Warnings) == 0 {
+			t.Fatalf("%s: %v %+v, want a warning", src, err, res)
+		}
+		if got := secondRuns.Load() == 1; got != want {
+			t.Errorf("%s: second run %v, want %v", src, got, want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func (e *execution) warnObjectString(name, site string, a goja.Value) {
 		return
 	}
 	msg := fmt.Sprintf("in the arguments to %s, %s holds \"[object Object]\": an object was turned into a string (String(x), `${x}` or x + \"\")", name, path)
-	e.wantOrigins()
+	e.wantOriginsOfResults()
 	for i := len(e.origins.coerced) - 1; i >= 0; i-- {
 		o := e.origins.coerced[i]
 		r, rpath, found := e.origin(o)
