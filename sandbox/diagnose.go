@@ -29,7 +29,7 @@ import (
 )
 
 // callLog is what an execution's host calls answered, kept for a second
-// run (see above). It runs on the loop goroutine only.
+// run (see above). Only the loop goroutine writes it.
 type callLog struct {
 	calls []loggedCall // counted calls, by CallPosition.Index
 	free  []loggedCall // free calls, in the order made
