@@ -422,3 +422,26 @@ func TestNoSecondRunWithoutAResult(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondRunReplaysRecordedEntropy checks that when the caller records
+// the clock and Math.random (RunOptions.Entropy, as codemode does for a
+// run it may resume), the second run reads the same values, so a script
+// whose arguments are made of them is still explained; the host saw one
+// call, and the result's record is the first run's.
+func TestSecondRunReplaysRecordedEntropy(t *testing.T) {
+	forEachMode(t, Limits{}, func(t *testing.T, sb *Sandbox) {
+		h := newLoggingHost()
+		src := "const text = await files.read_text_file({ path: \"/n\" + Math.random() + Date.now() });\nreturn text.split(\"\\n\");"
+		res, err := sb.RunWith(context.Background(), src, h, &RunOptions{Entropy: &Entropy{}})
+		var se *Error
+		if !errors.As(err, &se) || !strings.Contains(se.Message, "text is the result of files.read_text_file (line 1)") {
+			t.Fatalf("got %v, want the origin of text", err)
+		}
+		if n := len(h.calls()); n != 1 {
+			t.Errorf("the host saw %d calls, want 1", n)
+		}
+		if res == nil || res.Entropy == nil || len(res.Entropy.Random) != 1 || len(res.Entropy.Times) != 1 {
+			t.Errorf("entropy %+v, want the first run's one random number and one clock reading", res)
+		}
+	})
+}
