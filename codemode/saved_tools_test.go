@@ -34,6 +34,46 @@ type tsSaved struct {
 	}
 }
 
+// runTSSteps runs testdata/ts-saved.mjs, the official TypeScript client on
+// its default protocol revision accepting every question, as subject over
+// stdio (served by ts.ServeIO) or Streamable HTTP, with steps, and
+// returns what it saw.
+func runTSSteps(t *testing.T, ts *testServer, subject string, stdio bool, steps any) tsSaved {
+	t.Helper()
+	b, err := json.Marshal(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr string
+	if stdio {
+		client := tsclienttest.Start(t, t.Context(), "testdata/ts-saved.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_STEPS=" + string(b)})
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- ts.ServeIO(ctx, principal(subject), client.Stdout, client.Stdin) }()
+		werr := client.Wait()
+		cancel()
+		<-served
+		if werr != nil {
+			t.Fatalf("client: %v\n%s", werr, client.Stderr())
+		}
+		stderr = client.Stderr()
+	} else {
+		cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-saved.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token(subject), "MCP_STEPS=" + string(b)})
+		var out strings.Builder
+		cmd.Stderr = &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("client: %v\n%s", err, out.String())
+		}
+		stderr = out.String()
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	var got tsSaved
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("client output %q: %v", stderr, err)
+	}
+	return got
+}
+
 // tool returns the description of the tool name in step i's list, and
 // whether it was listed.
 func (r tsSaved) tool(i int, name string) (string, bool) {
@@ -75,34 +115,7 @@ func TestSavedFunctionsTypeScriptClientTools(t *testing.T) {
 			ts, b := startApprovals(t, func(o *codemode.Options) { o.Saved = lib })
 			b.add("alice", "Spa", "cancelled")
 			b.add("alice", "Imola", "planned")
-			steps, _ := json.Marshal(savedToolSteps)
-			var stderr string
-			if stdio {
-				client := tsclienttest.Start(t, t.Context(), "testdata/ts-saved.mjs", []string{"MCP_TRANSPORT=stdio", "MCP_STEPS=" + string(steps)})
-				ctx, cancel := context.WithCancel(t.Context())
-				served := make(chan error, 1)
-				go func() { served <- ts.ServeIO(ctx, principal("alice"), client.Stdout, client.Stdin) }()
-				werr := client.Wait()
-				cancel()
-				<-served
-				if werr != nil {
-					t.Fatalf("client: %v\n%s", werr, client.Stderr())
-				}
-				stderr = client.Stderr()
-			} else {
-				cmd := tsclienttest.Command(t, t.Context(), "testdata/ts-saved.mjs", []string{"MCP_URL=" + ts.URL, "MCP_TOKEN=" + ts.token("alice"), "MCP_STEPS=" + string(steps)})
-				var out strings.Builder
-				cmd.Stderr = &out
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("client: %v\n%s", err, out.String())
-				}
-				stderr = out.String()
-			}
-			lines := strings.Split(strings.TrimSpace(stderr), "\n")
-			var got tsSaved
-			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-				t.Fatalf("client output %q: %v", stderr, err)
-			}
+			got := runTSSteps(t, ts, "alice", stdio, savedToolSteps)
 			s := got.Steps
 			if d, _ := got.tool(0, codemode.ToolName); strings.Contains(d, "saved.weeklyReview") {
 				t.Errorf("before saving, the description names it")
