@@ -104,7 +104,7 @@ type diagnosis struct {
 	prog    *compiled
 	host    Host
 	lim     Limits
-	log     callLog // a copy, which keeps neither the first run's execution nor its runtime alive
+	log     callLog // the calls, a copy that keeps neither the first run's execution nor its runtime alive
 	entropy *Entropy
 }
 
@@ -114,7 +114,7 @@ type diagnosis struct {
 // time limit could not hold a run as long as the first took without its
 // waits for host calls, which a second run answers at once.
 func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) *diagnosis {
-	if originsOff || e == nil || e.log == nil || !e.log.wanted || res == nil {
+	if e.log == nil || !e.log.wanted || res == nil { // no log: originsOff
 		return nil
 	}
 	if len(e.log.calls)+len(e.log.free)+len(e.log.subs) == 0 {
@@ -130,15 +130,12 @@ func planDiagnosis(e *execution, res *Result, err error, elapsed time.Duration) 
 	}
 	lim := e.lim
 	lim.Timeout = left
-	ent := &Entropy{}
+	ent := &Entropy{Order: slices.Clone(e.log.order)}
 	if res.Entropy != nil {
 		ent.Times, ent.Random = res.Entropy.Times, res.Entropy.Random
 	}
-	d := &diagnosis{prog: e.prog, host: e.host, lim: lim, log: callLog{
-		calls: slices.Clone(e.log.calls), free: e.log.free, subs: e.log.subs, order: slices.Clone(e.log.order)}}
-	d.entropy = ent
-	d.entropy.Order = d.log.order
-	return d
+	return &diagnosis{prog: e.prog, host: e.host, lim: lim, entropy: ent,
+		log: callLog{calls: slices.Clone(e.log.calls), free: e.log.free, subs: e.log.subs}}
 }
 
 // run runs the second run through replay (execHooks.replay) if set, and
