@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"sync"
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode/state"
@@ -63,33 +62,13 @@ type Change struct {
 	Everyone bool
 }
 
-// watchers are the functions Watch registered.
-type watchers struct {
-	mu   sync.Mutex
-	next int
-	fns  map[int]func(context.Context, Change)
-}
-
 // Watch calls fn after each change l makes, on the goroutine that made
 // it and with its context, until stop is called. fn must not block; it
 // may be called concurrently. Package codemode watches to audit changes;
 // it notifies connected clients from [Library.WatchAll], which also
 // reports other replicas' changes.
 func (l *Library) Watch(fn func(ctx context.Context, c Change)) (stop func()) {
-	w := &l.watch
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fns == nil {
-		w.fns = map[int]func(context.Context, Change){}
-	}
-	id := w.next
-	w.next++
-	w.fns[id] = fn
-	return func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		delete(w.fns, id)
-	}
+	return l.watch.Add(fn)
 }
 
 // WatchAll calls fn after each change of the saved functions, until stop
@@ -115,14 +94,7 @@ func (l *Library) changed(ctx context.Context, kind ChangeKind, rec *state.Saved
 	c := Change{Kind: kind, Owner: rec.Owner, Name: rec.Name, Version: rec.Version, Tier: parseTier(rec.Tier),
 		CodeSHA256: hex.EncodeToString(sum[:]), CodeBytes: len(rec.Code),
 		Everyone: rec.Published || kind == Published || kind == Unpublished}
-	w := &l.watch
-	w.mu.Lock()
-	fns := make([]func(context.Context, Change), 0, len(w.fns))
-	for _, fn := range w.fns {
-		fns = append(fns, fn)
-	}
-	w.mu.Unlock()
-	for _, fn := range fns {
+	for _, fn := range l.watch.All() {
 		fn(ctx, c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/watchers"
 	"github.com/brakinglab/codemode-go/sandbox"
 )
 
@@ -77,7 +78,7 @@ type Library struct {
 	mu   sync.Mutex
 	cats map[string]*catalog.Catalog // by key: the argument checker of one version
 
-	watch watchers // Watch
+	watch watchers.Set[func(context.Context, Change)] // Watch
 }
 
 // New returns a Library.

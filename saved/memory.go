@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/watchers"
 )
 
 // Memory is the in-process [state.SavedFunctions] store: right for one
@@ -18,9 +19,7 @@ type Memory struct {
 	fns map[[2]string][]state.SavedFunction // owner, name → versions, oldest first
 	pub map[[2]string]bool
 
-	wmu   sync.Mutex
-	wnext int
-	watch map[int]func(owner string, everyone bool)
+	watch watchers.Set[func(owner string, everyone bool)]
 }
 
 var (
@@ -31,31 +30,13 @@ var (
 // WatchSaved implements state.SavedChanges: fn is called on the
 // goroutine that made the change, after the store has it.
 func (m *Memory) WatchSaved(fn func(owner string, everyone bool)) (stop func()) {
-	m.wmu.Lock()
-	defer m.wmu.Unlock()
-	if m.watch == nil {
-		m.watch = map[int]func(string, bool){}
-	}
-	id := m.wnext
-	m.wnext++
-	m.watch[id] = fn
-	return func() {
-		m.wmu.Lock()
-		defer m.wmu.Unlock()
-		delete(m.watch, id)
-	}
+	return m.watch.Add(fn)
 }
 
 // report tells the watchers of a change of owner's functions; m.mu must
 // not be held.
 func (m *Memory) report(owner string, everyone bool) {
-	m.wmu.Lock()
-	fns := make([]func(string, bool), 0, len(m.watch))
-	for _, fn := range m.watch {
-		fns = append(fns, fn)
-	}
-	m.wmu.Unlock()
-	for _, fn := range fns {
+	for _, fn := range m.watch.All() {
 		fn(owner, everyone)
 	}
 }

@@ -66,6 +66,7 @@ import (
 	"time"
 
 	"github.com/brakinglab/codemode-go/codemode/state"
+	"github.com/brakinglab/codemode-go/internal/watchers"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -129,8 +130,7 @@ type State struct {
 	mu         sync.Mutex
 	calls      map[string]func() // token → cancel, for calls running here
 	limiters   []*Limiter
-	savedWatch map[int]func(owner string, everyone bool) // SavedFunctions.WatchSaved
-	savedNext  int
+	savedWatch watchers.Set[func(owner string, everyone bool)] // SavedFunctions.WatchSaved
 
 	bg sync.WaitGroup // statements that outlived their request's wait
 
@@ -207,7 +207,7 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts *Options) (*State, error)
 	if pool == nil {
 		return nil, errors.New("pgstate: nil pool")
 	}
-	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, savedWatch: map[int]func(string, bool){}, done: make(chan struct{})}
+	s := &State{pool: pool, logger: slog.Default(), ttl: DefaultCallTTL, wait: DefaultMaxWait, calls: map[string]func(){}, done: make(chan struct{})}
 	if opts != nil {
 		if opts.Logger != nil {
 			s.logger = opts.Logger

@@ -43,17 +43,7 @@ var (
 // true, since changes committed in between reached nobody here. Every
 // SavedFunctions of one State shares its watchers.
 func (f *SavedFunctions) WatchSaved(fn func(owner string, everyone bool)) (stop func()) {
-	s := f.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id := s.savedNext
-	s.savedNext++
-	s.savedWatch[id] = fn
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		delete(s.savedWatch, id)
-	}
+	return f.s.savedWatch.Add(fn)
 }
 
 // The payload of a codemode_saved notification is "*" (the change
@@ -108,13 +98,7 @@ func (s *State) savedChanged(payload string) {
 
 // reportSaved calls the watchers.
 func (s *State) reportSaved(owner string, everyone bool) {
-	s.mu.Lock()
-	fns := make([]func(string, bool), 0, len(s.savedWatch))
-	for _, fn := range s.savedWatch {
-		fns = append(fns, fn)
-	}
-	s.mu.Unlock()
-	for _, fn := range fns {
+	for _, fn := range s.savedWatch.All() {
 		fn(owner, everyone)
 	}
 }
