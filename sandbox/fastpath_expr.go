@@ -338,7 +338,28 @@ func relational(op token.Token) bool {
 // function or class expression, new, typeof or void, an operator on such
 // operands. An identifier counts if a const with a possibly primitive
 // value declares it (recorded, as for instanceof, and checked by plain).
+//
+// The answer for an operator or conditional is kept: expr asks about the
+// left operand at every level of a || or && chain, which would otherwise
+// walk the chain again each time.
 func (w *plainWalker) knownTruth(e ast.Expression) bool {
+	switch e.(type) {
+	case *ast.BinaryExpression, *ast.ConditionalExpression:
+		if k, ok := w.truth[e]; ok {
+			return k
+		}
+		k := w.knownTruthOf(e)
+		if w.truth == nil {
+			w.truth = map[ast.Expression]bool{}
+		}
+		w.truth[e] = k
+		return k
+	}
+	return w.knownTruthOf(e)
+}
+
+// knownTruthOf is knownTruth without the kept answers.
+func (w *plainWalker) knownTruthOf(e ast.Expression) bool {
 	switch x := e.(type) {
 	case *ast.NullLiteral, *ast.BooleanLiteral, *ast.NumberLiteral, *ast.StringLiteral, *ast.TemplateLiteral,
 		*ast.RegExpLiteral, *ast.ObjectLiteral, *ast.ArrayLiteral, *ast.FunctionLiteral, *ast.ArrowFunctionLiteral,

@@ -39,11 +39,14 @@ type plainWalker struct {
 	// arrow's start the parameter's position.
 	redirects map[int]int
 	src       string // the wrapped source
-	// instanceofNames are the identifiers on either side of instanceof;
-	// primitiveConsts the consts whose value may be a primitive esbuild
-	// inlines (plain refuses the program if the two meet).
+	// instanceofNames are the identifiers whose value esbuild folds if it
+	// inlines them: either side of instanceof, and the operands knownTruth
+	// looks at; primitiveConsts the consts whose value may be a primitive
+	// esbuild inlines (plain refuses the program if the two meet).
 	instanceofNames []string
 	primitiveConsts map[string]bool
+	// truth keeps knownTruth's answers for operators and conditionals.
+	truth map[ast.Expression]bool
 	// typed are the bindings that may carry a type annotation esbuild
 	// erases (annotatable): byte offset in the source → name.
 	typed map[int]string
