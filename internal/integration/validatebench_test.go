@@ -59,7 +59,7 @@ func BenchmarkArgValidation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	val := newReference()
+	val := newValidator()
 	for _, bc := range []struct{ name, args string }{
 		{"valid 12-corner report", benchReportJSON("good")},
 		{"12 bad verdicts", benchReportJSON("fine")},

@@ -192,6 +192,17 @@ func compare(val *validator.Validate, t reflect.Type, values []reflect.Value) st
 	return ""
 }
 
+// countTally resets tally and returns a function, to be deferred, that
+// logs what was compared; what names the things refused at registration.
+func countTally(t *testing.T, what string) func() {
+	tally = struct{ refused, values, failing, panics int }{}
+	return func() {
+		t.Helper()
+		t.Logf("%d %s refused at registration; %d values compared, %d with issues, %d where validator/v10 panics",
+			tally.refused, what, tally.values, tally.failing, tally.panics)
+	}
+}
+
 func show(v reflect.Value) string {
 	s := fmt.Sprintf("%+v", v.Elem().Interface())
 	if len(s) > 400 {
@@ -200,29 +211,17 @@ func show(v reflect.Value) string {
 	return s
 }
 
-func newReference() *validator.Validate { return newValidator() }
-
 // TestValidateRulesAgainstValidator checks single rules: each case is a
 // struct with one member F of a random type under a random tag, and the
 // siblings Other, Num, Opt and Items that cross-member rules name.
 func TestValidateRulesAgainstValidator(t *testing.T) {
-	val := newReference()
-	tally = struct{ refused, values, failing, panics int }{}
-	defer func() {
-		t.Logf("%d tags refused at registration; %d values compared, %d with issues, %d where validator/v10 panics",
-			tally.refused, tally.values, tally.failing, tally.panics)
-	}()
+	val := newValidator()
+	defer countTally(t, "tags")()
 	for _, seed := range seeds(t, *diffCases) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		ft := pick(r, fieldTypes)
 		tag := randomTag(r, ft)
-		st := reflect.StructOf([]reflect.StructField{
-			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tag))},
-			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
-			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
-			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
-			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
-		})
+		st := oneMember(ft, tag)
 		var values []reflect.Value
 		for range 8 {
 			v := reflect.New(st)
@@ -476,13 +475,7 @@ func refusalJustified(val *validator.Validate, ft reflect.Type, tag, rule string
 		}) {
 			continue // not the rule the checker named
 		}
-		st := reflect.StructOf([]reflect.StructField{
-			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, c))},
-			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
-			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
-			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
-			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
-		})
+		st := oneMember(ft, c)
 		n, err := jsontype.FromGo(st, true)
 		if err != nil {
 			continue
@@ -501,7 +494,7 @@ func refusalJustified(val *validator.Validate, ft reflect.Type, tag, rule string
 // TestValidateRegressions keeps the cases the differential test once
 // found, written out, so that they hold whatever the generator becomes.
 func TestValidateRegressions(t *testing.T) {
-	val := newReference()
+	val := newValidator()
 	for _, tc := range []struct {
 		tag   string
 		value any // F's value
@@ -546,17 +539,15 @@ func TestValidateRegressions(t *testing.T) {
 // refusedRule is the rule a refusal names ("rule oneof does not apply…",
 // "dive needs…", "keys needs…"), or "" for a refusal of the whole tag.
 func refusedRule(diff string) string {
-	for _, prefix := range []string{"rule ", ""} {
-		for _, word := range []string{"dive needs", "keys needs"} {
-			if prefix == "" && strings.Contains(diff, word) {
-				return strings.Fields(word)[0]
-			}
+	if i := strings.Index(diff, ": rule "); i >= 0 {
+		rest := diff[i+len(": rule "):]
+		if end := strings.IndexAny(rest, " :"); end > 0 {
+			return rest[:end]
 		}
-		if i := strings.Index(diff, ": "+prefix); prefix != "" && i >= 0 {
-			rest := diff[i+len(": "+prefix):]
-			if end := strings.IndexAny(rest, " :"); end > 0 {
-				return rest[:end]
-			}
+	}
+	for _, w := range []string{"dive", "keys"} {
+		if strings.Contains(diff, w+" needs") {
+			return w
 		}
 	}
 	return ""

@@ -30,7 +30,7 @@ func oldHolds(val *validator.Validate, tag, param string, v any) (ok bool) {
 // functions carry (minLength as min, format as email…) on parsed JSON
 // values: validate.Holds must agree with validator/v10's Var.
 func TestValidateHoldsAgainstValidator(t *testing.T) {
-	val := newReference()
+	val := newValidator()
 	jsonValues := func(r *rand.Rand) any {
 		switch r.IntN(5) {
 		case 0:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,12 +78,8 @@ type diffArgs struct {
 }
 
 func TestValidateStructsAgainstValidator(t *testing.T) {
-	val := newReference()
-	tally = struct{ refused, values, failing, panics int }{}
-	defer func() {
-		t.Logf("%d struct types refused at registration; %d values compared, %d with issues, %d where validator/v10 panics",
-			tally.refused, tally.values, tally.failing, tally.panics)
-	}()
+	val := newValidator()
+	defer countTally(t, "struct types")()
 	fixed := reflect.TypeFor[diffArgs]()
 	for _, seed := range seeds(t, *diffCases/5) {
 		r := rand.New(rand.NewPCG(seed, 2))
@@ -112,7 +109,7 @@ func TestValidateStructsAgainstValidator(t *testing.T) {
 // random: the rules' refusals are held to validator/v10 one by one in
 // TestValidateRulesAgainstValidator.
 func refusedAlone(diff string) bool {
-	return len(diff) > 0 && diff[:len("the checker refuses")] == "the checker refuses"
+	return strings.HasPrefix(diff, "the checker refuses")
 }
 
 // randomStruct builds a struct type of one to four members of random
@@ -154,11 +151,7 @@ func randomStruct(r *rand.Rand, depth int) reflect.Type {
 		}
 		fields = append(fields, sf)
 	}
-	fields = append(fields,
-		reflect.StructField{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
-		reflect.StructField{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
-		reflect.StructField{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
-		reflect.StructField{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`})
+	fields = append(fields, siblings...)
 	return reflect.StructOf(fields)
 }
 
@@ -169,13 +162,7 @@ func compilingTag(r *rand.Rand, ft reflect.Type) string {
 	var tag string
 	for range 20 {
 		tag = randomTag(r, ft)
-		st := reflect.StructOf([]reflect.StructField{
-			{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tag))},
-			{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
-			{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
-			{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
-			{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
-		})
+		st := oneMember(ft, tag)
 		if n, err := jsontype.FromGo(st, true); err == nil {
 			if _, err := validate.Compile(n); err == nil {
 				return tag
@@ -183,4 +170,21 @@ func compilingTag(r *rand.Rand, ft reflect.Type) string {
 		}
 	}
 	return tag
+}
+
+// siblings are the members beside F that cross-member rules name.
+var siblings = []reflect.StructField{
+	{Name: "Other", Type: reflect.TypeFor[string](), Tag: `json:"other,omitempty"`},
+	{Name: "Num", Type: reflect.TypeFor[int](), Tag: `json:"num,omitempty"`},
+	{Name: "Opt", Type: reflect.TypeFor[*int](), Tag: `json:"opt,omitempty"`},
+	{Name: "Items", Type: reflect.TypeFor[[]string](), Tag: `json:"items,omitempty"`},
+}
+
+// oneMember is a struct type with a member F of type ft under the validate
+// tag tag, followed by siblings.
+func oneMember(ft reflect.Type, tag string) reflect.Type {
+	fields := []reflect.StructField{
+		{Name: "F", Type: ft, Tag: reflect.StructTag(fmt.Sprintf(`json:"f" validate:%q`, tag))},
+	}
+	return reflect.StructOf(append(fields, siblings...))
 }
