@@ -102,13 +102,12 @@ func validateArgs(checks *validate.Plan, v any) error {
 	if len(found) == 0 {
 		return nil
 	}
-	issues := make([]Issue, 0, min(len(found), maxIssues+1))
-	for _, is := range found {
-		if len(issues) == maxIssues {
-			issues = append(issues, moreIssues)
-			break
-		}
-		issues = append(issues, Issue{Path: is.Path, Message: is.Message})
+	issues := make([]Issue, len(found))
+	for i, is := range found {
+		issues[i] = Issue(is)
+	}
+	if len(issues) > maxIssues {
+		issues = append(issues[:maxIssues], moreIssues)
 	}
 	return &ValidationError{Issues: issues}
 }

@@ -15,7 +15,7 @@ import (
 // of typed functions, so that minLength 3 and validate:"min=3" fail alike.
 // v must already have passed the node check.
 func (c *Catalog) ruleIssues(n *node, v any) []Issue {
-	r := ruleChecker{c: c, path: []any{}}
+	r := ruleChecker{path: []any{}}
 	r.walk(n, v)
 	if len(r.issues) > maxIssues {
 		r.issues = append(r.issues[:maxIssues], moreIssues)
@@ -24,7 +24,6 @@ func (c *Catalog) ruleIssues(n *node, v any) []Issue {
 }
 
 type ruleChecker struct {
-	c      *Catalog
 	path   []any
 	issues []Issue
 }
@@ -52,7 +51,7 @@ func (r *ruleChecker) walk(n *node, v any) {
 		return
 	}
 	for _, rule := range n.Rules {
-		if !r.holds(n, v, rule) {
+		if !holds(v, rule) {
 			r.add(jsontype.RuleMessage(rule.Tag, n.Kind(), rule.Param))
 		}
 	}
@@ -88,7 +87,7 @@ func (r *ruleChecker) walk(n *node, v any) {
 
 // holds runs one rule on v with the rules typed functions use, on the
 // Go value a typed function would hold (numbers as float64).
-func (r *ruleChecker) holds(_ *node, v any, rule jsontype.Rule) bool {
+func holds(v any, rule jsontype.Rule) bool {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()

@@ -83,21 +83,11 @@ func member(parent reflect.Value, name string) (value, bool, error) {
 	return value{v: v, viaPtr: ptr}, true, nil
 }
 
+// memberAbsent reports whether parent's member name has no value, as
+// required judges it; a member not found has none.
 func memberAbsent(parent reflect.Value, name string) (bool, error) {
-	m, found, err := member(parent, name)
-	if err != nil || !found {
-		return true, err
-	}
-	switch m.v.Kind() {
-	case reflect.Invalid:
-		return true, nil
-	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.Func:
-		return m.v.IsNil(), nil
-	}
-	if m.viaPtr {
-		return false, nil
-	}
-	return m.v.IsZero(), nil
+	m, _, err := member(parent, name)
+	return !hasValue(m), err
 }
 
 func memberEquals(parent reflect.Value, name, want string) (bool, error) {
