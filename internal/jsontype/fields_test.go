@@ -97,6 +97,11 @@ func TestSplitValidate(t *testing.T) {
 	if got := jsontype.OneOf("good 'needs work'  critical"); strings.Join(got, "|") != "good|needs work|critical" {
 		t.Errorf("OneOf = %q", got)
 	}
+	// As validator/v10 splits, and so the checker: what a declaration
+	// lists is what a call may pass.
+	if got := jsontype.OneOf("it's\tx 'a"); strings.Join(got, "|") != "its|x|a" {
+		t.Errorf("OneOf = %q", got)
+	}
 }
 
 func TestSplitValidateDropsKeyRules(t *testing.T) {

@@ -1,6 +1,10 @@
 package jsontype
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
 
 // Rule is one rule from a validate:"…" tag, e.g. {min 1}.
 type Rule struct {
@@ -48,26 +52,17 @@ func dropKeys(elem string) string {
 	return ""
 }
 
-// OneOf splits a oneof parameter into its values. Values containing spaces
-// are written in single quotes, as validator/v10 allows.
+// OneOf splits a oneof parameter into its values as validator/v10 does,
+// which the checker of validate tags follows too: words separated by
+// white space, or 'quoted words' that may hold spaces; every single quote
+// is dropped.
 func OneOf(param string) []string {
-	var vals []string
-	for param != "" {
-		param = strings.TrimLeft(param, " ")
-		if param == "" {
-			break
-		}
-		if param[0] == '\'' {
-			end := strings.IndexByte(param[1:], '\'')
-			if end >= 0 {
-				vals = append(vals, param[1:1+end])
-				param = param[2+end:]
-				continue
-			}
-		}
-		v, rest, _ := strings.Cut(param, " ")
-		vals = append(vals, v)
-		param = rest
+	vals := oneOfWords().FindAllString(param, -1)
+	for i, v := range vals {
+		vals[i] = strings.ReplaceAll(v, "'", "")
 	}
 	return vals
 }
+
+// oneOfWords is validator/v10's pattern for a oneof parameter's values.
+var oneOfWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'[^']*'|\S+`) })

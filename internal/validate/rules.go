@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/brakinglab/codemode-go/internal/jsontype"
 )
 
 // value is what a rule reads: the checked value after pointers and
@@ -294,16 +296,13 @@ func equal(not bool) ruleFunc {
 	}
 }
 
-// oneOfValues splits a oneof parameter as validator/v10 does: words, or
-// 'quoted words', quotes dropped.
+// oneOfValues is jsontype.OneOf, which declarations and messages use
+// too, kept per parameter.
 func oneOfValues(p string) []string {
 	if vals, ok := oneOfCache.Load(p); ok {
 		return vals.([]string)
 	}
-	vals := splitParamsRe().FindAllString(p, -1)
-	for i, v := range vals {
-		vals[i] = strings.ReplaceAll(v, "'", "")
-	}
+	vals := jsontype.OneOf(p)
 	oneOfCache.Store(p, vals)
 	return vals
 }
