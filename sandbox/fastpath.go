@@ -42,6 +42,9 @@ func compileDirect(ts, file string) *compiled {
 		return nil
 	}
 	w := newPlainWalker(js)
+	if typed != nil {
+		w.typed = map[int]string{} // only blanked annotations need the bindings
+	}
 	w.program(ast)
 	if !w.plain() || !plainTokens(js, w.regexps) || !w.annotatedBindings(typed, ts) {
 		return nil

@@ -136,12 +136,12 @@ func (w *plainWalker) annotatable(b *ast.Binding) {
 	}
 }
 
-// annotatableIdent records id as a binding that may carry an annotation.
+// annotatableIdent records id as a binding that may carry an annotation,
+// when the source had annotations blanked (typed is made then).
 func (w *plainWalker) annotatableIdent(id *ast.Identifier) {
-	if w.typed == nil {
-		w.typed = map[int]string{}
+	if w.typed != nil {
+		w.typed[int(id.Idx)-1] = id.Name.String()
 	}
-	w.typed[int(id.Idx)-1] = id.Name.String()
 }
 
 // annotatedBindings reports whether each of found (offsets in the model's

@@ -48,7 +48,8 @@ type plainWalker struct {
 	// truth keeps knownTruth's answers for operators and conditionals.
 	truth map[ast.Expression]bool
 	// typed are the bindings that may carry a type annotation esbuild
-	// erases (annotatable): byte offset in the source → name.
+	// erases (annotatable): byte offset in the source → name; nil, and not
+	// recorded, unless the source had annotations blanked.
 	typed map[int]string
 }
 
