@@ -61,8 +61,18 @@ func New(fns []Func) *Index {
 		var argNames, argDocs, resNames, resDocs strings.Builder
 		fieldText(f.Args, &argNames, &argDocs, map[*jsontype.Node]bool{}, 0)
 		fieldText(f.Result, &resNames, &resDocs, map[*jsontype.Node]bool{}, 0)
-		docs = append(docs, rank.Doc{ID: f.ID, Fields: fields(f.Name, x.summary[f.ID], f.Description,
-			argNames.String(), argDocs.String(), resNames.String(), resDocs.String())})
+		summary := x.summary[f.ID]
+		// The weighted fields of one function's document (see Index).
+		docs = append(docs, rank.Doc{ID: f.ID, Fields: []rank.Field{
+			{Text: f.Name, Weight: 4, B: 1},
+			{Text: summary, Weight: 3, B: 1},
+			{Text: leadWord(summary), Weight: 3},
+			{Text: f.Description, Weight: 1},
+			{Text: argNames.String(), Weight: 0.7},
+			{Text: argDocs.String(), Weight: 0.4},
+			{Text: resNames.String(), Weight: 0.2},
+			{Text: resDocs.String(), Weight: 0.1},
+		}})
 	}
 	x.ix = rank.New(docs)
 	return x
@@ -81,21 +91,6 @@ func (x *Index) Rank(query string, limit int, bound func(id string) bool) []stri
 		ids[i] = h.ID
 	}
 	return ids
-}
-
-// fields are the weighted fields of one function's document (see
-// [Index]).
-func fields(name, summary, desc, argNames, argDocs, resNames, resDocs string) []rank.Field {
-	return []rank.Field{
-		{Text: name, Weight: 4, B: 1},
-		{Text: summary, Weight: 3, B: 1},
-		{Text: leadWord(summary), Weight: 3},
-		{Text: desc, Weight: 1},
-		{Text: argNames, Weight: 0.7},
-		{Text: argDocs, Weight: 0.4},
-		{Text: resNames, Weight: 0.2},
-		{Text: resDocs, Weight: 0.1},
-	}
 }
 
 // leadWord returns the first word of a summary: by the convention of Go
