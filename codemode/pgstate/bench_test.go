@@ -52,20 +52,7 @@ func BenchmarkPerExecution(b *testing.B) {
 func BenchmarkSavedChange(b *testing.B) {
 	ctx := context.Background()
 	db := pgtest.NewDatabase(b)
-	open := func() *pgstate.State {
-		pool, err := pgxpool.New(ctx, db)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(pool.Close)
-		st, err := pgstate.New(ctx, pool, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		return st
-	}
-	a, r := open().SavedFunctions(), open().SavedFunctions()
+	a, r := openState(b, db).SavedFunctions(), openState(b, db).SavedFunctions()
 	heard := make(chan struct{}, 1<<16)
 	defer r.WatchSaved(func(string, bool) { heard <- struct{}{} })()
 	fn := state.SavedFunction{Owner: "ann", Name: "f", Description: "d", Code: "return 1", Input: []byte(`{"type":"object"}`), Tier: "READ-ONLY", Created: time.Now()}

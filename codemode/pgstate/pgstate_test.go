@@ -34,7 +34,7 @@ type replica struct {
 // shared rate limit (nil: none beyond the default).
 // openState connects to dbURL and returns the shared state over it; both
 // close when the test ends.
-func openState(t *testing.T, dbURL string) *pgstate.State {
+func openState(t testing.TB, dbURL string) *pgstate.State {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, dbURL)

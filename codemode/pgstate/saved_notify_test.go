@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/brakinglab/codemode-go/catalog"
 	"github.com/brakinglab/codemode-go/codemode"
 	"github.com/brakinglab/codemode-go/internal/mcptest"
 	"github.com/brakinglab/codemode-go/internal/pgtest"
@@ -28,14 +27,7 @@ type savedReplica struct {
 
 func startSavedReplica(t *testing.T, db string) *savedReplica {
 	t.Helper()
-	cat, _ := catalog.New("garage", nil)
-	catalog.MustAdd(cat, catalog.Func[lapsIn, []string]{
-		Name: "getLaps", Description: "Lists laps.", Tier: catalog.ReadOnly,
-		Handler: func(ctx context.Context, in lapsIn) ([]string, error) {
-			p, _ := catalog.PrincipalFrom(ctx)
-			return []string{p.Subject + "@" + in.Track}, nil
-		},
-	})
+	cat := garage()
 	r := &savedReplica{lib: saved.New(&saved.Options{Store: openState(t, db).SavedFunctions()})}
 	r.Server = mcptest.StartHTTP(t, cat, func(_ *mcptest.Server, o *codemode.Options) {
 		o.Saved = r.lib

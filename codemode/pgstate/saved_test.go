@@ -54,10 +54,9 @@ type lapsIn struct {
 	Track string `json:"track"`
 }
 
-// A function saved through one replica is called through another, as
-// the caller.
-func TestSavedFunctionsAcrossReplicas(t *testing.T) {
-	db := pgtest.NewDatabase(t)
+// garage is a catalog of one read-only function, garage.getLaps, whose
+// answer names the caller: "alice@Spa".
+func garage() *catalog.Catalog {
 	cat, _ := catalog.New("garage", nil)
 	catalog.MustAdd(cat, catalog.Func[lapsIn, []string]{
 		Name: "getLaps", Description: "Lists laps.", Tier: catalog.ReadOnly,
@@ -66,6 +65,14 @@ func TestSavedFunctionsAcrossReplicas(t *testing.T) {
 			return []string{p.Subject + "@" + in.Track}, nil
 		},
 	})
+	return cat
+}
+
+// A function saved through one replica is called through another, as
+// the caller.
+func TestSavedFunctionsAcrossReplicas(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	cat := garage()
 	replica := func() *codemodetest.Harness {
 		lib := saved.New(&saved.Options{Store: newState(t, db).SavedFunctions()})
 		return codemodetest.New(t, cat, &codemodetest.Options{Server: &codemode.Options{Saved: lib, Sandbox: codemode.SandboxOptions{Mode: sandbox.ModeInProcess}}})
