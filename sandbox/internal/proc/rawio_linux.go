@@ -35,37 +35,30 @@ func PipeIO(f *os.File) (io.Reader, io.Writer) {
 	}); cerr != nil || !nonblocking {
 		return f, f
 	}
-	r := &rawPipe{f: f, rc: rc}
-	r.fn = r.read
-	w := &rawPipe{f: f, rc: rc}
-	w.fn = w.write
+	r := &rawPipe{f: f, rc: rc, trap: syscall.SYS_READ}
+	r.fn = r.do
+	w := &rawPipe{f: f, rc: rc, trap: syscall.SYS_WRITE}
+	w.fn = w.do
 	return r, w
 }
 
-// rawPipe is one direction of PipeIO. fn is r.read or r.write, bound once
-// so that a read or write allocates no closure.
+// rawPipe is one direction of PipeIO: trap is SYS_READ or SYS_WRITE. fn
+// is p.do, bound once so that a read or write allocates no closure.
 type rawPipe struct {
-	f   *os.File
-	rc  syscall.RawConn
-	fn  func(fd uintptr) bool
-	buf []byte
-	n   int
-	err syscall.Errno
+	f    *os.File
+	rc   syscall.RawConn
+	trap uintptr
+	fn   func(fd uintptr) bool
+	buf  []byte
+	n    int
+	err  syscall.Errno
 }
 
-// read is the RawConn callback: it reports false, to wait for the poller,
-// only when the pipe is empty.
-func (p *rawPipe) read(fd uintptr) bool {
-	return p.do(syscall.SYS_READ, fd)
-}
-
-func (p *rawPipe) write(fd uintptr) bool {
-	return p.do(syscall.SYS_WRITE, fd)
-}
-
-func (p *rawPipe) do(trap, fd uintptr) bool {
+// do is the RawConn callback: it reports false, to wait for the poller,
+// only when the pipe is empty (a read) or full (a write).
+func (p *rawPipe) do(fd uintptr) bool {
 	for {
-		n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p.buf))), uintptr(len(p.buf)))
+		n, _, e := syscall.RawSyscall(p.trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p.buf))), uintptr(len(p.buf)))
 		switch e {
 		case syscall.EINTR:
 			continue
