@@ -75,10 +75,11 @@ func (p *Plan) compile(n *jsontype.Node) (*structPlan, error) {
 		// their own tags run before their members.
 		for d := 1; d < len(f.Go.Index); d++ {
 			prefix := f.Go.Index[:d]
-			if embedded[fmt.Sprint(prefix)] {
+			key := fmt.Sprint(prefix)
+			if embedded[key] {
 				continue
 			}
-			embedded[fmt.Sprint(prefix)] = true
+			embedded[key] = true
 			sf := t.FieldByIndex(prefix)
 			if tag := sf.Tag.Get("validate"); tag != "" {
 				m, err := memberOf(sf, tag, t, prefix[:d-1])
